@@ -1,0 +1,76 @@
+/**
+ * Tool definitions for model APIs, generated from each tool's Schema (never written by hand).
+ * Parameters are described with `additionalProperties: false`, as the decoder refuses
+ * unexpected fields.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import type * as Tool from "./Tool.ts"
+import type * as Toolset from "./Toolset.ts"
+
+/** A JSON Schema object. @since 0.1.0 */
+export type JsonSchema = { readonly [key: string]: unknown }
+
+/**
+ * The JSON Schema (draft 2020-12) of a tool's parameters; definitions inlined under `$defs`.
+ *
+ * @since 0.1.0
+ */
+export const parameters = (tool: Tool.Any): JsonSchema => {
+  const document = Schema.toJsonSchemaDocument(tool.parameters, { onExcessProperty: "error" })
+  const definitions = document.definitions
+  return Object.keys(definitions).length === 0
+    ? (document.schema as JsonSchema)
+    : { ...(document.schema as JsonSchema), $defs: definitions }
+}
+
+/** Anthropic Messages API tool definition. @since 0.1.0 */
+export interface AnthropicTool {
+  readonly name: string
+  readonly description: string
+  readonly input_schema: JsonSchema
+}
+
+/** OpenAI Chat Completions function tool definition. @since 0.1.0 */
+export interface OpenAiTool {
+  readonly type: "function"
+  readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonSchema }
+}
+
+/**
+ * The Anthropic shape: `{ name, description, input_schema }`.
+ *
+ * @since 0.1.0
+ */
+export const anthropic = (tool: Tool.Any): AnthropicTool => ({
+  name: tool.name,
+  description: tool.description,
+  input_schema: parameters(tool)
+})
+
+/**
+ * The OpenAI shape: `{ type: "function", function: { name, description, parameters } }`.
+ *
+ * @since 0.1.0
+ */
+export const openAi = (tool: Tool.Any): OpenAiTool => ({
+  type: "function",
+  function: { name: tool.name, description: tool.description, parameters: parameters(tool) }
+})
+
+/**
+ * Every tool of a toolset in the Anthropic shape.
+ *
+ * @since 0.1.0
+ */
+export const anthropicTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArray<AnthropicTool> =>
+  toolset.tools.map(anthropic)
+
+/**
+ * Every tool of a toolset in the OpenAI shape.
+ *
+ * @since 0.1.0
+ */
+export const openAiTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArray<OpenAiTool> =>
+  toolset.tools.map(openAi)

@@ -1,0 +1,170 @@
+/**
+ * The words the harness says to the model. Every text the model reads that the harness wrote
+ * (not the tool) comes from a `MessageCatalog`, an Effect service with English as its default:
+ * provide another one (Spanish ships here) or your own to change them.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { Expected, Violation } from "./Violation.ts"
+
+/**
+ * The texts of a harness, as functions of what happened.
+ *
+ * @since 0.1.0
+ */
+export interface MessageCatalog {
+  /** The language tag, for display (`en`, `es`). */
+  readonly locale: string
+  /** The observation for a call that did not run: `not executed: <reason>`. */
+  readonly notExecuted: (reason: string) => string
+  /** The reason a violation gives. */
+  readonly violation: (violation: Violation) => string
+  /** A tool threw or rejected with something that is not an `Error` (a string, `undefined`...). */
+  readonly thrownValue: (rendered: string) => string
+  /** A tool threw an `Error` with an empty message. */
+  readonly emptyError: (name: string) => string
+  /** A call ran past its timeout and was interrupted; it may have done part of its work. */
+  readonly timedOut: (millis: number) => string
+}
+
+const quoteList = (values: ReadonlyArray<string | number | boolean | null>): string =>
+  values.map((v) => (typeof v === "string" ? `'${v}'` : String(v))).join(", ")
+
+const englishExpected = (e: Expected): string => {
+  switch (e.kind) {
+    case "string":
+      return "a string"
+    case "number":
+      return "a number"
+    case "integer":
+      return "an integer"
+    case "boolean":
+      return "a boolean"
+    case "array":
+      return "an array"
+    case "object":
+      return "an object"
+    case "null":
+      return "null"
+    case "value":
+      return "a valid value"
+    case "literal":
+      return e.values.length === 1 ? quoteList(e.values) : `one of ${quoteList(e.values)}`
+    case "union":
+      return e.members.map(englishExpected).join(" or ")
+  }
+}
+
+const spanishExpected = (e: Expected): string => {
+  switch (e.kind) {
+    case "string":
+      return "texto"
+    case "number":
+      return "un número"
+    case "integer":
+      return "un número entero"
+    case "boolean":
+      return "verdadero o falso"
+    case "array":
+      return "una lista"
+    case "object":
+      return "un objeto"
+    case "null":
+      return "null"
+    case "value":
+      return "un valor válido"
+    case "literal":
+      return e.values.length === 1 ? quoteList(e.values) : `uno de ${quoteList(e.values)}`
+    case "union":
+      return e.members.map(spanishExpected).join(" o ")
+  }
+}
+
+/**
+ * The English catalogue, the default.
+ *
+ * @since 0.1.0
+ */
+export const english: MessageCatalog = {
+  locale: "en",
+  notExecuted: (reason) => `not executed: ${reason}`,
+  violation: (v) => {
+    switch (v._tag) {
+      case "UnknownTool":
+        return `unknown tool '${v.name}'`
+      case "InputNotObject":
+        return "input must be an object"
+      case "MissingField":
+        return `missing field '${v.field}'`
+      case "WrongType":
+        return `field '${v.field}' must be ${englishExpected(v.expected)}`
+      case "InvalidValue":
+        return `field '${v.field}' must be ${v.expected}`
+      case "UnexpectedField":
+        return `unexpected field '${v.field}'`
+      case "InvalidInput":
+        return `invalid input: ${v.message}`
+    }
+  },
+  thrownValue: (rendered) => `the tool failed with ${rendered}`,
+  emptyError: (name) => `the tool failed with ${name} and no message`,
+  timedOut: (millis) => `timed out after ${millis} ms; the call may have partly run`
+}
+
+/**
+ * The Spanish catalogue of seed 000 (`no se ha ejecutado: falta el campo 'ruta'`).
+ *
+ * @since 0.1.0
+ */
+export const spanish: MessageCatalog = {
+  locale: "es",
+  notExecuted: (reason) => `no se ha ejecutado: ${reason}`,
+  violation: (v) => {
+    switch (v._tag) {
+      case "UnknownTool":
+        return `no existe la herramienta '${v.name}'`
+      case "InputNotObject":
+        return "la entrada debe ser un objeto"
+      case "MissingField":
+        return `falta el campo '${v.field}'`
+      case "WrongType":
+        return `el campo '${v.field}' debe ser ${spanishExpected(v.expected)}`
+      case "InvalidValue":
+        return `el campo '${v.field}' no es válido: se esperaba ${v.expected}`
+      case "UnexpectedField":
+        return `sobra el campo '${v.field}'`
+      case "InvalidInput":
+        return `la entrada no es válida: ${v.message}`
+    }
+  },
+  thrownValue: (rendered) => `la herramienta ha fallado con ${rendered}`,
+  emptyError: (name) => `la herramienta ha fallado con ${name} sin mensaje`,
+  timedOut: (millis) => `se ha agotado el tiempo tras ${millis} ms; la llamada puede haberse ejecutado en parte`
+}
+
+/**
+ * The catalogues that ship, by locale.
+ *
+ * @since 0.1.0
+ */
+export const byLocale: Readonly<Record<"en" | "es", MessageCatalog>> = { en: english, es: spanish }
+
+/**
+ * The catalogue in use. A `Context.Reference`: English unless you provide another, e.g.
+ * `Effect.provideService(MessageCatalog, MessageCatalog.spanish)`.
+ *
+ * @since 0.1.0
+ */
+export const MessageCatalog: Context.Reference<MessageCatalog> = Context.Reference<MessageCatalog>(
+  "@agent-harness/tool-schema/MessageCatalog",
+  { defaultValue: () => english }
+)
+
+/**
+ * The full observation text for a refused call: `notExecuted(violation(v))`.
+ *
+ * @since 0.1.0
+ */
+export const notExecuted = (catalog: MessageCatalog, violation: Violation): string =>
+  catalog.notExecuted(catalog.violation(violation))

@@ -1,0 +1,161 @@
+/**
+ * A tool: a name, a description, parameters as an Effect Schema struct, MCP-style annotations
+ * and a run function. Defined once; the executor runs it, `JsonSchema` describes it to models.
+ *
+ * @since 0.1.0
+ */
+import type { Effect, Schema } from "effect"
+
+/**
+ * What a tool may do to its environment, with the meanings of MCP's tool annotation hints.
+ *
+ * @since 0.1.0
+ */
+export interface Annotations {
+  /** A human title, for display. */
+  readonly title?: string | undefined
+  /** `readOnlyHint`: the tool does not modify its environment. */
+  readonly readOnly: boolean
+  /** `destructiveHint`: the tool may delete or overwrite (meaningful when not read-only). */
+  readonly destructive: boolean
+  /** `idempotentHint`: calling it again with the same arguments has no additional effect. */
+  readonly idempotent: boolean
+  /** `openWorldHint`: the tool reaches outside a closed domain (the web, other systems). */
+  readonly openWorld: boolean
+}
+
+/**
+ * MCP's defaults: not read-only, destructive, not idempotent, open-world. A tool that says
+ * nothing is assumed to be the most dangerous kind.
+ *
+ * @since 0.1.0
+ */
+export const defaultAnnotations: Annotations = {
+  readOnly: false,
+  destructive: true,
+  idempotent: false,
+  openWorld: true
+}
+
+/**
+ * Whether a repeated call with the same arguments is harmless: read-only tools always are.
+ *
+ * @since 0.1.0
+ */
+export const isIdempotent = (tool: Any): boolean => tool.annotations.readOnly || tool.annotations.idempotent
+
+/**
+ * What a run function receives besides its decoded input.
+ *
+ * @since 0.1.0
+ */
+export interface CallContext {
+  /** The `tool_use_id` of the call being answered. */
+  readonly id: string
+}
+
+/**
+ * What a run function may return: an Effect (whose typed failures are the tool's own errors),
+ * a promise, or a plain value. Throws and rejections are caught by the executor.
+ *
+ * @since 0.1.0
+ */
+export type RunResult<A, E, R> = Effect.Effect<A, E, R> | PromiseLike<A> | A
+
+/**
+ * A tool whose parameters are the struct `Fields`, succeeding with `A`, failing with `E` and
+ * needing the services `R`.
+ *
+ * @since 0.1.0
+ */
+export interface Tool<out Name extends string, in out Fields extends Schema.Struct.Fields, in out A, in out E, out R> {
+  readonly name: Name
+  readonly description: string
+  readonly parameters: Schema.Struct<Fields>
+  readonly annotations: Annotations
+  readonly run: (input: Schema.Struct.Type<Fields>, context: CallContext) => RunResult<A, E, R>
+  /** The observation content of a success; strings as they are, other values as JSON. */
+  readonly content: (value: A) => string
+  /** The observation content of a typed failure. */
+  readonly failureMessage: (error: E) => string
+}
+
+/**
+ * Any tool, for collections.
+ *
+ * @since 0.1.0
+ */
+export interface Any {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Schema.Struct<Schema.Struct.Fields>
+  readonly annotations: Annotations
+  readonly run: (input: never, context: CallContext) => unknown
+  readonly content: (value: never) => string
+  readonly failureMessage: (error: never) => string
+}
+
+/** The services a tool needs. @since 0.1.0 */
+export type Services<T> = T extends { readonly run: (...args: never) => infer Out } ? EffectServices<Out> : never
+
+type EffectServices<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R> ? R : never
+
+/**
+ * Renders any value as observation text: strings as they are, `undefined` as `""`, other
+ * values as JSON (falling back to `String` for what JSON cannot hold).
+ *
+ * @since 0.1.0
+ */
+export const renderValue = (value: unknown): string => {
+  if (typeof value === "string") return value
+  if (value === undefined) return ""
+  try {
+    const json = JSON.stringify(value)
+    return json === undefined ? String(value) : json
+  } catch {
+    return String(value)
+  }
+}
+
+const defaultFailureMessage = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+    ? error.message
+    : renderValue(error)
+
+/**
+ * Defines a tool.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool } from "@agent-harness/tool-schema"
+ *
+ * const Greet = Tool.make("greet", {
+ *   description: "Greets someone",
+ *   parameters: Schema.Struct({ name: Schema.String }),
+ *   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+ *   run: ({ name }) => Effect.succeed(`hello ${name}`)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = <const Name extends string, Fields extends Schema.Struct.Fields, A, E = never, R = never>(
+  name: Name,
+  options: {
+    readonly description: string
+    readonly parameters: Schema.Struct<Fields>
+    readonly annotations?: Partial<Annotations> | undefined
+    readonly run: (input: Schema.Struct.Type<Fields>, context: CallContext) => RunResult<A, E, R>
+    readonly content?: ((value: A) => string) | undefined
+    readonly failureMessage?: ((error: E) => string) | undefined
+  }
+): Tool<Name, Fields, A, E, R> => ({
+  name,
+  description: options.description,
+  parameters: options.parameters,
+  annotations: { ...defaultAnnotations, ...options.annotations },
+  run: options.run,
+  content: options.content ?? renderValue,
+  failureMessage: options.failureMessage ?? defaultFailureMessage
+})
