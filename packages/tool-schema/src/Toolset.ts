@@ -53,6 +53,13 @@ export interface Toolset<out T extends Tool.Any> {
   readonly entries: ReadonlyMap<string, Entry>
 }
 
+/**
+ * Whether a value is a toolset.
+ *
+ * @since 0.1.0
+ */
+export const isToolset = (u: unknown): u is Toolset<Tool.Any> => typeof u === "object" && u !== null && TypeId in u
+
 /** The services the tools of a toolset need. @since 0.1.0 */
 export type Services<S> = S extends Toolset<infer T> ? Tool.Services<T> : never
 

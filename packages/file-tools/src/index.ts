@@ -1,0 +1,13 @@
+/**
+ * The file tools of the scenarios (`read`/`leer`, `list`/`listar`, `search`/`buscar`,
+ * `write`/`escribir`, `append`/`añadir`) over an in-memory file environment.
+ *
+ * @since 0.1.0
+ */
+
+/** The in-memory file environment: the `Files` service, `layer` and `makeFiles`. @since 0.1.0 */
+export * as Files from "./Files.ts"
+/** The five file tools in English and Spanish, and their toolsets. @since 0.1.0 */
+export * as FileTools from "./FileTools.ts"
+/** The starting files of seed 000's salmorejo conversation, in both locales. @since 0.1.0 */
+export * as SeedFiles from "./SeedFiles.ts"

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { Files } from "../src/index.ts"
+
+describe("Files", () => {
+  it.effect("reads, writes, appends, lists and snapshots", () =>
+    Effect.gen(function* () {
+      const files = Files.makeFiles({ "b.txt": "B", "a.txt": "A" })
+      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
+      expect(yield* files.read("nope")).toEqual(Option.none())
+      yield* files.write("c.txt", "C")
+      yield* files.append("c.txt", "+")
+      yield* files.append("new.txt", "n")
+      expect(yield* files.list).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
+      expect(yield* files.entries).toEqual([
+        ["a.txt", "A"],
+        ["b.txt", "B"],
+        ["c.txt", "C+"],
+        ["new.txt", "n"]
+      ])
+      const snap = yield* files.snapshot
+      expect(snap).toEqual({ "a.txt": "A", "b.txt": "B", "c.txt": "C+", "new.txt": "n" })
+      expect(Object.keys(snap)).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
+    })
+  )
+
+  it.effect("a snapshot is a copy", () =>
+    Effect.gen(function* () {
+      const files = Files.makeFiles({ "a.txt": "A" })
+      const snap = yield* files.snapshot
+      snap["a.txt"] = "changed"
+      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
+    })
+  )
+
+  it.effect("makeFiles copies its initial record, and two copies are independent", () =>
+    Effect.gen(function* () {
+      const initial: Record<string, string> = { "a.txt": "A" }
+      const one = Files.makeFiles(initial)
+      const two = Files.makeFiles(initial)
+      yield* one.write("a.txt", "one")
+      initial["a.txt"] = "mutated"
+      expect(yield* one.read("a.txt")).toEqual(Option.some("one"))
+      expect(yield* two.read("a.txt")).toEqual(Option.some("A"))
+    })
+  )
+
+  it.effect("each build of the layer starts from the initial files", () =>
+    Effect.gen(function* () {
+      const layer = Files.layer({ "a.txt": "A" })
+      const change = Files.Files.use((files) => Effect.andThen(files.append("a.txt", "!"), files.snapshot))
+      expect(yield* Effect.provide(change, layer)).toEqual({ "a.txt": "A!" })
+      expect(yield* Effect.provide(change, layer)).toEqual({ "a.txt": "A!" })
+      expect(yield* Effect.provide(Files.snapshot, layer)).toEqual({ "a.txt": "A" })
+    })
+  )
+
+  it.effect("paths are opaque strings, __proto__ included", () =>
+    Effect.gen(function* () {
+      const files = Files.makeFiles({})
+      yield* files.write("__proto__", "x")
+      const snap = yield* files.snapshot
+      expect(Object.getPrototypeOf(snap)).toBe(Object.prototype)
+      expect(Object.keys(snap)).toEqual(["__proto__"])
+      expect(yield* files.read("__proto__")).toEqual(Option.some("x"))
+      expect(yield* files.read("toString")).toEqual(Option.none())
+    })
+  )
+})

@@ -1,0 +1,199 @@
+/**
+ * Sums vitest JSON reports (`--reporter=json --outputFile.json=.vitest-results.json`) and prints the
+ * plain `N passed, N failed` line (`, N skipped` only when something was skipped) as the last line.
+ *
+ *   node tools/ci-summary/summary.ts [--extra-passed N] [--extra-failed N] [--extra-skipped N]
+ *                                    [--require-all] FILE...
+ *
+ * Missing files are skipped (with a note), unless `--require-all` is given: then each missing file
+ * counts as one failed test (a package whose test run died before writing its report). It is an
+ * error if no report exists at all. A test file that failed without any failed test in it (a load
+ * error, a failing hook) counts as one failed test, and so does a report of an unsuccessful run
+ * with no failed test at all (vitest's "No test files found"). Exits 1 if anything failed, if zero tests ran,
+ * or on bad usage; the final line is printed in every case except bad usage.
+ *
+ * Runs on Node 22 type stripping: erasable TypeScript only.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { relative } from "node:path"
+
+interface AssertionResult {
+  readonly fullName?: string
+  readonly title?: string
+  readonly status?: string
+  readonly failureMessages?: ReadonlyArray<string> | null
+}
+
+interface FileResult {
+  readonly name?: string
+  readonly status?: string
+  readonly message?: string
+  readonly assertionResults?: ReadonlyArray<AssertionResult>
+}
+
+interface Report {
+  readonly numPassedTests?: number
+  readonly numFailedTests?: number
+  readonly numPendingTests?: number
+  readonly numTodoTests?: number
+  readonly success?: boolean
+  readonly testResults?: ReadonlyArray<FileResult>
+}
+
+interface Totals {
+  passed: number
+  failed: number
+  skipped: number
+}
+
+interface Options {
+  readonly files: ReadonlyArray<string>
+  readonly extra: Totals
+  readonly requireAll: boolean
+}
+
+const usage =
+  "usage: node tools/ci-summary/summary.ts [--extra-passed N] [--extra-failed N] [--extra-skipped N] [--require-all] FILE..."
+
+const parseCount = (flag: string, value: string | undefined): number => {
+  if (value === undefined || !/^\d+$/.test(value)) throw new Error(`${flag} needs a non-negative integer, got ${value}`)
+  return Number(value)
+}
+
+const parseArgs = (argv: ReadonlyArray<string>): Options => {
+  const files: Array<string> = []
+  const extra: Totals = { passed: 0, failed: 0, skipped: 0 }
+  let requireAll = false
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
+    const flag = eq === -1 ? arg : arg.slice(0, eq)
+    const inline = eq === -1 ? undefined : arg.slice(eq + 1)
+    const value = (): string | undefined => (inline !== undefined ? inline : argv[++i])
+    switch (flag) {
+      case "--extra-passed":
+        extra.passed += parseCount(flag, value())
+        break
+      case "--extra-failed":
+        extra.failed += parseCount(flag, value())
+        break
+      case "--extra-skipped":
+        extra.skipped += parseCount(flag, value())
+        break
+      case "--require-all":
+        requireAll = true
+        break
+      case "-h":
+      case "--help":
+        throw new Error(usage)
+      default:
+        if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`)
+        files.push(arg)
+    }
+  }
+  return { files, extra, requireAll }
+}
+
+const count = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) ? n : 0)
+
+const firstLine = (text: string): string => {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? ""
+  return line.trim().slice(0, 300)
+}
+
+const display = (path: string): string => {
+  const rel = relative(process.cwd(), path)
+  return rel === "" || rel.startsWith("..") ? path : rel
+}
+
+/** Prints the failures of one report and returns its counts. */
+const summarizeReport = (path: string, report: Report, out: Array<string>): Totals => {
+  let failed = count(report.numFailedTests)
+  for (const file of report.testResults ?? []) {
+    const name = display(file.name ?? "(unknown file)")
+    const failures = (file.assertionResults ?? []).filter((a) => a.status === "failed")
+    for (const failure of failures) {
+      out.push(`FAIL ${name} > ${failure.fullName ?? failure.title ?? "(unnamed test)"}`)
+      const message = failure.failureMessages?.[0]
+      if (message !== undefined) out.push(`     ${firstLine(message)}`)
+    }
+    if (file.status === "failed" && failures.length === 0) {
+      // The file failed without a failed test: it did not load, or a hook threw.
+      out.push(`FAIL ${name} (file failed${file.message ? `: ${firstLine(file.message)}` : ""})`)
+      failed += 1
+    }
+  }
+  if (report.success === false && failed === 0) {
+    // vitest failed the run without a failing test, e.g. "No test files found".
+    const empty = (report.testResults ?? []).length === 0
+    out.push(`FAIL ${display(path)} (vitest reported an unsuccessful run${empty ? ": no test files" : ""})`)
+    failed += 1
+  }
+  return {
+    passed: count(report.numPassedTests),
+    failed,
+    skipped: count(report.numPendingTests) + count(report.numTodoTests)
+  }
+}
+
+const finalLine = (totals: Totals): string =>
+  `${totals.passed} passed, ${totals.failed} failed${totals.skipped > 0 ? `, ${totals.skipped} skipped` : ""}`
+
+const main = (argv: ReadonlyArray<string>): number => {
+  let options: Options
+  try {
+    options = parseArgs(argv)
+  } catch (error) {
+    console.log(`ci-summary: ${error instanceof Error ? error.message : String(error)}`)
+    if (!(error instanceof Error && error.message === usage)) console.log(usage)
+    return 2
+  }
+  const out: Array<string> = []
+  const totals: Totals = { ...options.extra }
+  let found = 0
+  let broken = false
+  for (const file of options.files) {
+    if (!existsSync(file)) {
+      if (options.requireAll) {
+        out.push(`FAIL ${display(file)} (no report: the test run did not write it)`)
+        totals.failed += 1
+      } else {
+        out.push(`ci-summary: skipping missing ${display(file)}`)
+      }
+      continue
+    }
+    found += 1
+    let report: Report
+    try {
+      report = JSON.parse(readFileSync(file, "utf8")) as Report
+    } catch (error) {
+      out.push(`FAIL ${display(file)} (unreadable report: ${error instanceof Error ? error.message : String(error)})`)
+      totals.failed += 1
+      broken = true
+      continue
+    }
+    const counts = summarizeReport(file, report, out)
+    totals.passed += counts.passed
+    totals.failed += counts.failed
+    totals.skipped += counts.skipped
+  }
+  const extras = options.extra
+  if (extras.passed + extras.failed + extras.skipped > 0) {
+    out.push(`ci-summary: extra counts: ${extras.passed} passed, ${extras.failed} failed, ${extras.skipped} skipped`)
+  }
+  let error = broken
+  if (found === 0) {
+    out.push(`ci-summary: error: none of the ${options.files.length} report file(s) exist`)
+    error = true
+  }
+  if (totals.passed + totals.failed === 0) {
+    out.push("ci-summary: error: zero tests ran")
+    error = true
+  }
+  out.push(finalLine(totals))
+  // One write, so the final line really is last even when stdout and stderr share a log.
+  process.stdout.write(`${out.join("\n")}\n`)
+  return error || totals.failed > 0 ? 1 : 0
+}
+
+process.exitCode = main(process.argv.slice(2))
