@@ -1,0 +1,164 @@
+/**
+ * `execute(toolset, call)`: runs one tool call and answers it, whatever happens. The Effect
+ * never fails and never dies: a call that fails its schema is not run and answers
+ * `not executed: <reason>`; a typed failure, a throw, a rejection, a throw of a non-Error or a
+ * defect answers an error with a readable message; a success answers its content. Only
+ * interruption passes through, so the caller of the loop sees it.
+ *
+ * @since 0.1.0
+ */
+import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
+import { Cause, Duration, Effect, Exit, Option, Result } from "effect"
+import { dual } from "effect/Function"
+import type * as Outcome from "./Outcome.ts"
+
+/**
+ * Options of one execution.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Interrupt the call after this long; it answers an error saying it may have partly run. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
+
+const runTool = (tool: Tool.Any, input: unknown, id: string): Effect.Effect<unknown, unknown, unknown> =>
+  Effect.suspend(() => {
+    const out = (tool.run as (input: unknown, context: Tool.CallContext) => unknown)(input, { id })
+    if (Effect.isEffect(out)) return out
+    if (isPromiseLike(out)) return Effect.promise(() => out)
+    return Effect.succeed(out)
+  })
+
+/**
+ * The message of something a tool threw: an `Error`'s message, a string as it is, anything
+ * else described through the catalogue.
+ *
+ * @since 0.1.0
+ */
+export const thrownMessage = (catalog: MessageCatalog.MessageCatalog, thrown: unknown): string => {
+  if (thrown instanceof Error) return thrown.message === "" ? catalog.emptyError(thrown.name) : thrown.message
+  if (typeof thrown === "string" && thrown !== "") return thrown
+  if (typeof thrown === "object" && thrown !== null && "message" in thrown && typeof thrown.message === "string") {
+    return thrown.message
+  }
+  if (typeof thrown === "string") return catalog.thrownValue("''")
+  if (thrown === undefined) return catalog.thrownValue("undefined")
+  try {
+    return catalog.thrownValue(JSON.stringify(thrown) ?? String(thrown))
+  } catch {
+    return catalog.thrownValue(String(thrown))
+  }
+}
+
+const safely = (catalog: MessageCatalog.MessageCatalog, render: () => string, fallback: unknown): string => {
+  try {
+    return render()
+  } catch (error) {
+    return thrownMessage(catalog, error ?? fallback)
+  }
+}
+
+const fromExit = (
+  catalog: MessageCatalog.MessageCatalog,
+  tool: Tool.Any,
+  id: string,
+  exit: Exit.Exit<Option.Option<unknown>, unknown>,
+  millis: number | undefined
+): Effect.Effect<Outcome.Outcome> => {
+  const name = tool.name
+  if (Exit.isSuccess(exit)) {
+    if (Option.isNone(exit.value)) {
+      const ms = millis ?? 0
+      return Effect.succeed({
+        _tag: "Failed",
+        id,
+        name,
+        failure: { _tag: "TimedOut", millis: ms },
+        content: catalog.timedOut(ms)
+      })
+    }
+    const value = exit.value.value
+    try {
+      const content = (tool.content as (value: unknown) => string)(value)
+      return Effect.succeed({ _tag: "Succeeded", id, name, value, content })
+    } catch (defect) {
+      return Effect.succeed({
+        _tag: "Failed",
+        id,
+        name,
+        failure: { _tag: "Defect", defect },
+        content: thrownMessage(catalog, defect)
+      })
+    }
+  }
+  const cause = exit.cause
+  const error = Cause.findError(cause)
+  if (Result.isSuccess(error)) {
+    const failure = error.success
+    return Effect.succeed({
+      _tag: "Failed",
+      id,
+      name,
+      failure: { _tag: "ToolError", error: failure },
+      content: safely(catalog, () => (tool.failureMessage as (error: unknown) => string)(failure), failure)
+    })
+  }
+  const defect = Cause.findDefect(cause)
+  if (Result.isSuccess(defect)) {
+    return Effect.succeed({
+      _tag: "Failed",
+      id,
+      name,
+      failure: { _tag: "Defect", defect: defect.success },
+      content: thrownMessage(catalog, defect.success)
+    })
+  }
+  return Effect.failCause(cause as Cause.Cause<never>)
+}
+
+/**
+ * Executes one raw call against a toolset and answers it with an `Outcome`. Never fails,
+ * never dies; interruption of the caller passes through.
+ *
+ * @since 0.1.0
+ */
+export const execute: {
+  (
+    call: Toolset.RawCall,
+    options?: Options
+  ): <T extends Tool.Any>(toolset: Toolset.Toolset<T>) => Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
+  <T extends Tool.Any>(
+    toolset: Toolset.Toolset<T>,
+    call: Toolset.RawCall,
+    options?: Options
+  ): Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
+} = dual(
+  (args) => Toolset.isToolset(args[0]),
+  <T extends Tool.Any>(
+    toolset: Toolset.Toolset<T>,
+    call: Toolset.RawCall,
+    options?: Options
+  ): Effect.Effect<Outcome.Outcome, never, Tool.Services<T>> =>
+    Effect.flatMap(Effect.service(MessageCatalog.MessageCatalog), (catalog) => {
+      const decoded = Toolset.decode(toolset, call)
+      if (Result.isFailure(decoded)) {
+        return Effect.succeed<Outcome.Outcome>({
+          _tag: "NotExecuted",
+          id: call.id,
+          name: call.name,
+          violation: decoded.failure,
+          content: MessageCatalog.notExecuted(catalog, decoded.failure)
+        })
+      }
+      const { tool, input } = decoded.success
+      const running = runTool(tool, input, call.id)
+      const millis = options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
+      const bounded =
+        millis === undefined ? Effect.map(running, Option.some) : Effect.timeoutOption(running, Duration.millis(millis))
+      return Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, tool, call.id, exit, millis))
+    }) as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
+)

@@ -1,0 +1,159 @@
+/**
+ * Drives the loop with an effect/ai `LanguageModel`: the history becomes a `Prompt`, the tools
+ * are declared from their JSON Schema, and the model's tool calls come back unresolved and
+ * unvalidated (`disableToolCallResolution` + `toolCallValidation: "deferred"`), so that our
+ * executor, not effect/ai, validates and runs them. Any provider layer plugs in this way.
+ *
+ * @since 0.1.0
+ */
+import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
+import { Effect, Layer } from "effect"
+import { type AiError, LanguageModel, Prompt, type Response, Tool as AiTool, Toolkit } from "effect/ai"
+import * as Message from "./Message.ts"
+import { Model, type Shape } from "./Model.ts"
+
+/**
+ * The history as an effect/ai prompt. Tool results become `tool` messages whose parts carry
+ * `isFailure` and the observation text as `result`.
+ *
+ * @since 0.1.0
+ */
+export const toPrompt = (messages: ReadonlyArray<Message.Message>): Prompt.Prompt => {
+  const names = new Map<string, string>()
+  const raw: Array<Prompt.MessageEncoded> = []
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        raw.push({ role: "system", content: message.content })
+        break
+      case "assistant":
+        raw.push({
+          role: "assistant",
+          content: message.content.map((block) => {
+            if (block.type === "text") return { type: "text", text: block.text }
+            names.set(block.id, block.name)
+            return { type: "tool-call", id: block.id, name: block.name, params: block.input, providerExecuted: false }
+          })
+        })
+        break
+      case "user": {
+        if (typeof message.content === "string") {
+          raw.push({ role: "user", content: message.content })
+          break
+        }
+        const texts = message.content.filter((b): b is Message.TextBlock => b.type === "text")
+        const results = message.content.filter((b): b is Message.ToolResultBlock => b.type === "tool_result")
+        if (results.length > 0) {
+          raw.push({
+            role: "tool",
+            content: results.map((r) => ({
+              type: "tool-result",
+              id: r.tool_use_id,
+              name: names.get(r.tool_use_id) ?? "",
+              isFailure: r.is_error,
+              result: r.content
+            }))
+          })
+        }
+        if (texts.length > 0) raw.push({ role: "user", content: texts.map((t) => ({ type: "text", text: t.text })) })
+        break
+      }
+    }
+  }
+  return Prompt.make(raw)
+}
+
+/**
+ * The tool results of the last `tool` message of a prompt, as the model is shown them.
+ *
+ * @since 0.1.0
+ */
+export const lastToolResults = (prompt: Prompt.Prompt): ReadonlyArray<Message.ToolResultBlock> => {
+  for (let i = prompt.content.length - 1; i >= 0; i--) {
+    const message = prompt.content[i]
+    if (message === undefined) continue
+    if (message.role === "assistant") return []
+    if (message.role === "tool") {
+      return message.content.flatMap((part) =>
+        part.type === "tool-result"
+          ? [
+              Message.toolResult(
+                part.id,
+                typeof part.result === "string" ? part.result : JSON.stringify(part.result),
+                part.isFailure
+              )
+            ]
+          : []
+      )
+    }
+  }
+  return []
+}
+
+/**
+ * A model's response parts as reply blocks (text and tool calls; the rest is dropped).
+ *
+ * @since 0.1.0
+ */
+export const fromResponse = (parts: ReadonlyArray<Response.AnyPart>): ReadonlyArray<Message.ReplyBlock> =>
+  parts.flatMap((part): ReadonlyArray<Message.ReplyBlock> => {
+    if (part.type === "text") return [Message.text(part.text)]
+    if (part.type === "tool-call") return [Message.toolUse(part.id, part.name, part.params)]
+    return []
+  })
+
+/**
+ * Reply blocks as encoded response parts, for models built with `LanguageModel.make`.
+ *
+ * @since 0.1.0
+ */
+export const toResponseParts = (reply: ReadonlyArray<Message.ReplyBlock>): Array<Response.PartEncoded> =>
+  reply.map(
+    (block): Response.PartEncoded =>
+      block.type === "text"
+        ? { type: "text", text: block.text }
+        : { type: "tool-call", id: block.id, name: block.name, params: block.input }
+  )
+
+const toolkits = new WeakMap<Toolset.Toolset<Tool.Any>, Toolkit.Toolkit<Record<string, AiTool.Any>>>()
+
+const toolkitOf = (toolset: Toolset.Toolset<Tool.Any>): Toolkit.Toolkit<Record<string, AiTool.Any>> => {
+  const cached = toolkits.get(toolset)
+  if (cached !== undefined) return cached
+  const toolkit = Toolkit.make(
+    ...toolset.tools.map((tool) =>
+      AiTool.dynamic(tool.name, { description: tool.description, parameters: JsonSchema.parameters(tool) })
+    )
+  ) as unknown as Toolkit.Toolkit<Record<string, AiTool.Any>>
+  toolkits.set(toolset, toolkit)
+  return toolkit
+}
+
+/**
+ * The loop's model backed by a `LanguageModel` service.
+ *
+ * @since 0.1.0
+ */
+export const make = (languageModel: LanguageModel.LanguageModel): Shape => ({
+  reply: (request) =>
+    Effect.map(
+      // Dynamic tools declared from JSON Schema need no handler and no service.
+      languageModel.generateText({
+        prompt: toPrompt(request.messages),
+        toolkit: toolkitOf(request.toolset),
+        disableToolCallResolution: true,
+        toolCallValidation: "deferred"
+      }) as Effect.Effect<LanguageModel.GenerateTextResponse<Record<string, AiTool.Any>, "deferred">, AiError.AiError>,
+      (response) => fromResponse(response.content)
+    )
+})
+
+/**
+ * A `Model` layer over whatever `LanguageModel` layer is provided.
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Model, never, LanguageModel.LanguageModel> = Layer.effect(
+  Model,
+  Effect.map(Effect.service(LanguageModel.LanguageModel), make)
+)

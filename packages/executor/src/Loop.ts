@@ -1,0 +1,118 @@
+/**
+ * The loop of seed 000: call the model; execute every tool_use of its reply; append one user
+ * message with every result in call order; stop when a reply has no tool_use (`end`) or after
+ * `maxTurns` model calls (`turn_cap`). The harness never fixes or retries a call: the model
+ * reads what happened and decides.
+ *
+ * @since 0.1.0
+ */
+import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Effect } from "effect"
+import * as Execute from "./Execute.ts"
+import * as Message from "./Message.ts"
+import { Model, ModelError } from "./Model.ts"
+import * as Outcome from "./Outcome.ts"
+
+/**
+ * Why the loop stopped.
+ *
+ * @since 0.1.0
+ */
+export type StopReason = "end" | "turn_cap"
+
+/**
+ * Options of a run.
+ *
+ * @since 0.1.0
+ */
+export interface Options<T extends Tool.Any> {
+  readonly toolset: Toolset.Toolset<T>
+  /** The opening messages (system prompt, user request). */
+  readonly messages: ReadonlyArray<Message.Message>
+  /** Model calls at most; default 10. */
+  readonly maxTurns?: number | undefined
+  /** How many calls of one turn run at once; results stay in call order. Default 1. */
+  readonly concurrency?: number | "unbounded" | undefined
+  /** Per-call timeout. */
+  readonly timeout?: Execute.Options["timeout"]
+  /** Called with each turn's outcomes, in call order, before the model sees them. */
+  readonly onTurn?: ((turn: Turn) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * One model call and what came of it.
+ *
+ * @since 0.1.0
+ */
+export interface Turn {
+  /** From 1. */
+  readonly turn: number
+  readonly reply: ReadonlyArray<Message.ReplyBlock>
+  /** One per tool_use of the reply, in call order. */
+  readonly outcomes: ReadonlyArray<Outcome.Outcome>
+}
+
+/**
+ * How a run ended.
+ *
+ * @since 0.1.0
+ */
+export interface Result {
+  readonly stop: StopReason
+  /** The final reply's text (`end`), or `undefined` at the turn cap. */
+  readonly text: string | undefined
+  /** The whole history, opening messages included. */
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly turns: ReadonlyArray<Turn>
+}
+
+/**
+ * The default turn cap.
+ *
+ * @since 0.1.0
+ */
+export const defaultMaxTurns = 10
+
+/**
+ * Runs the loop. Fails only with a `ModelError` (a failure that belongs to no tool call).
+ *
+ * @since 0.1.0
+ */
+export const run = <T extends Tool.Any>(
+  options: Options<T>
+): Effect.Effect<Result, ModelError, Model | Tool.Services<T>> =>
+  Effect.gen(function* () {
+    const model = yield* Model
+    const maxTurns = options.maxTurns ?? defaultMaxTurns
+    const concurrency = options.concurrency ?? 1
+    const executeOptions: Execute.Options = { timeout: options.timeout }
+    const messages: Array<Message.Message> = [...options.messages]
+    const turns: Array<Turn> = []
+    const finish = (stop: StopReason, text: string | undefined) =>
+      Effect.as(
+        model.complete === undefined
+          ? Effect.void
+          : Effect.mapError(model.complete(messages), (reason) => new ModelError({ turn: turns.length + 1, reason })),
+        { stop, text, messages, turns }
+      )
+    for (let turn = 1; turn <= maxTurns; turn++) {
+      const reply = yield* Effect.mapError(
+        model.reply({ messages: [...messages], toolset: options.toolset }),
+        (reason) => new ModelError({ turn, reason })
+      )
+      messages.push(Message.assistant(reply))
+      const calls = Message.toolUses(reply)
+      if (calls.length === 0) {
+        turns.push({ turn, reply, outcomes: [] })
+        return yield* finish("end", Message.replyText(reply))
+      }
+      const outcomes = yield* Effect.forEach(calls, (call) => Execute.execute(options.toolset, call, executeOptions), {
+        concurrency
+      })
+      const current: Turn = { turn, reply, outcomes }
+      turns.push(current)
+      if (options.onTurn !== undefined) yield* options.onTurn(current)
+      messages.push(Message.user(outcomes.map(Outcome.toToolResult)))
+    }
+    return yield* finish("turn_cap", undefined)
+  })

@@ -1,0 +1,86 @@
+/**
+ * What happened to one tool call, as a typed value: it was not executed (and why), it failed
+ * while running (a typed tool error, a throw or defect, a timeout), or it succeeded. Each
+ * outcome carries the exact text the model is shown.
+ *
+ * @since 0.1.0
+ */
+import type { Violation } from "@agent-harness/tool-schema"
+import * as Message from "./Message.ts"
+
+/** The call failed its schema or named no tool: nothing ran. @since 0.1.0 */
+export interface NotExecuted {
+  readonly _tag: "NotExecuted"
+  readonly id: string
+  readonly name: string
+  readonly violation: Violation.Violation
+  readonly content: string
+}
+
+/** The tool's own typed failure (its Effect's error channel). @since 0.1.0 */
+export interface ToolError {
+  readonly _tag: "ToolError"
+  readonly error: unknown
+}
+
+/** The tool threw, rejected, or died: anything that is not a typed failure. @since 0.1.0 */
+export interface Defect {
+  readonly _tag: "Defect"
+  readonly defect: unknown
+}
+
+/** The call ran past its timeout and was interrupted: it may have partly run. @since 0.1.0 */
+export interface TimedOut {
+  readonly _tag: "TimedOut"
+  readonly millis: number
+}
+
+/** Why a call that ran did not succeed. @since 0.1.0 */
+export type Failure = ToolError | Defect | TimedOut
+
+/** The call passed its schema and ran, but failed. @since 0.1.0 */
+export interface Failed {
+  readonly _tag: "Failed"
+  readonly id: string
+  readonly name: string
+  readonly failure: Failure
+  readonly content: string
+}
+
+/** The call ran and returned. @since 0.1.0 */
+export interface Succeeded {
+  readonly _tag: "Succeeded"
+  readonly id: string
+  readonly name: string
+  readonly value: unknown
+  readonly content: string
+}
+
+/**
+ * Every outcome of `execute`.
+ *
+ * @since 0.1.0
+ */
+export type Outcome = NotExecuted | Failed | Succeeded
+
+/**
+ * Whether the model is shown an error (`is_error: true`).
+ *
+ * @since 0.1.0
+ */
+export const isError = (outcome: Outcome): boolean => outcome._tag !== "Succeeded"
+
+/**
+ * Whether the call provably did not run (a refused call never starts).
+ *
+ * @since 0.1.0
+ */
+export const didNotRun = (outcome: Outcome): boolean => outcome._tag === "NotExecuted"
+
+/**
+ * The wire block the model reads: `{ type: "tool_result", tool_use_id, content, is_error }`.
+ *
+ * @since 0.1.0
+ */
+export const toToolResult = (outcome: Outcome): Message.ToolResultBlock =>
+  Message.toolResult(outcome.id, outcome.content, outcome._tag !== "Succeeded")
