@@ -1,0 +1,75 @@
+/**
+ * The `harness` command line: walkthroughs of the seeds, and run/test of scenario files.
+ * Runtime-agnostic: `main.ts` provides the platform (Node or Deno through node: modules).
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect } from "effect"
+import { Argument, Command, type CliError, Flag } from "effect/cli"
+import * as Demo from "./Demo.ts"
+import type { ExitCode } from "./ExitCode.ts"
+import * as ScenarioCommands from "./ScenarioCommands.ts"
+
+const json = Flag.Boolean("json").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription("print one JSON object per scenario")
+)
+
+const run = Command.make(
+  "run",
+  { file: Argument.String("file").pipe(Argument.withDescription("a scenario file")), json },
+  ({ file, json }) => ScenarioCommands.run(file, json)
+).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
+
+const test = Command.make(
+  "test",
+  {
+    paths: Argument.String("path").pipe(
+      Argument.withDescription("scenario files or folders (every *.json under them)"),
+      Argument.atLeast(1)
+    ),
+    json
+  },
+  ({ paths, json }) => ScenarioCommands.test(paths, json)
+).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
+
+const salmorejo = Command.make(
+  "salmorejo",
+  {
+    lang: Flag.Literals("lang", ["en", "es"]).pipe(
+      Flag.withDefault("en"),
+      Flag.withDescription("the language of the conversation")
+    )
+  },
+  ({ lang }) => Demo.salmorejo(lang)
+).pipe(Command.withDescription("Seed 000: a conversation with two errors, turn by turn"))
+
+const demo = Command.make("demo").pipe(
+  Command.withDescription("Walkthroughs of the seeds"),
+  Command.withSubcommands([salmorejo])
+)
+
+/**
+ * The whole command tree.
+ *
+ * @since 0.1.0
+ */
+export const harness = Command.make("harness").pipe(
+  Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
+  Command.withSubcommands([run, test, demo])
+)
+
+/**
+ * Runs the CLI on the given arguments (without the program name) and gives the exit code:
+ * 0 pass (and `--help`), 1 a scenario failed, 2 an invalid file or bad usage. effect/cli has
+ * already printed usage errors with the help text.
+ *
+ * @since 0.1.0
+ */
+export const main = (args: ReadonlyArray<string>) =>
+  Command.runWith(harness, { version: "0.1.0" })(args).pipe(
+    Effect.as(0),
+    Effect.catchTag("ExitCode", (e: ExitCode) => Effect.succeed(e.code)),
+    Effect.catchTag("ShowHelp", (help: CliError.ShowHelp) => Effect.succeed(help.errors.length === 0 ? 0 : 2)),
+    Effect.catch((error: CliError.CliError) => Effect.as(Console.error(error.message), 2))
+  )

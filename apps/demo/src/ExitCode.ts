@@ -1,0 +1,14 @@
+/**
+ * The CLI's exit codes: 0 pass, 1 a scenario failed, 2 an invalid file or bad usage.
+ *
+ * @since 0.1.0
+ */
+import { Data } from "effect"
+
+/** Ends a command with a non-zero exit code (its output already printed). @since 0.1.0 */
+export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 2 }> {}
+
+/** @since 0.1.0 */
+export const failed = new ExitCode({ code: 1 })
+/** @since 0.1.0 */
+export const invalid = new ExitCode({ code: 2 })

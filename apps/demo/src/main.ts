@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/**
+ * The `harness` binary: the CLI on Node's (or Deno's node-compatible) platform services.
+ *
+ * @since 0.1.0
+ */
+import process from "node:process"
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Effect, Exit, Runtime } from "effect"
+import * as Cli from "./Cli.ts"
+
+NodeRuntime.runMain(Cli.main(process.argv.slice(2)).pipe(Effect.provide(NodeServices.layer)), {
+  teardown: (exit, onExit) => {
+    if (Exit.isSuccess(exit)) {
+      process.exitCode = typeof exit.value === "number" ? exit.value : 0
+      return onExit(0)
+    }
+    return Runtime.defaultTeardown(exit, onExit)
+  }
+})

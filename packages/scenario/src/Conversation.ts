@@ -1,0 +1,159 @@
+/**
+ * Runs a `conversation` scenario: the file tools of its locale over its files, the scripted
+ * model playing its turns through the real loop, then the outcome compared with the file's.
+ *
+ * @since 0.1.0
+ */
+import { Loop, Message, type Model } from "@agent-harness/executor"
+import { Files, FileTools } from "@agent-harness/file-tools"
+import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
+import { MessageCatalog } from "@agent-harness/tool-schema"
+import { Effect, Result } from "effect"
+import type * as ScenarioFile from "./ScenarioFile.ts"
+import type * as Verdict from "./Verdict.ts"
+
+/**
+ * The opening messages of a conversation file.
+ *
+ * @since 0.1.0
+ */
+export const opening = (file: ScenarioFile.ConversationFile): ReadonlyArray<Message.Message> => [
+  ...(file.system === undefined ? [] : [Message.system(file.system)]),
+  ...(file.user === undefined ? [] : [Message.user(file.user)])
+]
+
+/**
+ * The script a conversation file describes.
+ *
+ * @since 0.1.0
+ */
+export const script = (file: ScenarioFile.ConversationFile): Script.Script => ({
+  messages: opening(file),
+  turns: file.turns.map((turn) => ({
+    reply: turn.reply,
+    expect: turn.expect?.map((e) => ({
+      tool_use_id: e.tool_use_id,
+      is_error: e.is_error,
+      content: typeof e.content === "string" ? e.content : new RegExp(e.content.pattern)
+    }))
+  }))
+})
+
+const fromModelError = (error: Model.ModelError): Verdict.Failure => {
+  const reason = error.reason
+  if (Divergence.isDivergence(reason)) {
+    switch (reason._tag) {
+      case "ScriptDivergence":
+        return {
+          kind: "divergence",
+          turn: reason.turn,
+          tool_use_id: reason.toolUseId,
+          expected: reason.expected,
+          seen: reason.seen,
+          message: reason.message
+        }
+      case "ScriptExhausted":
+        return {
+          kind: "script_exhausted",
+          turn: reason.turn,
+          expected: `${reason.turn - 1} model call(s)`,
+          seen: `a call ${reason.turn}`,
+          message: reason.message
+        }
+      case "ScriptUnfinished":
+        return {
+          kind: "script_unfinished",
+          expected: `${reason.total} model call(s)`,
+          seen: `${reason.used} model call(s)`,
+          message: reason.message
+        }
+    }
+  }
+  return { kind: "divergence", turn: error.turn, expected: "a reply", seen: reason.message, message: error.message }
+}
+
+const differentFiles = (
+  expected: Readonly<Record<string, string>>,
+  seen: Readonly<Record<string, string>>
+): ReadonlyArray<string> => {
+  const paths = [...new Set([...Object.keys(expected), ...Object.keys(seen)])].sort()
+  return paths.filter((p) => expected[p] !== seen[p])
+}
+
+/**
+ * Runs a conversation scenario to its verdict. Never fails: a run that leaves its script is a
+ * failed verdict. `onTurn` sees each turn as it happens (for walkthroughs).
+ *
+ * @since 0.1.0
+ */
+export const run = (
+  scenario: ScenarioFile.Conversation,
+  file: string,
+  options?: { readonly onTurn?: ((turn: Loop.Turn) => Effect.Effect<void>) | undefined }
+): Effect.Effect<Verdict.Verdict> =>
+  Effect.gen(function* () {
+    const spec = scenario.file
+    const locale = spec.locale ?? "en"
+    const files = Files.makeFiles(spec.files ?? {})
+    const played = yield* Loop.run({
+      toolset: FileTools.forLocale(locale),
+      messages: opening(spec),
+      maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
+      onTurn: options?.onTurn
+    }).pipe(
+      Effect.provide(ScriptedModel.layer(script(spec))),
+      Effect.provideService(Files.Files, files),
+      Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[locale]),
+      Effect.result
+    )
+    const finalFiles = yield* files.snapshot
+    const base = { name: scenario.name, file, kind: scenario.kind, reserved: scenario.reserved }
+    if (Result.isFailure(played)) {
+      const failure = fromModelError(played.failure)
+      return {
+        ...base,
+        passed: false,
+        outcome: { stop: "diverged", files: finalFiles, turns: played.failure.turn },
+        failures: [failure]
+      }
+    }
+    const result = played.success
+    const failures: Array<Verdict.Failure> = []
+    const expected = spec.outcome
+    if (expected.stop !== result.stop) {
+      failures.push({
+        kind: "stop",
+        expected: expected.stop,
+        seen: result.stop,
+        message: `the run stopped with '${result.stop}', the scenario expects '${expected.stop}'`
+      })
+    }
+    if (expected.text !== undefined && expected.text !== result.text) {
+      const seen = result.text === undefined ? "(no final text)" : JSON.stringify(result.text)
+      failures.push({
+        kind: "text",
+        expected: JSON.stringify(expected.text),
+        seen,
+        message: `the final text differs\n  expected: ${JSON.stringify(expected.text)}\n  seen:     ${seen}`
+      })
+    }
+    if (expected.files !== undefined) {
+      for (const path of differentFiles(expected.files, finalFiles)) {
+        const e = expected.files[path]
+        const s = finalFiles[path]
+        const show = (v: string | undefined) => (v === undefined ? "(no such file)" : JSON.stringify(v))
+        failures.push({
+          kind: "files",
+          expected: show(e),
+          seen: show(s),
+          message: `file '${path}' differs after the run\n  expected: ${show(e)}\n  seen:     ${show(s)}`
+        })
+      }
+    }
+    return {
+      ...base,
+      passed: failures.length === 0,
+      outcome: { stop: result.stop, text: result.text, files: finalFiles, turns: result.turns.length },
+      failures
+    }
+  })

@@ -1,0 +1,115 @@
+/**
+ * Verdicts for people and for machines: one line per scenario with its failures under it,
+ * reserved cases on their own line, the closing `N passed, N failed`; or one JSON object per
+ * scenario.
+ *
+ * @since 0.1.0
+ */
+import type * as ScenarioFile from "./ScenarioFile.ts"
+import type * as Verdict from "./Verdict.ts"
+
+/**
+ * Colours, or none (`NO_COLOR`, or output that is not a terminal).
+ *
+ * @since 0.1.0
+ */
+export interface Style {
+  readonly pass: (s: string) => string
+  readonly fail: (s: string) => string
+  readonly dim: (s: string) => string
+}
+
+/** No colour. @since 0.1.0 */
+export const plain: Style = { pass: (s) => s, fail: (s) => s, dim: (s) => s }
+
+/** ANSI colour. @since 0.1.0 */
+export const ansi: Style = {
+  pass: (s) => `\u001b[32m${s}\u001b[39m`,
+  fail: (s) => `\u001b[31m${s}\u001b[39m`,
+  dim: (s) => `\u001b[2m${s}\u001b[22m`
+}
+
+const indent = (text: string, by: string): string =>
+  text
+    .split("\n")
+    .map((line) => by + line)
+    .join("\n")
+
+/**
+ * The lines for one verdict: `PASS name` or `FAIL name`, then each failure indented.
+ *
+ * @since 0.1.0
+ */
+export const verdict = (v: Verdict.Verdict, style: Style = plain): string => {
+  const mark = v.passed ? style.pass("PASS") : style.fail("FAIL")
+  const reserved = v.reserved ? " [reserved]" : ""
+  const detail = style.dim(`(${v.outcome.stop}, ${v.outcome.turns} model call${v.outcome.turns === 1 ? "" : "s"})`)
+  const head = `${mark} ${v.name}${reserved} ${detail}`
+  return [head, ...v.failures.map((f) => indent(f.message, "    "))].join("\n")
+}
+
+/**
+ * The line for an invalid file.
+ *
+ * @since 0.1.0
+ */
+export const invalid = (error: ScenarioFile.InvalidScenario, style: Style = plain): string =>
+  `${style.fail("INVALID")} ${error.message}`
+
+/**
+ * Counts of a run of many scenarios.
+ *
+ * @since 0.1.0
+ */
+export interface Totals {
+  readonly passed: number
+  readonly failed: number
+  readonly invalid: number
+  readonly reservedPassed: number
+  readonly reservedFailed: number
+}
+
+/**
+ * Counts verdicts (reserved cases count in the totals and again on their own).
+ *
+ * @since 0.1.0
+ */
+export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: number): Totals => {
+  let passed = 0
+  let reservedPassed = 0
+  let reservedFailed = 0
+  for (const v of verdicts) {
+    if (v.passed) passed++
+    if (v.reserved) v.passed ? reservedPassed++ : reservedFailed++
+  }
+  return { passed, failed: verdicts.length - passed + invalidCount, invalid: invalidCount, reservedPassed, reservedFailed }
+}
+
+/**
+ * The closing lines: reserved cases on their own line (when there are any), then
+ * `N passed, N failed`.
+ *
+ * @since 0.1.0
+ */
+export const closing = (t: Totals): ReadonlyArray<string> => [
+  ...(t.reservedPassed + t.reservedFailed > 0
+    ? [`reserved: ${t.reservedPassed} passed, ${t.reservedFailed} failed`]
+    : []),
+  ...(t.invalid > 0 ? [`${t.invalid} invalid file${t.invalid === 1 ? "" : "s"} (counted as failed)`] : []),
+  `${t.passed} passed, ${t.failed} failed`
+]
+
+/**
+ * The `--json` object of a verdict.
+ *
+ * @since 0.1.0
+ */
+export const json = (v: Verdict.Verdict): string => JSON.stringify(v)
+
+/**
+ * The `--json` object of an invalid file.
+ *
+ * @since 0.1.0
+ */
+export const invalidJson = (error: ScenarioFile.InvalidScenario): string =>
+  JSON.stringify({ file: error.file, valid: false, passed: false, path: error.path, problem: error.problem })

@@ -1,0 +1,250 @@
+/**
+ * Scenario files, format 1 (`shared/docs/scenario-format.md`): their Schema, and decoding a
+ * file's text into a typed scenario or an error naming the file and the JSON path of the first
+ * bad field (`turns[2].reply[0].id: missing`).
+ *
+ * @since 0.1.0
+ */
+import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+
+const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+const ToolUse = Schema.Struct({ type: Schema.Literal("tool_use"), id: Schema.String, name: Schema.String, input: Schema.Unknown })
+
+/** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
+export const Block = Schema.Union([Text, ToolUse]).annotate({
+  expected: `a block { "type": "text", "text" } or { "type": "tool_use", "id", "name", "input" }`
+})
+
+/** An expected observation; `content` is exact text or `{ "pattern": regex }`. @since 0.1.0 */
+export const Expected = Schema.Struct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: Schema.String,
+  is_error: Schema.Boolean,
+  content: Schema.Union([Schema.String, Schema.Struct({ pattern: Schema.String })]).annotate({
+    expected: `a string or { "pattern": regex }`
+  })
+})
+
+/** One model call of the script. @since 0.1.0 */
+export const Turn = Schema.Struct({
+  reply: Schema.Array(Block),
+  expect: Schema.optionalKey(Schema.Array(Expected))
+})
+
+const FileMap = Schema.Record(Schema.String, Schema.String)
+
+/** The fields every kind has. @since 0.1.0 */
+export const Common = {
+  format: Schema.Literal(1),
+  name: Schema.optionalKey(Schema.String),
+  reserved: Schema.optionalKey(Schema.Boolean)
+}
+
+/** A `conversation` scenario file (seed 000). @since 0.1.0 */
+export const ConversationFile = Schema.Struct({
+  ...Common,
+  kind: Schema.Literal("conversation"),
+  locale: Schema.optionalKey(Schema.Literals(["en", "es"])),
+  system: Schema.optionalKey(Schema.String),
+  user: Schema.optionalKey(Schema.String),
+  files: Schema.optionalKey(FileMap),
+  maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  turns: Schema.Array(Turn),
+  outcome: Schema.Struct({
+    stop: Schema.Literals(["end", "turn_cap"]),
+    text: Schema.optionalKey(Schema.String),
+    files: Schema.optionalKey(FileMap)
+  })
+})
+
+/** A decoded conversation file. @since 0.1.0 */
+export type ConversationFile = typeof ConversationFile.Type
+
+/** The scenario kinds of format 1. @since 0.1.0 */
+export const kinds = ["conversation", "plan", "response-cases"] as const
+
+/**
+ * A scenario ready to run: the file's content plus its name (defaulting to the file name).
+ *
+ * @since 0.1.0
+ */
+export interface Conversation {
+  readonly kind: "conversation"
+  readonly name: string
+  readonly reserved: boolean
+  readonly file: ConversationFile
+}
+
+/** Any scenario this version runs. @since 0.1.0 */
+export type Scenario = Conversation
+
+/**
+ * A file that is not a valid scenario. Nothing of it runs.
+ *
+ * @since 0.1.0
+ */
+export class InvalidScenario extends Data.TaggedError("InvalidScenario")<{
+  readonly file: string
+  /** The JSON path of the first bad field (`turns[2].reply[0].id`), or `(root)`. */
+  readonly path: string
+  readonly problem: string
+}> {
+  override get message(): string {
+    return `${this.file}: ${this.path}: ${this.problem}`
+  }
+}
+
+/**
+ * A JSON path as text: `turns[2].reply[0].id`.
+ *
+ * @since 0.1.0
+ */
+export const pathText = (path: ReadonlyArray<PropertyKey>): string => {
+  let out = ""
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`
+    else {
+      const name = String(key)
+      out += /^[A-Za-z_$][\w$]*$/.test(name) ? (out === "" ? name : `.${name}`) : `[${JSON.stringify(name)}]`
+    }
+  }
+  return out === "" ? "(root)" : out
+}
+
+const lowerFirst = (s: string): string => (s === "" ? s : s[0]?.toLowerCase() + s.slice(1))
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => {
+    if (issue._tag === "MissingKey") return "missing"
+    if (issue._tag === "UnexpectedKey") return "unexpected field"
+    return lowerFirst(SchemaIssue.defaultLeafHook(issue))
+  },
+  checkHook: (issue) => {
+    const message = SchemaIssue.defaultCheckHook(issue)
+    return message === undefined ? undefined : lowerFirst(message)
+  }
+})
+
+const parseOptions = { errors: "first", onExcessProperty: "error", reportInput: true } as const
+
+const decodeConversation = SchemaParser.decodeUnknownResult(ConversationFile)
+
+const firstIssue = (
+  file: string,
+  issue: SchemaIssue.Issue,
+  prefix: ReadonlyArray<PropertyKey> = []
+): InvalidScenario => {
+  const first = formatter(issue).issues[0]
+  return new InvalidScenario({
+    file,
+    path: pathText([...prefix, ...(first?.path ?? []).map((s) => (typeof s === "object" ? s.key : s))]),
+    problem: first?.message ?? "invalid"
+  })
+}
+
+const checkScript = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
+  for (const [t, turn] of scenario.turns.entries()) {
+    const calls = turn.reply.filter((block) => block.type === "tool_use").length
+    if (calls > 0 && turn.expect === undefined) {
+      return new InvalidScenario({
+        file,
+        path: `turns[${t}].expect`,
+        problem: `missing: the reply has ${calls} tool_use block(s), so the turn must list the results the model must be shown`
+      })
+    }
+    for (const [e, expected] of (turn.expect ?? []).entries()) {
+      if (typeof expected.content === "string") continue
+      try {
+        new RegExp(expected.content.pattern)
+      } catch (error) {
+        return new InvalidScenario({
+          file,
+          path: `turns[${t}].expect[${e}].content.pattern`,
+          problem: `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`
+        })
+      }
+    }
+  }
+  return undefined
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const baseName = (file: string): string => {
+  const last = file.split(/[\\/]/).pop() ?? file
+  return last.endsWith(".json") ? last.slice(0, -5) : last
+}
+
+/**
+ * Decodes a parsed JSON value as a scenario.
+ *
+ * @since 0.1.0
+ */
+export const decode = (file: string, json: unknown): Result.Result<Scenario, InvalidScenario> => {
+  if (!isRecord(json)) return Result.fail(new InvalidScenario({ file, path: "(root)", problem: "expected an object" }))
+  if (!("format" in json)) return Result.fail(new InvalidScenario({ file, path: "format", problem: "missing" }))
+  if (json.format !== 1) {
+    return Result.fail(
+      new InvalidScenario({ file, path: "format", problem: `expected 1, got ${JSON.stringify(json.format)}` })
+    )
+  }
+  if (!("kind" in json)) return Result.fail(new InvalidScenario({ file, path: "kind", problem: "missing" }))
+  switch (json.kind) {
+    case "conversation": {
+      const decoded = decodeConversation(json, parseOptions)
+      if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
+      const invalid = checkScript(file, decoded.success)
+      if (invalid !== undefined) return Result.fail(invalid)
+      const scenario = decoded.success
+      return Result.succeed({
+        kind: "conversation",
+        name: scenario.name ?? baseName(file),
+        reserved: scenario.reserved ?? false,
+        file: scenario
+      })
+    }
+    case "plan":
+    case "response-cases":
+      return Result.fail(
+        new InvalidScenario({
+          file,
+          path: "kind",
+          problem: `kind '${json.kind}' is not supported by this version of the harness (it runs 'conversation')`
+        })
+      )
+    default:
+      return Result.fail(
+        new InvalidScenario({
+          file,
+          path: "kind",
+          problem: `expected one of ${kinds.map((k) => `"${k}"`).join(", ")}, got ${JSON.stringify(json.kind)}`
+        })
+      )
+  }
+}
+
+const position = (text: string, message: string): string => {
+  const at = /at position (\d+)/.exec(message)
+  if (at?.[1] === undefined) return ""
+  const offset = Number(at[1])
+  const before = text.slice(0, offset).split("\n")
+  return ` (line ${before.length}, column ${(before[before.length - 1]?.length ?? 0) + 1})`
+}
+
+/**
+ * Parses and decodes a scenario file's text.
+ *
+ * @since 0.1.0
+ */
+export const parse = (file: string, text: string): Result.Result<Scenario, InvalidScenario> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    return Result.fail(
+      new InvalidScenario({ file, path: "(root)", problem: `invalid JSON${position(text, message)}: ${message}` })
+    )
+  }
+  return decode(file, json)
+}

@@ -1,0 +1,50 @@
+/**
+ * What running a scenario found: passed or not, how the run ended, and each failure in words a
+ * person can act on (which turn, which tool_use_id, expected and seen side by side).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * One reason a scenario failed.
+ *
+ * @since 0.1.0
+ */
+export interface Failure {
+  /** What differs: an observation, the script's length, or the outcome. */
+  readonly kind: "divergence" | "script_exhausted" | "script_unfinished" | "stop" | "text" | "files"
+  readonly turn?: number | undefined
+  readonly tool_use_id?: string | undefined
+  readonly expected: string
+  readonly seen: string
+  /** The whole explanation, as printed. */
+  readonly message: string
+}
+
+/**
+ * How the run ended, when it ended at all (a divergence stops it early).
+ *
+ * @since 0.1.0
+ */
+export interface Outcome {
+  readonly stop: "end" | "turn_cap" | "diverged"
+  readonly text?: string | undefined
+  readonly files?: Readonly<Record<string, string>> | undefined
+  /** Model calls made. */
+  readonly turns: number
+}
+
+/**
+ * The verdict on one scenario; `--json` prints it as it is.
+ *
+ * @since 0.1.0
+ */
+export interface Verdict {
+  readonly name: string
+  readonly file: string
+  readonly kind: string
+  readonly passed: boolean
+  readonly reserved: boolean
+  readonly outcome: Outcome
+  readonly failures: ReadonlyArray<Failure>
+}

@@ -1,0 +1,17 @@
+/**
+ * Scenario files (format 1): decoding with JSON paths, running them through the real loop with
+ * the scripted model, and reporting verdicts.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Conversation from "./Conversation.ts"
+/** @since 0.1.0 */
+export * as Report from "./Report.ts"
+/** @since 0.1.0 */
+export * as ScenarioFile from "./ScenarioFile.ts"
+/** @since 0.1.0 */
+export * as Suite from "./Suite.ts"
+/** @since 0.1.0 */
+export * as Verdict from "./Verdict.ts"
