@@ -69,7 +69,9 @@ export const harness = Command.make("harness").pipe(
 export const main = (args: ReadonlyArray<string>) =>
   Command.runWith(harness, { version: "0.1.0" })(args).pipe(
     Effect.as(0),
-    Effect.catchTag("ExitCode", (e: ExitCode) => Effect.succeed(e.code)),
-    Effect.catchTag("ShowHelp", (help: CliError.ShowHelp) => Effect.succeed(help.errors.length === 0 ? 0 : 2)),
+    Effect.catchTags({
+      ExitCode: (e: ExitCode) => Effect.succeed(e.code),
+      ShowHelp: (help: CliError.ShowHelp) => Effect.succeed(help.errors.length === 0 ? 0 : 2)
+    }),
     Effect.catch((error: CliError.CliError) => Effect.as(Console.error(error.message), 2))
   )

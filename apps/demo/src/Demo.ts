@@ -21,8 +21,26 @@ export const salmorejoFile = (lang: "en" | "es"): string =>
   fileURLToPath(new URL(`../scenarios/${lang}/salmorejo.json`, import.meta.url))
 
 const words = {
-  en: { turn: "turn", model: "model", calls: "calls", shown: "the model is shown", stop: "stop", answer: "final answer", files: "files after the run", unchanged: "unchanged" },
-  es: { turn: "turno", model: "modelo", calls: "llama a", shown: "el modelo lee", stop: "fin", answer: "respuesta final", files: "ficheros tras la ejecución", unchanged: "sin cambios" }
+  en: {
+    turn: "turn",
+    model: "model",
+    calls: "calls",
+    shown: "the model is shown",
+    stop: "stop",
+    answer: "final answer",
+    files: "files after the run",
+    unchanged: "unchanged"
+  },
+  es: {
+    turn: "turno",
+    model: "modelo",
+    calls: "llama a",
+    shown: "el modelo lee",
+    stop: "fin",
+    answer: "respuesta final",
+    files: "ficheros tras la ejecución",
+    unchanged: "sin cambios"
+  }
 } as const
 
 const callLine = (call: Message.ToolUseBlock): string => `${call.id} ${call.name}(${JSON.stringify(call.input)})`
@@ -50,7 +68,9 @@ export const walkthrough = (scenario: ScenarioFile.Conversation, file: string, l
         yield* Console.log("")
         yield* Console.log(style.dim(`— ${w.turn} ${turn.turn} —`))
         for (const block of turn.reply) {
-          yield* Console.log(block.type === "text" ? `${w.model}: ${block.text}` : `${w.model} ${w.calls} ${callLine(block)}`)
+          yield* Console.log(
+            block.type === "text" ? `${w.model}: ${block.text}` : `${w.model} ${w.calls} ${callLine(block)}`
+          )
         }
         yield* Console.log(`${w.shown}:`)
         for (const outcome of turn.outcomes) yield* Console.log(observationLine(outcome, style))
@@ -73,9 +93,7 @@ export const walkthrough = (scenario: ScenarioFile.Conversation, file: string, l
  *
  * @since 0.1.0
  */
-export const salmorejo = (
-  lang: "en" | "es"
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const salmorejo = (lang: "en" | "es"): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const file = salmorejoFile(lang)
     const scenario = yield* Effect.catch(Suite.load(file), (error) =>

@@ -13,15 +13,14 @@ import * as Style from "./Style.ts"
  *
  * @since 0.1.0
  */
-export const run = (
-  file: string,
-  json: boolean
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const run = (file: string, json: boolean): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const style = Style.current()
     const loaded = yield* Effect.result(Suite.load(file))
     if (Result.isFailure(loaded)) {
-      yield* json ? Console.log(Report.invalidJson(loaded.failure)) : Console.error(Report.invalid(loaded.failure, style))
+      yield* json
+        ? Console.log(Report.invalidJson(loaded.failure))
+        : Console.error(Report.invalid(loaded.failure, style))
       return yield* ExitCode.invalid
     }
     const verdict = yield* Suite.run(loaded.success, file)

@@ -156,9 +156,10 @@ export const execute: {
       }
       const { tool, input } = decoded.success
       const running = runTool(tool, input, call.id)
-      const millis = options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
+      const millis =
+        options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
       const bounded =
-        millis === undefined ? Effect.map(running, Option.some) : Effect.timeoutOption(running, Duration.millis(millis))
+        millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
       return Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, tool, call.id, exit, millis))
     }) as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
 )

@@ -82,7 +82,13 @@ export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: n
     if (v.passed) passed++
     if (v.reserved) v.passed ? reservedPassed++ : reservedFailed++
   }
-  return { passed, failed: verdicts.length - passed + invalidCount, invalid: invalidCount, reservedPassed, reservedFailed }
+  return {
+    passed,
+    failed: verdicts.length - passed + invalidCount,
+    invalid: invalidCount,
+    reservedPassed,
+    reservedFailed
+  }
 }
 
 /**

@@ -8,7 +8,12 @@
 import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 
 const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
-const ToolUse = Schema.Struct({ type: Schema.Literal("tool_use"), id: Schema.String, name: Schema.String, input: Schema.Unknown })
+const ToolUse = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  id: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown
+})
 
 /** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
 export const Block = Schema.Union([Text, ToolUse]).annotate({

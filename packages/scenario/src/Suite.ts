@@ -56,7 +56,7 @@ export const load = (
     const fs = yield* FileSystem.FileSystem
     const text = yield* Effect.mapError(fs.readFileString(file), (error) => unreadable(file, error.message))
     const parsed = ScenarioFile.parse(file, text)
-    return Result.isSuccess(parsed) ? parsed.success : yield* Effect.fail(parsed.failure)
+    return Result.isSuccess(parsed) ? parsed.success : yield* parsed.failure
   })
 
 /**

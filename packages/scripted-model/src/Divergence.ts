@@ -17,7 +17,9 @@ const showContent = (content: string | RegExp): string =>
  * @since 0.1.0
  */
 export const showResult = (result: ExpectedResult | Message.ToolResultBlock | undefined): string =>
-  result === undefined ? "(nothing)" : `${result.tool_use_id} is_error=${result.is_error} ${showContent(result.content)}`
+  result === undefined
+    ? "(nothing)"
+    : `${result.tool_use_id} is_error=${result.is_error} ${showContent(result.content)}`
 
 /**
  * The model was shown something other than what the script expects.
@@ -34,7 +36,8 @@ export class ScriptDivergence extends Data.TaggedError("ScriptDivergence")<{
   readonly detail: string
 }> {
   override get message(): string {
-    const where = this.toolUseId === undefined ? `turn ${this.turn}` : `turn ${this.turn}, tool_use_id ${this.toolUseId}`
+    const where =
+      this.toolUseId === undefined ? `turn ${this.turn}` : `turn ${this.turn}, tool_use_id ${this.toolUseId}`
     return `${where}: ${this.detail}\n  expected: ${this.expected}\n  seen:     ${this.seen}`
   }
 }

@@ -90,7 +90,11 @@ const describe = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): V
 }
 
 /** Top-level issues of a struct decode, by the field they concern. */
-const byField = (issue: SchemaIssue.Issue, into: Map<PropertyKey, SchemaIssue.Issue>, rest: Array<SchemaIssue.Issue>) => {
+const byField = (
+  issue: SchemaIssue.Issue,
+  into: Map<PropertyKey, SchemaIssue.Issue>,
+  rest: Array<SchemaIssue.Issue>
+) => {
   if (issue._tag === "Composite") {
     for (const inner of issue.issues) byField(inner, into, rest)
   } else if (issue._tag === "Pointer" && issue.path.length > 0) {

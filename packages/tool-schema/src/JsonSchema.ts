@@ -72,5 +72,4 @@ export const anthropicTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArra
  *
  * @since 0.1.0
  */
-export const openAiTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArray<OpenAiTool> =>
-  toolset.tools.map(openAi)
+export const openAiTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArray<OpenAiTool> => toolset.tools.map(openAi)

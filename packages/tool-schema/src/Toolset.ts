@@ -122,16 +122,24 @@ const isObject = (input: unknown): input is object =>
 export const decode: {
   (call: RawCall): <T extends Tool.Any>(self: Toolset<T>) => Result.Result<DecodedCall<T>, Violation.Violation>
   <T extends Tool.Any>(self: Toolset<T>, call: RawCall): Result.Result<DecodedCall<T>, Violation.Violation>
-} = dual(2, <T extends Tool.Any>(self: Toolset<T>, call: RawCall): Result.Result<DecodedCall<T>, Violation.Violation> => {
-  const entry = self.entries.get(call.name)
-  if (entry === undefined) return Result.fail(Violation.unknownTool(call.name))
-  const input = call.input
-  if (!isObject(input)) return Result.fail(Violation.inputNotObject)
-  const decoded = entry.decode(input, strict)
-  if (Result.isSuccess(decoded)) {
-    return Result.succeed({ id: call.id, name: call.name, tool: entry.tool, input: decoded.success } as DecodedCall<T>)
+} = dual(
+  2,
+  <T extends Tool.Any>(self: Toolset<T>, call: RawCall): Result.Result<DecodedCall<T>, Violation.Violation> => {
+    const entry = self.entries.get(call.name)
+    if (entry === undefined) return Result.fail(Violation.unknownTool(call.name))
+    const input = call.input
+    if (!isObject(input)) return Result.fail(Violation.inputNotObject)
+    const decoded = entry.decode(input, strict)
+    if (Result.isSuccess(decoded)) {
+      return Result.succeed({
+        id: call.id,
+        name: call.name,
+        tool: entry.tool,
+        input: decoded.success
+      } as DecodedCall<T>)
+    }
+    const every = entry.decode(input, all)
+    const issue = Result.isFailure(every) ? every.failure : decoded.failure
+    return Result.fail(firstViolation(issue, entry.fields, input, formatIssue))
   }
-  const every = entry.decode(input, all)
-  const issue = Result.isFailure(every) ? every.failure : decoded.failure
-  return Result.fail(firstViolation(issue, entry.fields, input, formatIssue))
-})
+)
