@@ -113,9 +113,27 @@ export const closing = (t: Totals): ReadonlyArray<string> => [
 export const json = (v: Verdict.Verdict): string => JSON.stringify(v)
 
 /**
- * The `--json` object of an invalid file.
+ * The `--json` object of an invalid file: the same fields as a verdict (it did not pass, nothing
+ * ran), plus `valid: false` and the JSON path of the first bad field.
  *
  * @since 0.1.0
  */
 export const invalidJson = (error: ScenarioFile.InvalidScenario): string =>
-  JSON.stringify({ file: error.file, valid: false, passed: false, path: error.path, problem: error.problem })
+  JSON.stringify({
+    name: error.file,
+    file: error.file,
+    kind: null,
+    passed: false,
+    reserved: false,
+    valid: false,
+    outcome: null,
+    failures: [
+      {
+        kind: "invalid",
+        path: error.path,
+        expected: "a valid scenario file",
+        seen: error.problem,
+        message: error.message
+      }
+    ]
+  })
