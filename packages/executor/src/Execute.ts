@@ -2,8 +2,8 @@
  * `execute(toolset, call)`: runs one tool call and answers it, whatever happens. The Effect
  * never fails and never dies: a call that fails its schema is not run and answers
  * `not executed: <reason>`; a typed failure, a throw, a rejection, a throw of a non-Error or a
- * defect answers an error with a readable message; a success answers its content. Only
- * interruption passes through, so the caller of the loop sees it.
+ * defect answers an error with a readable message; a success answers its content. The
+ * interruption of the caller passes through, so the caller of the loop sees it.
  *
  * @since 0.1.0
  */
@@ -40,25 +40,36 @@ const runTool = (tool: Tool.Any, input: unknown, id: string): Effect.Effect<unkn
  * @since 0.1.0
  */
 export const thrownMessage = (catalog: MessageCatalog.MessageCatalog, thrown: unknown): string => {
-  if (thrown instanceof Error) return thrown.message === "" ? catalog.emptyError(thrown.name) : thrown.message
-  if (typeof thrown === "string" && thrown !== "") return thrown
-  if (typeof thrown === "object" && thrown !== null && "message" in thrown && typeof thrown.message === "string") {
-    return thrown.message
-  }
-  if (typeof thrown === "string") return catalog.thrownValue("''")
-  if (thrown === undefined) return catalog.thrownValue("undefined")
   try {
+    if (thrown instanceof Error) return thrown.message === "" ? catalog.emptyError(thrown.name) : thrown.message
+    if (typeof thrown === "string") return thrown === "" ? catalog.thrownValue("''") : thrown
+    if (typeof thrown === "object" && thrown !== null && "message" in thrown) {
+      const message = thrown.message
+      if (typeof message === "string" && message !== "") return message
+    }
+    if (thrown === undefined) return catalog.thrownValue("undefined")
     return catalog.thrownValue(JSON.stringify(thrown) ?? String(thrown))
   } catch {
-    return catalog.thrownValue(String(thrown))
+    // A value that cannot be described (a throwing getter, a bigint inside, no prototype).
+    return catalog.thrownValue(describeType(thrown))
   }
 }
 
-const safely = (catalog: MessageCatalog.MessageCatalog, render: () => string, fallback: unknown): string => {
+const describeType = (u: unknown): string => {
   try {
-    return render()
+    return String(u)
+  } catch {
+    return Object.prototype.toString.call(u)
+  }
+}
+
+/** A typed failure's text: the tool's `failureMessage`, never empty, never throwing. */
+const failureText = (catalog: MessageCatalog.MessageCatalog, tool: Tool.Any, failure: unknown): string => {
+  try {
+    const text = (tool.failureMessage as (error: unknown) => string)(failure)
+    return typeof text === "string" && text !== "" ? text : thrownMessage(catalog, failure)
   } catch (error) {
-    return thrownMessage(catalog, error ?? fallback)
+    return thrownMessage(catalog, error)
   }
 }
 
@@ -84,6 +95,7 @@ const fromExit = (
     const value = exit.value.value
     try {
       const content = (tool.content as (value: unknown) => string)(value)
+      if (typeof content !== "string") throw new TypeError(`the tool's content function returned ${typeof content}`)
       return Effect.succeed({ _tag: "Succeeded", id, name, value, content })
     } catch (defect) {
       return Effect.succeed({
@@ -104,7 +116,7 @@ const fromExit = (
       id,
       name,
       failure: { _tag: "ToolError", error: failure },
-      content: safely(catalog, () => (tool.failureMessage as (error: unknown) => string)(failure), failure)
+      content: failureText(catalog, tool, failure)
     })
   }
   const defect = Cause.findDefect(cause)
@@ -117,7 +129,15 @@ const fromExit = (
       content: thrownMessage(catalog, defect.success)
     })
   }
-  return Effect.failCause(cause as Cause.Cause<never>)
+  // Only interruptions are left. An interruption of the caller never reaches this point (the
+  // fiber stops at `Effect.exit`), so this is the tool interrupting itself: it ran and failed.
+  return Effect.succeed({
+    _tag: "Failed",
+    id,
+    name,
+    failure: { _tag: "Interrupted" },
+    content: catalog.interrupted
+  })
 }
 
 /**

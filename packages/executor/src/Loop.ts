@@ -92,7 +92,10 @@ export const run = <T extends Tool.Any>(
       Effect.as(
         model.complete === undefined
           ? Effect.void
-          : Effect.mapError(model.complete(messages), (reason) => new ModelError({ turn: turns.length + 1, reason })),
+          : Effect.mapError(
+              model.complete(messages),
+              (reason) => new ModelError({ turn: Math.max(turns.length, 1), reason })
+            ),
         { stop, text, messages, turns }
       )
     for (let turn = 1; turn <= maxTurns; turn++) {

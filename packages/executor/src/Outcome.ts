@@ -35,8 +35,13 @@ export interface TimedOut {
   readonly millis: number
 }
 
+/** The tool interrupted itself (nobody interrupted the caller): it may have partly run. @since 0.1.0 */
+export interface Interrupted {
+  readonly _tag: "Interrupted"
+}
+
 /** Why a call that ran did not succeed. @since 0.1.0 */
-export type Failure = ToolError | Defect | TimedOut
+export type Failure = ToolError | Defect | TimedOut | Interrupted
 
 /** The call passed its schema and ran, but failed. @since 0.1.0 */
 export interface Failed {

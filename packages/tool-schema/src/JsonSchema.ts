@@ -18,6 +18,11 @@ export type JsonSchema = { readonly [key: string]: unknown }
  * @since 0.1.0
  */
 export const parameters = (tool: Tool.Any): JsonSchema => {
+  // Effect describes an empty struct as "anything but null"; a tool with no parameters is an
+  // empty object to every model API.
+  if (Object.keys(tool.parameters.fields).length === 0) {
+    return { type: "object", properties: {}, additionalProperties: false }
+  }
   const document = Schema.toJsonSchemaDocument(tool.parameters, { onExcessProperty: "error" })
   const definitions = document.definitions
   return Object.keys(definitions).length === 0

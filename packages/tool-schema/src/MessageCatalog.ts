@@ -26,6 +26,8 @@ export interface MessageCatalog {
   readonly emptyError: (name: string) => string
   /** A call ran past its timeout and was interrupted; it may have done part of its work. */
   readonly timedOut: (millis: number) => string
+  /** A tool interrupted itself before it finished; it may have done part of its work. */
+  readonly interrupted: string
 }
 
 const quoteList = (values: ReadonlyArray<string | number | boolean | null>): string =>
@@ -82,6 +84,30 @@ const spanishExpected = (e: Expected): string => {
 }
 
 /**
+ * Effect Schema's refinement texts (`an integer`, `a value greater than 0`...) in Spanish; a text
+ * it does not know stays as the schema wrote it.
+ */
+const spanishRefinement = (expected: string): string => {
+  const fixed = spanishRefinements[expected]
+  if (fixed !== undefined) return fixed
+  const bound = /^a value (greater|less) than (or equal to )?(.+)$/.exec(expected)
+  if (bound !== null) {
+    const [, side, orEqual, value] = bound
+    return `un valor ${side === "greater" ? "mayor" : "menor"} ${orEqual === undefined ? "que" : "o igual que"} ${value}`
+  }
+  const length = /^a value with a length of (at least|at most) (\d+)$/.exec(expected)
+  if (length !== null) return `una longitud ${length[1] === "at least" ? "mínima" : "máxima"} de ${length[2]}`
+  return expected
+}
+
+const spanishRefinements: Readonly<Record<string, string>> = {
+  "an integer": "un número entero",
+  "a finite number": "un número finito",
+  "a safe integer": "un número entero seguro",
+  "a valid date": "una fecha válida"
+}
+
+/**
  * The English catalogue, the default.
  *
  * @since 0.1.0
@@ -109,7 +135,8 @@ export const english: MessageCatalog = {
   },
   thrownValue: (rendered) => `the tool failed with ${rendered}`,
   emptyError: (name) => `the tool failed with ${name} and no message`,
-  timedOut: (millis) => `timed out after ${millis} ms; the call may have partly run`
+  timedOut: (millis) => `timed out after ${millis} ms; the call may have partly run`,
+  interrupted: "the tool was interrupted before it finished; the call may have partly run"
 }
 
 /**
@@ -131,7 +158,7 @@ export const spanish: MessageCatalog = {
       case "WrongType":
         return `el campo '${v.field}' debe ser ${spanishExpected(v.expected)}`
       case "InvalidValue":
-        return `el campo '${v.field}' no es válido: se esperaba ${v.expected}`
+        return `el campo '${v.field}' no es válido: se esperaba ${spanishRefinement(v.expected)}`
       case "UnexpectedField":
         return `sobra el campo '${v.field}'`
       case "InvalidInput":
@@ -140,7 +167,8 @@ export const spanish: MessageCatalog = {
   },
   thrownValue: (rendered) => `la herramienta ha fallado con ${rendered}`,
   emptyError: (name) => `la herramienta ha fallado con ${name} sin mensaje`,
-  timedOut: (millis) => `se ha agotado el tiempo tras ${millis} ms; la llamada puede haberse ejecutado en parte`
+  timedOut: (millis) => `se ha agotado el tiempo tras ${millis} ms; la llamada puede haberse ejecutado en parte`,
+  interrupted: "la herramienta se ha interrumpido antes de terminar; la llamada puede haberse ejecutado en parte"
 }
 
 /**

@@ -129,6 +129,11 @@ export const decode: {
     if (entry === undefined) return Result.fail(Violation.unknownTool(call.name))
     const input = call.input
     if (!isObject(input)) return Result.fail(Violation.inputNotObject)
+    // An empty struct accepts any object in Effect Schema: refuse its keys here.
+    if (entry.fields.length === 0) {
+      const extra = Object.keys(input)[0]
+      if (extra !== undefined) return Result.fail(Violation.unexpectedField(extra))
+    }
     const decoded = entry.decode(input, strict)
     if (Result.isSuccess(decoded)) {
       return Result.succeed({
