@@ -249,7 +249,7 @@ describe("annotations", () => {
 
 describe("toolsets", () => {
   const shape = (toolset: Toolset.Toolset<Tool.Any>) =>
-    toolset.tools.map((tool) => [tool.name, Object.keys(tool.parameters.fields)])
+    toolset.tools.map((tool) => [tool.name, tool.parameters.ast.propertySignatures.map((ps) => ps.name)])
 
   it("English: names and fields", () => {
     expect(shape(FileTools.english)).toEqual([

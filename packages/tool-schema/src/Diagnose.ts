@@ -124,9 +124,13 @@ export const firstViolation = (
     const violation = describe(found, [])
     if (violation !== undefined) return violation
   }
+  // Then the other keys, in input order: unexpected ones, or keys an index signature refused.
   const declared = new Set(fields)
   for (const key of Object.keys(input)) {
-    if (!declared.has(key)) return Violation.unexpectedField(key)
+    if (declared.has(key)) continue
+    const found = perField.get(key)
+    const violation = found === undefined ? undefined : describe(found, [])
+    if (violation !== undefined) return violation
   }
   for (const other of rest) {
     if (other._tag === "InvalidType" && SchemaAST.isObjects(other.ast)) return Violation.inputNotObject

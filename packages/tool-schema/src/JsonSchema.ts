@@ -20,7 +20,8 @@ export type JsonSchema = { readonly [key: string]: unknown }
 export const parameters = (tool: Tool.Any): JsonSchema => {
   // Effect describes an empty struct as "anything but null"; a tool with no parameters is an
   // empty object to every model API.
-  if (Object.keys(tool.parameters.fields).length === 0) {
+  const ast = tool.parameters.ast
+  if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
     return { type: "object", properties: {}, additionalProperties: false }
   }
   const document = Schema.toJsonSchemaDocument(tool.parameters, { onExcessProperty: "error" })

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { Effect, Schema } from "effect"
+import type { Effect, Schema, SchemaAST } from "effect"
 
 /**
  * What a tool may do to its environment, with the meanings of MCP's tool annotation hints.
@@ -63,17 +63,29 @@ export interface CallContext {
 export type RunResult<A, E, R> = Effect.Effect<A, E, R> | PromiseLike<A> | A
 
 /**
- * A tool whose parameters are the struct `Fields`, succeeding with `A`, failing with `E` and
+ * What a tool's parameters may be: an object schema decoding without services — a
+ * `Schema.Struct` (the usual case; its fields are checked in declaration order), a
+ * `Schema.Record` (any keys, e.g. tools described by a remote JSON Schema), or a
+ * `Schema.StructWithRest`.
+ *
+ * @since 0.1.0
+ */
+export interface Parameters extends Schema.ConstraintDecoder<object> {
+  readonly ast: SchemaAST.Objects
+}
+
+/**
+ * A tool whose parameters decode to `P["Type"]`, succeeding with `A`, failing with `E` and
  * needing the services `R`.
  *
  * @since 0.1.0
  */
-export interface Tool<out Name extends string, in out Fields extends Schema.Struct.Fields, in out A, in out E, out R> {
+export interface Tool<out Name extends string, in out P extends Parameters, in out A, in out E, out R> {
   readonly name: Name
   readonly description: string
-  readonly parameters: Schema.Struct<Fields>
+  readonly parameters: P
   readonly annotations: Annotations
-  readonly run: (input: Schema.Struct.Type<Fields>, context: CallContext) => RunResult<A, E, R>
+  readonly run: (input: P["Type"], context: CallContext) => RunResult<A, E, R>
   /** The observation content of a success; strings as they are, other values as JSON. */
   readonly content: (value: A) => string
   /** The observation content of a typed failure. */
@@ -88,7 +100,7 @@ export interface Tool<out Name extends string, in out Fields extends Schema.Stru
 export interface Any {
   readonly name: string
   readonly description: string
-  readonly parameters: Schema.Struct<Schema.Struct.Fields>
+  readonly parameters: Parameters
   readonly annotations: Annotations
   readonly run: (input: never, context: CallContext) => unknown
   readonly content: (value: never) => string
@@ -140,17 +152,17 @@ const defaultFailureMessage = (error: unknown): string =>
  *
  * @since 0.1.0
  */
-export const make = <const Name extends string, Fields extends Schema.Struct.Fields, A, E = never, R = never>(
+export const make = <const Name extends string, P extends Parameters, A, E = never, R = never>(
   name: Name,
   options: {
     readonly description: string
-    readonly parameters: Schema.Struct<Fields>
+    readonly parameters: P
     readonly annotations?: Partial<Annotations> | undefined
-    readonly run: (input: Schema.Struct.Type<Fields>, context: CallContext) => RunResult<A, E, R>
+    readonly run: (input: P["Type"], context: CallContext) => RunResult<A, E, R>
     readonly content?: ((value: A) => string) | undefined
     readonly failureMessage?: ((error: E) => string) | undefined
   }
-): Tool<Name, Fields, A, E, R> => ({
+): Tool<Name, P, A, E, R> => ({
   name,
   description: options.description,
   parameters: options.parameters,

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Result, type Schema, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
+import { Result, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
 import { dual } from "effect/Function"
 import { firstViolation } from "./Diagnose.ts"
 import type * as Tool from "./Tool.ts"
@@ -22,7 +22,7 @@ export interface RawCall {
 }
 
 /** The decoded input type of a tool. @since 0.1.0 */
-export type Input<T> = T extends { readonly parameters: Schema.Struct<infer F> } ? Schema.Struct.Type<F> : never
+export type Input<T> = T extends { readonly parameters: infer P extends Tool.Parameters } ? P["Type"] : never
 
 /**
  * A call that passed its schema, discriminated by tool name.
@@ -36,6 +36,8 @@ export type DecodedCall<T extends Tool.Any> = T extends Tool.Any
 interface Entry {
   readonly tool: Tool.Any
   readonly fields: ReadonlyArray<PropertyKey>
+  /** No fields and no index signature: the tool takes an empty object. */
+  readonly empty: boolean
   readonly decode: (input: unknown, options: SchemaAST.ParseOptions) => Result.Result<unknown, SchemaIssue.Issue>
 }
 
@@ -68,8 +70,9 @@ const all: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "error" }
 
 const entryOf = (tool: Tool.Any): Entry => ({
   tool,
-  fields: Object.keys(tool.parameters.fields),
-  decode: SchemaParser.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)
+  fields: tool.parameters.ast.propertySignatures.map((ps) => ps.name),
+  empty: tool.parameters.ast.propertySignatures.length === 0 && tool.parameters.ast.indexSignatures.length === 0,
+  decode: SchemaParser.decodeUnknownResult(tool.parameters)
 })
 
 /**
@@ -130,7 +133,7 @@ export const decode: {
     const input = call.input
     if (!isObject(input)) return Result.fail(Violation.inputNotObject)
     // An empty struct accepts any object in Effect Schema: refuse its keys here.
-    if (entry.fields.length === 0) {
+    if (entry.empty) {
       const extra = Object.keys(input)[0]
       if (extra !== undefined) return Result.fail(Violation.unexpectedField(extra))
     }
