@@ -1,24 +1,26 @@
 /**
  * The loop of seed 000: call the model; execute every tool_use of its reply; append one user
  * message with every result in call order; stop when a reply has no tool_use (`end`) or after
- * `maxTurns` model calls (`turn_cap`). The harness never fixes or retries a call: the model
- * reads what happened and decides.
+ * `maxTurns` model calls (`turn_cap`, a `Budget` of kind `turns`). The harness never fixes or
+ * retries a call: the model reads what happened and decides.
  *
  * @since 0.1.0
  */
+import { Budget, Deadline } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Effect } from "effect"
+import { type Duration, Effect, Result } from "effect"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
 import { Model, ModelError } from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
 
 /**
- * Why the loop stopped.
+ * Why the loop stopped: a reply without tool calls (`end`), the turn budget spent
+ * (`turn_cap`), or the wall-clock budget spent before a model call (`time_budget`).
  *
  * @since 0.1.0
  */
-export type StopReason = "end" | "turn_cap"
+export type StopReason = "end" | "turn_cap" | "time_budget"
 
 /**
  * Options of a run.
@@ -29,8 +31,12 @@ export interface Options<T extends Tool.Any> {
   readonly toolset: Toolset.Toolset<T>
   /** The opening messages (system prompt, user request). */
   readonly messages: ReadonlyArray<Message.Message>
-  /** Model calls at most; default 10. */
+  /** Model calls at most; default 10. A shorthand for `turns: Budget.turns(n)`. */
   readonly maxTurns?: number | undefined
+  /** The turn budget (wins over `maxTurns`); a partly used one continues where it was. */
+  readonly turns?: Budget.Budget | undefined
+  /** Wall-clock time for the whole run, checked before each model call. */
+  readonly timeLimit?: Duration.Input | undefined
   /** How many calls of one turn run at once; results stay in call order. Default 1. */
   readonly concurrency?: number | "unbounded" | undefined
   /** Per-call timeout. */
@@ -64,6 +70,8 @@ export interface Result {
   /** The whole history, opening messages included. */
   readonly messages: ReadonlyArray<Message.Message>
   readonly turns: ReadonlyArray<Turn>
+  /** The turn budget at the end. */
+  readonly budget: Budget.Budget
 }
 
 /**
@@ -83,7 +91,8 @@ export const run = <T extends Tool.Any>(
 ): Effect.Effect<Result, ModelError, Model | Tool.Services<T>> =>
   Effect.gen(function* () {
     const model = yield* Model
-    const maxTurns = options.maxTurns ?? defaultMaxTurns
+    let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
+    const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
     const concurrency = options.concurrency ?? 1
     const executeOptions: Execute.Options = { timeout: options.timeout }
     const messages: Array<Message.Message> = [...options.messages]
@@ -96,9 +105,16 @@ export const run = <T extends Tool.Any>(
               model.complete(messages),
               (reason) => new ModelError({ turn: Math.max(turns.length, 1), reason })
             ),
-        { stop, text, messages, turns }
+        { stop, text, messages, turns, budget }
       )
-    for (let turn = 1; turn <= maxTurns; turn++) {
+    while (true) {
+      const spent = Budget.spend(budget, 1)
+      if (Result.isFailure(spent)) return yield* finish("turn_cap", undefined)
+      if (deadline !== undefined && Result.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
+        return yield* finish("time_budget", undefined)
+      }
+      budget = spent.success
+      const turn = turns.length + 1
       const reply = yield* Effect.mapError(
         model.reply({ messages: [...messages], toolset: options.toolset }),
         (reason) => new ModelError({ turn, reason })
@@ -117,5 +133,4 @@ export const run = <T extends Tool.Any>(
       if (options.onTurn !== undefined) yield* options.onTurn(current)
       messages.push(Message.user(outcomes.map(Outcome.toToolResult)))
     }
-    return yield* finish("turn_cap", undefined)
   })

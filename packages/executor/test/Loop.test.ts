@@ -125,7 +125,8 @@ describe("Loop.run", () => {
         stop: "end",
         text: "Nothing to do.",
         messages: [...opening, Message.assistant([text("Nothing"), text("to"), text("do.")])],
-        turns: [{ turn: 1, reply: [text("Nothing"), text("to"), text("do.")], outcomes: [] }]
+        turns: [{ turn: 1, reply: [text("Nothing"), text("to"), text("do.")], outcomes: [] }],
+        budget: { kind: "turns", limit: 10, used: 1 }
       })
       expect(model.requests.length).toBe(1)
     })

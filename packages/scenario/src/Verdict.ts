@@ -27,7 +27,7 @@ export interface Failure {
  * @since 0.1.0
  */
 export interface Outcome {
-  readonly stop: "end" | "turn_cap" | "diverged"
+  readonly stop: "end" | "turn_cap" | "time_budget" | "diverged"
   readonly text?: string | undefined
   readonly files?: Readonly<Record<string, string>> | undefined
   /** Model calls made. */
