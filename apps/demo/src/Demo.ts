@@ -81,7 +81,7 @@ export const walkthrough = (scenario: ScenarioFile.Conversation, file: string, l
     yield* Console.log(style.dim(`— ${w.turn} ${outcome.turns} —`))
     if (outcome.text !== undefined) yield* Console.log(`${w.answer}: ${outcome.text}`)
     yield* Console.log(`${w.stop}: ${outcome.stop}`)
-    const changed = JSON.stringify(outcome.files) !== JSON.stringify(scenario.file.files ?? {})
+    const changed = Conversation.differentFiles(scenario.file.files ?? {}, outcome.files ?? {}).length > 0
     yield* Console.log(`${w.files}: ${changed ? JSON.stringify(outcome.files) : w.unchanged}`)
     yield* Console.log("")
     yield* Console.log(Report.verdict(verdict, style))

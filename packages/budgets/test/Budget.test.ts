@@ -49,8 +49,8 @@ describe("Budget", () => {
   it("is data: it round-trips through JSON with its Schema", () => {
     const b = { ...Budget.turns(10), used: 4 }
     const json = JSON.parse(JSON.stringify(Schema.encodeSync(Budget.Budget)(b)))
-    expect(Schema.decodeUnknownSync(Budget.Budget)(json)).toStrictEqual(b)
-    expect(() => Schema.decodeUnknownSync(Budget.Budget)({ kind: "steps", limit: -1, used: 0 })).toThrow()
+    expect(Schema.decodeSync(Budget.Budget)(json)).toStrictEqual(b)
+    expect(() => Schema.decodeSync(Budget.Budget)({ kind: "steps", limit: -1, used: 0 })).toThrow()
   })
 })
 

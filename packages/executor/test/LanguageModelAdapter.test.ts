@@ -69,8 +69,7 @@ describe("Loop.run over a LanguageModel", () => {
         [{ type: "text", text: "I could not read it." }, finish]
       ])
       const result = yield* Loop.run({ toolset, messages: opening }).pipe(
-        Effect.provide(LanguageModelAdapter.layer),
-        Effect.provide(model.layer)
+        Effect.provide(Layer.provide(LanguageModelAdapter.layer, model.layer))
       )
 
       expect(model.seen.length).toBe(2)
@@ -101,8 +100,7 @@ describe("Loop.run over a LanguageModel", () => {
         [{ type: "text", text: "It says: contents of a.txt" }]
       ])
       const result = yield* Loop.run({ toolset, messages: opening }).pipe(
-        Effect.provide(LanguageModelAdapter.layer),
-        Effect.provide(model.layer)
+        Effect.provide(Layer.provide(LanguageModelAdapter.layer, model.layer))
       )
       expect(runs).toEqual(["a.txt"])
       expect(result.text).toBe("It says: contents of a.txt")
@@ -129,8 +127,7 @@ describe("Loop.run over a LanguageModel", () => {
       const model = scriptedLanguageModel([])
       const error = yield* Effect.flip(
         Loop.run({ toolset, messages: opening }).pipe(
-          Effect.provide(LanguageModelAdapter.layer),
-          Effect.provide(model.layer)
+          Effect.provide(Layer.provide(LanguageModelAdapter.layer, model.layer))
         )
       )
       assert.instanceOf(error, Model.ModelError)

@@ -72,7 +72,13 @@ const fromModelError = (error: Model.ModelError): Verdict.Failure => {
   return { kind: "divergence", turn: error.turn, expected: "a reply", seen: reason.message, message: error.message }
 }
 
-const differentFiles = (
+/**
+ * The paths whose content differs between two file maps (present in one only, or changed),
+ * sorted; key order does not matter.
+ *
+ * @since 0.1.0
+ */
+export const differentFiles = (
   expected: Readonly<Record<string, string>>,
   seen: Readonly<Record<string, string>>
 ): ReadonlyArray<string> => {

@@ -143,7 +143,7 @@ const firstIssue = (
   return new InvalidScenario({
     file,
     path: pathText([...prefix, ...(first?.path ?? []).map((s) => (typeof s === "object" ? s.key : s))]),
-    problem: first?.message ?? "invalid"
+    problem: lowerFirst(first?.message ?? "invalid")
   })
 }
 
@@ -165,7 +165,7 @@ const checkScript = (file: string, scenario: ConversationFile): InvalidScenario 
         return new InvalidScenario({
           file,
           path: `turns[${t}].expect[${e}].content.pattern`,
-          problem: `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`
+          problem: lowerFirst(error instanceof Error ? error.message : `invalid regular expression: ${String(error)}`)
         })
       }
     }

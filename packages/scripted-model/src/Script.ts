@@ -8,7 +8,7 @@ import type { Message } from "@agent-harness/executor"
 
 /**
  * An observation the model must be shown. `content` is the exact text, or a pattern it must
- * match (`RegExp.test`).
+ * match somewhere (`String.search`).
  *
  * @since 0.1.0
  */
@@ -55,4 +55,7 @@ export const expected = (toolUseId: string, isError: boolean, content: string | 
 export const matches = (expected: ExpectedResult, seen: Message.ToolResultBlock): boolean =>
   expected.tool_use_id === seen.tool_use_id &&
   expected.is_error === seen.is_error &&
-  (typeof expected.content === "string" ? expected.content === seen.content : expected.content.test(seen.content))
+  (typeof expected.content === "string"
+    ? expected.content === seen.content
+    : // `search` ignores `lastIndex`, so a /g or /y pattern gives the same answer every time.
+      seen.content.search(expected.content) !== -1)

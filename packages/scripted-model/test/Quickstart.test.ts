@@ -61,7 +61,11 @@ describe("README quick start", () => {
       const changed = {
         ...script,
         turns: [
-          { ...script.turns[0], reply: script.turns[0]?.reply ?? [], expect: [Object.assign({}, script.turns[0]?.expect?.[0], { content: "not executed: missing field 'town'" })] },
+          {
+            ...script.turns[0],
+            reply: script.turns[0]?.reply ?? [],
+            expect: [Object.assign({}, script.turns[0]?.expect?.[0], { content: "not executed: missing field 'town'" })]
+          },
           ...script.turns.slice(1)
         ]
       }
