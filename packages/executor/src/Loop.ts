@@ -8,7 +8,8 @@
  */
 import { Budget, Deadline } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Duration, Effect, Result } from "effect"
+import { type Duration, Effect } from "effect"
+import * as Result_ from "effect/Result"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
 import { Model, ModelError } from "./Model.ts"
@@ -109,8 +110,8 @@ export const run = <T extends Tool.Any>(
       )
     while (true) {
       const spent = Budget.spend(budget, 1)
-      if (Result.isFailure(spent)) return yield* finish("turn_cap", undefined)
-      if (deadline !== undefined && Result.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
+      if (Result_.isFailure(spent)) return yield* finish("turn_cap", undefined)
+      if (deadline !== undefined && Result_.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
         return yield* finish("time_budget", undefined)
       }
       budget = spent.success
