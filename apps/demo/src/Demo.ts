@@ -99,6 +99,10 @@ export const salmorejo = (lang: "en" | "es"): Effect.Effect<void, ExitCode.ExitC
     const scenario = yield* Effect.catch(Suite.load(file), (error) =>
       Effect.andThen(Console.error(error.message), Effect.fail(ExitCode.invalid))
     )
+    if (scenario.kind !== "conversation") {
+      yield* Console.error(`${file}: kind: expected "conversation", got "${scenario.kind}"`)
+      return yield* ExitCode.invalid
+    }
     const verdict = yield* walkthrough(scenario, file, lang)
     if (!verdict.passed) return yield* ExitCode.failed
   })

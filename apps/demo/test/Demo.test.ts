@@ -12,6 +12,7 @@ import { at, type Json, salmorejo, salmorejoEn, salmorejoEs } from "./fixtures/s
 const decode = (json: Json, file: string): ScenarioFile.Conversation => {
   const decoded = ScenarioFile.decode(file, json)
   if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+  if (decoded.success.kind !== "conversation") throw new Error(`${file}: not a conversation`)
   return decoded.success
 }
 

@@ -96,7 +96,7 @@ export const run = (
   scenario: ScenarioFile.Conversation,
   file: string,
   options?: { readonly onTurn?: ((turn: Loop.Turn) => Effect.Effect<void>) | undefined }
-): Effect.Effect<Verdict.Verdict> =>
+): Effect.Effect<Verdict.Verdict<Verdict.ConversationOutcome>> =>
   Effect.gen(function* () {
     const spec = scenario.file
     const locale = spec.locale ?? "en"

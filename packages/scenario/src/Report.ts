@@ -35,6 +35,19 @@ const indent = (text: string, by: string): string =>
     .map((line) => by + line)
     .join("\n")
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/**
+ * A short description of how a run ended: `end, 4 model calls` or
+ * `completed/goal_met, 5 steps, 1 replan`.
+ *
+ * @since 0.1.0
+ */
+export const summary = (outcome: Verdict.Outcome): string =>
+  "stop" in outcome
+    ? `${outcome.stop}, ${plural(outcome.turns, "model call")}`
+    : `${outcome.status}/${outcome.reason}, ${plural(outcome.steps, "step")}, ${plural(outcome.replans, "replan")}`
+
 /**
  * The lines for one verdict: `PASS name` or `FAIL name`, then each failure indented.
  *
@@ -43,7 +56,7 @@ const indent = (text: string, by: string): string =>
 export const verdict = (v: Verdict.Verdict, style: Style = plain): string => {
   const mark = v.passed ? style.pass("PASS") : style.fail("FAIL")
   const reserved = v.reserved ? " [reserved]" : ""
-  const detail = style.dim(`(${v.outcome.stop}, ${v.outcome.turns} model call${v.outcome.turns === 1 ? "" : "s"})`)
+  const detail = style.dim(`(${summary(v.outcome)})`)
   const head = `${mark} ${v.name}${reserved} ${detail}`
   return [head, ...v.failures.map((f) => indent(f.message, "    "))].join("\n")
 }

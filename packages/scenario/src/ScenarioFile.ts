@@ -65,6 +65,60 @@ export const ConversationFile = Schema.Struct({
 /** A decoded conversation file. @since 0.1.0 */
 export type ConversationFile = typeof ConversationFile.Type
 
+const Pattern = Schema.Struct({ pattern: Schema.String })
+const Ids = Schema.Array(Schema.Int)
+
+/** A plan step as a scenario file writes it (`tool`, not `tool_name`). @since 0.1.0 */
+export const PlanStep = Schema.Struct({
+  id: Schema.Int,
+  tool: Schema.String,
+  args: Schema.Record(Schema.String, Schema.Unknown),
+  expected_outcome: Schema.String,
+  /** Consecutive steps with the same group run concurrently. */
+  group: Schema.optionalKey(Schema.String)
+})
+
+/** A scripted tool: the n-th call gets the n-th result; calls past the end get the last. @since 0.1.0 */
+export const ScriptedTool = Schema.Struct({
+  results: Schema.Array(
+    Schema.Union([Schema.Struct({ ok: Schema.String }), Schema.Struct({ error: Schema.String })]).annotate({
+      expected: `{ "ok": string } or { "error": string }`
+    })
+  ).check(Schema.isMinLength(1))
+})
+
+/** A `plan` scenario file (seed 004). @since 0.1.0 */
+export const PlanFile = Schema.Struct({
+  ...Common,
+  kind: Schema.Literal("plan"),
+  goal: Schema.String,
+  files: Schema.optionalKey(FileMap),
+  tools: Schema.optionalKey(Schema.Record(Schema.String, ScriptedTool)),
+  planner: Schema.Array(
+    Schema.Struct({
+      when: Schema.Union([Schema.Null, Schema.String, Pattern]).annotate({
+        expected: `null, a string or { "pattern": regex }`
+      }),
+      plan: Schema.Array(PlanStep)
+    })
+  ),
+  onFailure: Schema.optionalKey(Schema.Literals(["replan", "skip", "abort"])),
+  budgets: Schema.Struct({
+    maxSteps: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+    maxReplans: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+  }),
+  expect: Schema.Struct({
+    status: Schema.Literals(["completed", "failed"]),
+    reason: Schema.Literals(["goal_met", "step_budget", "replan_budget", "no_plan", "aborted", "partial"]),
+    executed: Schema.optionalKey(Ids),
+    revisions: Schema.optionalKey(Schema.Array(Schema.Struct({ removed: Ids, added: Ids, revised: Ids }))),
+    files: Schema.optionalKey(FileMap)
+  })
+})
+
+/** A decoded plan file. @since 0.1.0 */
+export type PlanFile = typeof PlanFile.Type
+
 /** The scenario kinds of format 1. @since 0.1.0 */
 export const kinds = ["conversation", "plan", "response-cases"] as const
 
@@ -80,8 +134,20 @@ export interface Conversation {
   readonly file: ConversationFile
 }
 
+/**
+ * A plan scenario ready to run.
+ *
+ * @since 0.1.0
+ */
+export interface Plan {
+  readonly kind: "plan"
+  readonly name: string
+  readonly reserved: boolean
+  readonly file: PlanFile
+}
+
 /** Any scenario this version runs. @since 0.1.0 */
-export type Scenario = Conversation
+export type Scenario = Conversation | Plan
 
 /**
  * A file that is not a valid scenario. Nothing of it runs.
@@ -133,6 +199,41 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
 const parseOptions = { errors: "first", onExcessProperty: "error", reportInput: true } as const
 
 const decodeConversation = SchemaParser.decodeUnknownResult(ConversationFile)
+const decodePlan = SchemaParser.decodeUnknownResult(PlanFile)
+
+const checkPattern = (file: string, path: string, pattern: string): InvalidScenario | undefined => {
+  try {
+    new RegExp(pattern)
+    return undefined
+  } catch (error) {
+    return new InvalidScenario({
+      file,
+      path,
+      problem: lowerFirst(error instanceof Error ? error.message : `invalid regular expression: ${String(error)}`)
+    })
+  }
+}
+
+const checkPlan = (file: string, scenario: PlanFile): InvalidScenario | undefined => {
+  for (const [r, rule] of scenario.planner.entries()) {
+    if (rule.when !== null && typeof rule.when !== "string") {
+      const invalid = checkPattern(file, `planner[${r}].when.pattern`, rule.when.pattern)
+      if (invalid !== undefined) return invalid
+    }
+    const seen = new Set<number>()
+    for (const [i, step] of rule.plan.entries()) {
+      if (seen.has(step.id)) {
+        return new InvalidScenario({
+          file,
+          path: `planner[${r}].plan[${i}].id`,
+          problem: `step id ${step.id} appears twice in this plan`
+        })
+      }
+      seen.add(step.id)
+    }
+  }
+  return undefined
+}
 
 const firstIssue = (
   file: string,
@@ -159,15 +260,8 @@ const checkScript = (file: string, scenario: ConversationFile): InvalidScenario 
     }
     for (const [e, expected] of (turn.expect ?? []).entries()) {
       if (typeof expected.content === "string") continue
-      try {
-        new RegExp(expected.content.pattern)
-      } catch (error) {
-        return new InvalidScenario({
-          file,
-          path: `turns[${t}].expect[${e}].content.pattern`,
-          problem: lowerFirst(error instanceof Error ? error.message : `invalid regular expression: ${String(error)}`)
-        })
-      }
+      const invalid = checkPattern(file, `turns[${t}].expect[${e}].content.pattern`, expected.content.pattern)
+      if (invalid !== undefined) return invalid
     }
   }
   return undefined
@@ -208,13 +302,25 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
         file: scenario
       })
     }
-    case "plan":
+    case "plan": {
+      const decoded = decodePlan(json, parseOptions)
+      if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
+      const invalid = checkPlan(file, decoded.success)
+      if (invalid !== undefined) return Result.fail(invalid)
+      const scenario = decoded.success
+      return Result.succeed({
+        kind: "plan",
+        name: scenario.name ?? baseName(file),
+        reserved: scenario.reserved ?? false,
+        file: scenario
+      })
+    }
     case "response-cases":
       return Result.fail(
         new InvalidScenario({
           file,
           path: "kind",
-          problem: `kind '${json.kind}' is not supported by this version of the harness (it runs 'conversation')`
+          problem: `kind '${json.kind}' is not supported by this version of the harness (it runs 'conversation' and 'plan')`
         })
       )
     default:

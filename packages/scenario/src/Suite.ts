@@ -6,6 +6,7 @@
  */
 import { Effect, FileSystem, Path, Result } from "effect"
 import * as Conversation from "./Conversation.ts"
+import * as PlanScenario from "./PlanScenario.ts"
 import * as ScenarioFile from "./ScenarioFile.ts"
 import type * as Verdict from "./Verdict.ts"
 
@@ -65,7 +66,7 @@ export const load = (
  * @since 0.1.0
  */
 export const run = (scenario: ScenarioFile.Scenario, file: string): Effect.Effect<Verdict.Verdict> =>
-  Conversation.run(scenario, file)
+  scenario.kind === "conversation" ? Conversation.run(scenario, file) : PlanScenario.run(scenario, file)
 
 /**
  * What `harness test` found in one file: a verdict, or the reason the file is invalid.

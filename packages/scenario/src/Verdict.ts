@@ -12,7 +12,18 @@
  */
 export interface Failure {
   /** What differs: an observation, the script's length, or the outcome. */
-  readonly kind: "divergence" | "script_exhausted" | "script_unfinished" | "stop" | "text" | "files"
+  readonly kind:
+    | "divergence"
+    | "script_exhausted"
+    | "script_unfinished"
+    | "stop"
+    | "text"
+    | "files"
+    | "status"
+    | "reason"
+    | "executed"
+    | "revisions"
+    | "cases"
   readonly turn?: number | undefined
   readonly tool_use_id?: string | undefined
   readonly expected: string
@@ -22,11 +33,11 @@ export interface Failure {
 }
 
 /**
- * How the run ended, when it ended at all (a divergence stops it early).
+ * How a conversation ended, when it ended at all (a divergence stops it early).
  *
  * @since 0.1.0
  */
-export interface Outcome {
+export interface ConversationOutcome {
   readonly stop: "end" | "turn_cap" | "time_budget" | "diverged"
   readonly text?: string | undefined
   readonly files?: Readonly<Record<string, string>> | undefined
@@ -35,16 +46,44 @@ export interface Outcome {
 }
 
 /**
+ * How a plan session ended.
+ *
+ * @since 0.1.0
+ */
+export interface PlanOutcome {
+  readonly status: "completed" | "failed"
+  readonly reason: string
+  /** Ids of every started step, in execution order across revisions. */
+  readonly executed: ReadonlyArray<number>
+  /** One diff per accepted replan. */
+  readonly revisions: ReadonlyArray<{
+    readonly removed: ReadonlyArray<number>
+    readonly added: ReadonlyArray<number>
+    readonly revised: ReadonlyArray<number>
+  }>
+  readonly steps: number
+  readonly replans: number
+  readonly files: Readonly<Record<string, string>>
+}
+
+/**
+ * How any scenario ended.
+ *
+ * @since 0.1.0
+ */
+export type Outcome = ConversationOutcome | PlanOutcome
+
+/**
  * The verdict on one scenario; `--json` prints it as it is.
  *
  * @since 0.1.0
  */
-export interface Verdict {
+export interface Verdict<O extends Outcome = Outcome> {
   readonly name: string
   readonly file: string
   readonly kind: string
   readonly passed: boolean
   readonly reserved: boolean
-  readonly outcome: Outcome
+  readonly outcome: O
   readonly failures: ReadonlyArray<Failure>
 }

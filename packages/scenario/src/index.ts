@@ -8,6 +8,8 @@
 /** @since 0.1.0 */
 export * as Conversation from "./Conversation.ts"
 /** @since 0.1.0 */
+export * as PlanScenario from "./PlanScenario.ts"
+/** @since 0.1.0 */
 export * as Report from "./Report.ts"
 /** @since 0.1.0 */
 export * as ScenarioFile from "./ScenarioFile.ts"

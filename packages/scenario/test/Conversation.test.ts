@@ -12,6 +12,7 @@ const scenario = (edit?: (json: Json) => void, file: string = salmorejoEs): Scen
   edit?.(json)
   const decoded = ScenarioFile.decode(FILE, json)
   if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+  if (decoded.success.kind !== "conversation") throw new Error(`${file}: not a conversation`)
   return decoded.success
 }
 

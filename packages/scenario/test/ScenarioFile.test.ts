@@ -49,6 +49,7 @@ describe("ScenarioFile.parse: the shipped scenarios", () => {
     const result = ScenarioFile.parse(salmorejoEs, readFileSync(salmorejoEs, "utf8"))
     if (Result.isFailure(result)) throw new Error(result.failure.message)
     const scenario = result.success
+    if (scenario.kind !== "conversation") throw new Error("not a conversation")
     assert.strictEqual(scenario.kind, "conversation")
     assert.strictEqual(scenario.name, "salmorejo (es)")
     assert.strictEqual(scenario.reserved, false)
@@ -98,6 +99,7 @@ describe("ScenarioFile.parse: defaults", () => {
       })
     )
     if (Result.isFailure(result)) throw new Error(result.failure.message)
+    if (result.success.kind !== "conversation") throw new Error("not a conversation")
     assert.strictEqual(result.success.name, "minimal")
     assert.strictEqual(result.success.file.locale, undefined)
     assert.strictEqual(result.success.file.maxTurns, undefined)
@@ -168,15 +170,11 @@ describe("ScenarioFile.parse: invalid files name the file, the JSON path and the
     })
   })
 
-  it("kind plan is not supported by this version", () => {
+  it("a conversation file marked kind plan is checked as a plan, and its first problem named", () => {
     const error = invalid((json) => {
       json.kind = "plan"
     })
-    assert.deepStrictEqual(error, {
-      file: FILE,
-      path: "kind",
-      problem: "kind 'plan' is not supported by this version of the harness (it runs 'conversation')"
-    })
+    assert.deepStrictEqual(error, { file: FILE, path: "locale", problem: "unexpected field" })
   })
 
   it("kind response-cases is not supported either", () => {
@@ -185,7 +183,7 @@ describe("ScenarioFile.parse: invalid files name the file, the JSON path and the
     })
     assert.strictEqual(
       error.problem,
-      "kind 'response-cases' is not supported by this version of the harness (it runs 'conversation')"
+      "kind 'response-cases' is not supported by this version of the harness (it runs 'conversation' and 'plan')"
     )
   })
 

@@ -1,0 +1,82 @@
+/**
+ * What a session tells a tracer or a UI, as it happens: each event is JSON (a `type` field and
+ * plain data), and the same list ends up in `SessionResult.events`.
+ *
+ * @since 0.1.0
+ */
+import { PlanDiff } from "@agent-harness/diff"
+import { Schema } from "effect"
+import { Plan, Step } from "./Step.ts"
+
+/** A plan was accepted: the first (revision 0) or a replan. @since 0.1.0 */
+export const PlanCreated = Schema.Struct({
+  type: Schema.Literal("plan.created"),
+  revision: Schema.Int,
+  plan: Plan
+})
+
+/** A step is about to run. @since 0.1.0 */
+export const StepStarted = Schema.Struct({
+  type: Schema.Literal("step.started"),
+  revision: Schema.Int,
+  step: Step
+})
+
+/** A step ran and succeeded. @since 0.1.0 */
+export const StepSucceeded = Schema.Struct({
+  type: Schema.Literal("step.succeeded"),
+  revision: Schema.Int,
+  id: Schema.Int,
+  result: Schema.String
+})
+
+/** A step failed (not executed, or failed while running). @since 0.1.0 */
+export const StepFailed = Schema.Struct({
+  type: Schema.Literal("step.failed"),
+  revision: Schema.Int,
+  id: Schema.Int,
+  error: Schema.String,
+  /** Whether it provably did not run (its call failed its schema). */
+  not_executed: Schema.Boolean
+})
+
+/** A step of a new plan that already succeeded with the same tool and args: not run again. @since 0.1.0 */
+export const StepCached = Schema.Struct({
+  type: Schema.Literal("step.cached"),
+  revision: Schema.Int,
+  id: Schema.Int,
+  result: Schema.String
+})
+
+/** A revision: how the new plan differs from what was left of the old one. @since 0.1.0 */
+export const PlanDiffed = Schema.Struct({
+  type: Schema.Literal("plan.diff"),
+  revision: Schema.Int,
+  last_error: Schema.String,
+  diff: PlanDiff.PlanDiff
+})
+
+/** The session ended. @since 0.1.0 */
+export const SessionFinished = Schema.Struct({
+  type: Schema.Literal("session.finished"),
+  status: Schema.Literals(["completed", "failed"]),
+  reason: Schema.String
+})
+
+/**
+ * Any event.
+ *
+ * @since 0.1.0
+ */
+export const Event = Schema.Union([
+  PlanCreated,
+  StepStarted,
+  StepSucceeded,
+  StepFailed,
+  StepCached,
+  PlanDiffed,
+  SessionFinished
+])
+
+/** @since 0.1.0 */
+export type Event = typeof Event.Type

@@ -1,0 +1,217 @@
+/**
+ * A model-backed planner: it asks an effect/ai `LanguageModel` for the plan as structured
+ * output. The prompt states the goal, the tools (name, description, JSON Schema of the
+ * parameters), the steps executed so far with their results or errors, and the last error; the
+ * model answers `{ "steps": [...] }`, the plan from the cursor.
+ *
+ * An answer that is not a plan is a replannable failure (`InvalidPlan`, whose reason the
+ * session feeds back as the next `lastError`): malformed JSON, the wrong shape, duplicate step
+ * ids, or a tool the toolset does not have. Any other model failure (rate limit, network,
+ * authentication...) is the planner's own error, an `AiError`, and ends the session's Effect.
+ *
+ * @since 0.1.0
+ */
+import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
+import { Effect, Schema } from "effect"
+import { type AiError, LanguageModel, Prompt } from "effect/ai"
+import { InvalidPlan, type Planner, type Request } from "./Planner.ts"
+import * as Step from "./Step.ts"
+
+/**
+ * A step as the model writes it: a step without result or error.
+ *
+ * @since 0.1.0
+ */
+export const PlannedStep = Schema.Struct({
+  id: Step.Step.fields.id,
+  tool_name: Step.Step.fields.tool_name,
+  args: Step.Step.fields.args,
+  expected_outcome: Step.Step.fields.expected_outcome,
+  group: Step.Step.fields.group
+})
+
+/**
+ * The structured output the model is asked for: `{ "steps": [PlannedStep...] }`.
+ *
+ * @since 0.1.0
+ */
+export const Answer = Schema.Struct({ steps: Schema.Array(PlannedStep) })
+
+/** @since 0.1.0 */
+export type Answer = typeof Answer.Type
+
+/**
+ * Options of a model planner.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The tools a plan may use; a step naming another tool makes the plan invalid. */
+  readonly toolset: Toolset.Toolset<Tool.Any>
+  /** Extra instructions, appended to the planner's system message. */
+  readonly instructions?: string | undefined
+}
+
+/**
+ * The planner's system message (before any extra instructions).
+ *
+ * @since 0.1.0
+ */
+export const systemPrompt = [
+  "You are the planner of a plan-and-execute agent.",
+  "You do not call tools yourself: you write a plan, an ordered list of steps, and an executor runs each step with one tool call.",
+  'Answer with one JSON object and nothing else: {"steps":[{"id":1,"tool_name":"...","args":{...},"expected_outcome":"..."}]}.',
+  "- id: an integer, unique within the plan, increasing along the plan.",
+  "- tool_name: one of the available tools, exactly as named; args: an object matching that tool's parameters.",
+  "- expected_outcome: one short sentence, what the step should achieve.",
+  "- group (optional): consecutive steps with the same group run concurrently; use it only for independent steps.",
+  "The plan starts at the cursor: list the steps still to run. A step that already succeeded, listed again with the same id, tool and args, is not run again.",
+  "After a failure, read the last error and route around it. An empty list of steps means you have nothing to offer and ends the session."
+].join("\n")
+
+const renderJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+const renderTool = (tool: Tool.Any): string =>
+  [`- ${tool.name}: ${tool.description}`, `  parameters: ${renderJson(JsonSchema.parameters(tool))}`].join("\n")
+
+const renderStep = (step: Step.Step): string => {
+  const head = `- step ${step.id}: ${step.tool_name} ${renderJson(step.args)} (expected: ${step.expected_outcome})`
+  if (step.error !== undefined && step.error !== null) return `${head}\n  failed: ${step.error}`
+  return `${head}\n  succeeded: ${step.result ?? ""}`
+}
+
+/**
+ * The text of the user message: goal, tools, history and last error, then the request for the
+ * plan from the cursor.
+ *
+ * @since 0.1.0
+ */
+export const requestText = (toolset: Toolset.Toolset<Tool.Any>, request: Request): string =>
+  [
+    `Goal: ${request.goal}`,
+    "",
+    "Available tools:",
+    toolset.tools.length === 0 ? "(none)" : toolset.tools.map(renderTool).join("\n"),
+    "",
+    "Steps executed so far, in order:",
+    request.history.length === 0 ? "(none yet)" : request.history.map(renderStep).join("\n"),
+    "",
+    request.lastError === null
+      ? "Last error: none, this is the first plan."
+      : `Last error (the plan failed here; replan from the cursor): ${request.lastError}`,
+    "",
+    request.lastError === null ? "Write the plan for the goal." : "Write the new plan from the cursor."
+  ].join("\n")
+
+/**
+ * The prompt a model planner sends: a system message (the planner's rules and any extra
+ * instructions) and a user message ({@link requestText}).
+ *
+ * @since 0.1.0
+ */
+export const prompt = (options: Options, request: Request): Prompt.Prompt =>
+  Prompt.make([
+    {
+      role: "system",
+      content:
+        options.instructions === undefined || options.instructions === ""
+          ? systemPrompt
+          : `${systemPrompt}\n\n${options.instructions}`
+    },
+    { role: "user", content: [{ type: "text", text: requestText(options.toolset, request) }] }
+  ])
+
+/**
+ * Checks a decoded plan: unique step ids, and only tools of the toolset. Gives the plan, or
+ * `InvalidPlan` with the first problem found.
+ *
+ * @since 0.1.0
+ */
+export const validate = (
+  toolset: Toolset.Toolset<Tool.Any>,
+  plan: Step.Plan
+): Effect.Effect<Step.Plan, InvalidPlan> => {
+  const duplicate = Step.problem(plan)
+  if (duplicate !== undefined) return Effect.fail(new InvalidPlan({ reason: duplicate }))
+  const names = toolset.tools.map((tool) => tool.name)
+  for (const step of plan) {
+    if (!names.includes(step.tool_name)) {
+      const available = names.length === 0 ? "none" : names.map((name) => `'${name}'`).join(", ")
+      return Effect.fail(
+        new InvalidPlan({ reason: `step ${step.id} uses unknown tool '${step.tool_name}' (available: ${available})` })
+      )
+    }
+  }
+  return Effect.succeed(plan)
+}
+
+/**
+ * Whether a model failure is about the answer itself (it did not decode as a plan), which makes
+ * it an invalid plan rather than a provider failure.
+ *
+ * @since 0.1.0
+ */
+export const isAnswerError = (error: AiError.AiError): boolean =>
+  error.reason._tag === "StructuredOutputError" || error.reason._tag === "InvalidOutputError"
+
+/** One line: schema messages put the path on a line of its own. */
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim()
+
+const quoted = (text: string): string => {
+  const line = oneLine(text)
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line
+}
+
+const invalidAnswer = (error: AiError.AiError): InvalidPlan => {
+  const reason = error.reason
+  const description = oneLine("description" in reason ? reason.description : error.message)
+  const answer = reason._tag === "StructuredOutputError" && reason.responseText !== "" ? reason.responseText : undefined
+  return new InvalidPlan({
+    reason:
+      answer === undefined
+        ? `the answer is not a plan: ${description}`
+        : `the answer is not a plan: ${description} (answer: ${quoted(answer)})`
+  })
+}
+
+/**
+ * A planner backed by the `LanguageModel` service. It fails with `InvalidPlan` when the answer
+ * is not a valid plan, and with the `AiError` of any other model failure.
+ *
+ * @example
+ * ```ts
+ * import { ModelPlanner, Session } from "@agent-harness/planner"
+ * import { Tool, Toolset } from "@agent-harness/tool-schema"
+ * import { Schema } from "effect"
+ *
+ * const Search = Tool.make("search", {
+ *   description: "Searches the web",
+ *   parameters: Schema.Struct({ q: Schema.String }),
+ *   run: ({ q }) => `results for ${q}`
+ * })
+ * const toolset = Toolset.make(Search)
+ * // Effect<SessionResult, AiError, LanguageModel>: provide a LanguageModel layer to run it
+ * const session = Session.run({
+ *   goal: "Find the release date",
+ *   planner: ModelPlanner.make({ toolset }),
+ *   toolset,
+ *   maxSteps: 10,
+ *   maxReplans: 2
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make =
+  (options: Options): Planner<AiError.AiError, LanguageModel.LanguageModel> =>
+  (request) =>
+    LanguageModel.generateObject({ prompt: prompt(options, request), schema: Answer, objectName: "plan" }).pipe(
+      Effect.catchIf(isAnswerError, (error) => Effect.fail(invalidAnswer(error))),
+      Effect.flatMap((response) => validate(options.toolset, response.value.steps))
+    )

@@ -1,0 +1,228 @@
+/**
+ * The executor state machine of seed 004:
+ *
+ * ```
+ * [*] → EXEC; EXEC → NEXT on success; NEXT → EXEC while steps remain, → DONE at the end;
+ * EXEC → REPLAN on failure; REPLAN → EXEC with a new plan while replans remain, → FAILED after.
+ * ```
+ *
+ * Failures follow a strategy: `abort` (FAILED, `aborted`), `skip` (mark the step failed and go
+ * on; DONE is then `partial`), `replan` (hand the error to the planner and continue from the
+ * cursor with its new plan). Steps run through the foundation's executor, so their args are
+ * checked by tool-schema and their failures are observations. Budgets are hard: no step starts
+ * past `maxSteps`, a new plan that cannot fit in what is left is refused (`step_budget`), a
+ * failure after `maxReplans` replans ends the session (`replan_budget`), and an empty plan ends
+ * it (`no_plan`). A step of a new plan that already succeeded with the same tool and args is not
+ * run again (the partial-plan cache). Consecutive steps of one `group` run concurrently, each
+ * counted against the budget, results kept in plan order.
+ *
+ * @since 0.1.0
+ */
+import { Budget } from "@agent-harness/budgets"
+import { PlanDiff } from "@agent-harness/diff"
+import { Execute, Outcome } from "@agent-harness/executor"
+import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { type Cause, Effect, Queue, Stream } from "effect"
+import * as Result_ from "effect/Result"
+import type { Event } from "./Event.ts"
+import { InvalidPlan, type Planner } from "./Planner.ts"
+import type { Reason, SessionResult } from "./SessionResult.ts"
+import { statusOf } from "./SessionResult.ts"
+import * as Step from "./Step.ts"
+
+/**
+ * What to do when a step fails.
+ *
+ * @since 0.1.0
+ */
+export type Strategy = "replan" | "skip" | "abort"
+
+/**
+ * Options of a session.
+ *
+ * @since 0.1.0
+ */
+export interface Options<T extends Tool.Any, E, R> {
+  readonly goal: string
+  readonly planner: Planner<E, R>
+  readonly toolset: Toolset.Toolset<T>
+  /** Default `replan`. */
+  readonly onFailure?: Strategy | undefined
+  /** Step executions at most. */
+  readonly maxSteps: number
+  /** Replans at most. */
+  readonly maxReplans: number
+  /** Per-step timeout. */
+  readonly timeout?: Execute.Options["timeout"]
+  /** Sees each event as it happens (they also end up in the result). */
+  readonly onEvent?: ((event: Event) => Effect.Effect<void>) | undefined
+}
+
+/** The states of the diagram, as data. */
+type State =
+  | { readonly _tag: "Exec"; readonly plan: Step.Plan; readonly run: number }
+  | { readonly _tag: "Replan"; readonly remaining: Step.Plan; readonly lastError: string }
+  | { readonly _tag: "Done" }
+  | { readonly _tag: "Failed"; readonly reason: Reason }
+
+interface Done {
+  readonly id: number
+  readonly tool_name: string
+  readonly args: Readonly<Record<string, unknown>>
+  readonly result: string
+}
+
+/**
+ * Runs a session to its `SessionResult`. Fails only with the planner's own non-plan errors.
+ *
+ * @since 0.1.0
+ */
+export const run = <T extends Tool.Any, E, R>(
+  options: Options<T, E, R>
+): Effect.Effect<SessionResult, E, R | Tool.Services<T>> =>
+  Effect.gen(function* () {
+    const strategy = options.onFailure ?? "replan"
+    let steps = Budget.steps(options.maxSteps)
+    let replans = Budget.replans(options.maxReplans)
+    const history: Array<Step.Step> = []
+    const revisions: Array<PlanDiff.PlanDiff> = []
+    const events: Array<Event> = []
+    const succeeded = new Map<number, Done>()
+    let revision = 0
+    let anyFailed = false
+
+    const emit = (event: Event) => {
+      events.push(event)
+      return options.onEvent === undefined ? Effect.void : options.onEvent(event)
+    }
+    const isCached = (step: Step.Step): boolean => {
+      const done = succeeded.get(step.id)
+      return done !== undefined && done.tool_name === step.tool_name && PlanDiff.equalArgs(done.args, step.args)
+    }
+    const toRunCount = (plan: Step.Plan) => plan.reduce((n, step) => (isCached(step) ? n : n + 1), 0)
+
+    /** Asks the planner; an invalid plan becomes an `InvalidPlan` value, other errors fail. */
+    const ask = (lastError: string | null): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan>, E, R> =>
+      options.planner({ goal: options.goal, history: [...history], lastError }).pipe(
+        Effect.flatMap((plan) => {
+          const problem = Step.problem(plan)
+          return problem === undefined ? Effect.succeed(plan) : Effect.fail(new InvalidPlan({ reason: problem }))
+        }),
+        Effect.map(Result_.succeed),
+        Effect.catchIf(
+          (error): error is InvalidPlan => error instanceof InvalidPlan,
+          (invalid) => Effect.succeed(Result_.fail(invalid))
+        )
+      )
+
+    /** Accepts a plan if it fits in what is left of the step budget. */
+    const accept = (plan: Step.Plan, previous: Step.Plan, lastError: string | null) =>
+      Effect.gen(function* () {
+        if (plan.length === 0) return { _tag: "Failed", reason: "no_plan" } as const satisfies State
+        if (!Budget.canSpend(steps, toRunCount(plan))) return { _tag: "Failed", reason: "step_budget" } as const
+        if (lastError !== null) {
+          revision++
+          const diff = PlanDiff.diff(previous, plan)
+          revisions.push(diff)
+          yield* emit({ type: "plan.diff", revision, last_error: lastError, diff })
+        }
+        yield* emit({ type: "plan.created", revision, plan })
+        return { _tag: "Exec", plan, run: 0 } as const satisfies State
+      })
+
+    const exec = (plan: Step.Plan, index: number) =>
+      Effect.gen(function* () {
+        const runs = Step.runs(plan)
+        const current = runs[index]
+        if (current === undefined) return { _tag: "Done" } as const satisfies State
+        const toRun: Array<Step.Step> = []
+        for (const step of current) {
+          const done = isCached(step) ? succeeded.get(step.id) : undefined
+          if (done !== undefined) yield* emit({ type: "step.cached", revision, id: step.id, result: done.result })
+          else toRun.push(step)
+        }
+        const spent = Budget.spend(steps, toRun.length)
+        if (spent._tag === "Failure") return { _tag: "Failed", reason: "step_budget" } as const
+        steps = spent.success
+        for (const step of toRun) yield* emit({ type: "step.started", revision, step })
+        const outcomes = yield* Effect.forEach(
+          toRun,
+          (step) =>
+            Execute.execute(
+              options.toolset,
+              { id: `step-${revision}-${step.id}`, name: step.tool_name, input: step.args },
+              { timeout: options.timeout }
+            ),
+          { concurrency: toRun.length > 1 ? "unbounded" : 1 }
+        )
+        let failed: { readonly step: Step.Step; readonly error: string } | undefined
+        for (const [i, step] of toRun.entries()) {
+          const outcome = outcomes[i] as Outcome.Outcome
+          if (Outcome.isError(outcome)) {
+            history.push({ ...step, result: null, error: outcome.content })
+            yield* emit({
+              type: "step.failed",
+              revision,
+              id: step.id,
+              error: outcome.content,
+              not_executed: Outcome.didNotRun(outcome)
+            })
+            failed ??= { step, error: outcome.content }
+          } else {
+            history.push({ ...step, result: outcome.content, error: null })
+            succeeded.set(step.id, { id: step.id, tool_name: step.tool_name, args: step.args, result: outcome.content })
+            yield* emit({ type: "step.succeeded", revision, id: step.id, result: outcome.content })
+          }
+        }
+        if (failed === undefined) return { _tag: "Exec", plan, run: index + 1 } as const satisfies State
+        switch (strategy) {
+          case "abort":
+            return { _tag: "Failed", reason: "aborted" } as const satisfies State
+          case "skip":
+            anyFailed = true
+            return { _tag: "Exec", plan, run: index + 1 } as const satisfies State
+          case "replan": {
+            const from = plan.indexOf(failed.step)
+            return { _tag: "Replan", remaining: plan.slice(from), lastError: failed.error } as const satisfies State
+          }
+        }
+      })
+
+    const replan = (remaining: Step.Plan, lastError: string) =>
+      Effect.gen(function* () {
+        const spent = Budget.spend(replans, 1)
+        if (spent._tag === "Failure") return { _tag: "Failed", reason: "replan_budget" } as const satisfies State
+        replans = spent.success
+        const asked = yield* ask(lastError)
+        if (asked._tag === "Failure") {
+          return { _tag: "Replan", remaining, lastError: asked.failure.message } as const satisfies State
+        }
+        return yield* accept(asked.success, remaining, lastError)
+      })
+
+    const first = yield* ask(null)
+    let state: State =
+      first._tag === "Failure"
+        ? { _tag: "Replan", remaining: [], lastError: first.failure.message }
+        : yield* accept(first.success, [], null)
+    while (state._tag === "Exec" || state._tag === "Replan") {
+      state =
+        state._tag === "Exec" ? yield* exec(state.plan, state.run) : yield* replan(state.remaining, state.lastError)
+    }
+    const reason: Reason = state._tag === "Done" ? (anyFailed ? "partial" : "goal_met") : state.reason
+    const status = statusOf(reason)
+    yield* emit({ type: "session.finished", status, reason })
+    return { status, reason, history, revisions, events, steps: steps.used, replans: replans.used }
+  })
+
+/**
+ * The events of a session as a `Stream`, ending with `session.finished`.
+ *
+ * @since 0.1.0
+ */
+export const events = <T extends Tool.Any, E, R>(
+  options: Omit<Options<T, E, R>, "onEvent">
+): Stream.Stream<Event, E, R | Tool.Services<T>> =>
+  Stream.callback<Event, E, R | Tool.Services<T>>((queue: Queue.Queue<Event, E | Cause.Done>) =>
+    Effect.andThen(run({ ...options, onEvent: (event) => Effect.asVoid(Queue.offer(queue, event)) }), Queue.end(queue))
+  )

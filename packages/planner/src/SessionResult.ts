@@ -1,0 +1,57 @@
+/**
+ * How a plan-and-execute session ended (seed 004): status and reason, every executed step with
+ * its result or error, one diff per accepted replan, and every event.
+ *
+ * @since 0.1.0
+ */
+import { PlanDiff } from "@agent-harness/diff"
+import { Schema } from "effect"
+import { Event } from "./Event.ts"
+import { Step } from "./Step.ts"
+
+/** @since 0.1.0 */
+export const Status = Schema.Literals(["completed", "failed"])
+
+/** @since 0.1.0 */
+export type Status = typeof Status.Type
+
+/**
+ * Why it ended: the goal was met; some steps failed and were skipped (`partial`); a budget ran
+ * out; the planner had nothing to offer; a failure aborted it.
+ *
+ * @since 0.1.0
+ */
+export const Reason = Schema.Literals(["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"])
+
+/** @since 0.1.0 */
+export type Reason = typeof Reason.Type
+
+/**
+ * The result of a session, as JSON.
+ *
+ * @since 0.1.0
+ */
+export const SessionResult = Schema.Struct({
+  status: Status,
+  reason: Reason,
+  /** Every started step, in execution order across revisions, with its result or error. */
+  history: Schema.Array(Step),
+  /** One diff per accepted replan, in order. */
+  revisions: Schema.Array(PlanDiff.PlanDiff),
+  events: Schema.Array(Event),
+  /** Steps executed (the `max_steps` budget spent). */
+  steps: Schema.Int,
+  /** Replans asked for (the `max_replans` budget spent). */
+  replans: Schema.Int
+})
+
+/** @since 0.1.0 */
+export type SessionResult = typeof SessionResult.Type
+
+/**
+ * The status that goes with a reason.
+ *
+ * @since 0.1.0
+ */
+export const statusOf = (reason: Reason): Status =>
+  reason === "goal_met" || reason === "partial" ? "completed" : "failed"

@@ -1,0 +1,125 @@
+/**
+ * Runs a `plan` scenario: the English file tools over its files plus its scripted tools, its
+ * rule planner, through the real session state machine; then the session compared with the
+ * file's `expect`.
+ *
+ * @since 0.1.0
+ */
+import { Files, FileTools } from "@agent-harness/file-tools"
+import { type Event, RulePlanner, Session, type SessionResult, Step } from "@agent-harness/planner"
+import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Effect, Schema } from "effect"
+import { differentFiles } from "./Conversation.ts"
+import type * as ScenarioFile from "./ScenarioFile.ts"
+import type * as Verdict from "./Verdict.ts"
+
+/** A scripted tool's failure: its message is what the step's error reads. */
+class ScriptedFailure extends Schema.TaggedError<ScriptedFailure>()("ScriptedFailure", { message: Schema.String }) {}
+
+/**
+ * The scripted tools of a plan file: each takes any object, and its n-th call gets the n-th
+ * result (calls past the end get the last). Counters are fresh for each call of this function.
+ *
+ * @since 0.1.0
+ */
+export const scriptedTools = (tools: NonNullable<ScenarioFile.PlanFile["tools"]>) =>
+  Object.entries(tools).map(([name, spec]) => {
+    let calls = 0
+    return Tool.make(name, {
+      description: `scripted tool '${name}'`,
+      parameters: Schema.Record(Schema.String, Schema.Unknown),
+      run: () =>
+        Effect.suspend(() => {
+          const result = spec.results[Math.min(calls, spec.results.length - 1)]
+          calls++
+          if (result === undefined || !("ok" in result)) {
+            return Effect.fail(new ScriptedFailure({ message: result?.error ?? "" }))
+          }
+          return Effect.succeed(result.ok)
+        })
+    })
+  })
+
+/**
+ * The rule planner a plan file describes.
+ *
+ * @since 0.1.0
+ */
+export const planner = (file: ScenarioFile.PlanFile) =>
+  RulePlanner.make(
+    file.planner.map((rule) => ({
+      when: rule.when === null || typeof rule.when === "string" ? rule.when : new RegExp(rule.when.pattern),
+      plan: rule.plan.map((s) => Step.make(s.id, s.tool, s.args, s.expected_outcome, s.group))
+    }))
+  )
+
+const show = (value: unknown): string => JSON.stringify(value)
+
+/**
+ * Runs a plan scenario to its verdict (the whole `SessionResult` is available to `onEvent` and
+ * in the outcome). Never fails.
+ *
+ * @since 0.1.0
+ */
+export const run = (
+  scenario: ScenarioFile.Plan,
+  file: string,
+  options?: { readonly onEvent?: ((event: Event.Event) => Effect.Effect<void>) | undefined }
+): Effect.Effect<Verdict.Verdict<Verdict.PlanOutcome>> =>
+  Effect.gen(function* () {
+    const spec = scenario.file
+    const files = Files.makeFiles(spec.files ?? {})
+    const toolset = Toolset.merge(FileTools.english, Toolset.make(...scriptedTools(spec.tools ?? {})))
+    const result: SessionResult.SessionResult = yield* Session.run({
+      goal: spec.goal,
+      planner: planner(spec),
+      toolset,
+      onFailure: spec.onFailure,
+      maxSteps: spec.budgets.maxSteps,
+      maxReplans: spec.budgets.maxReplans,
+      onEvent: options?.onEvent
+    }).pipe(Effect.provideService(Files.Files, files))
+    const finalFiles = yield* files.snapshot
+    const outcome: Verdict.PlanOutcome = {
+      status: result.status,
+      reason: result.reason,
+      executed: result.history.map((step) => step.id),
+      revisions: result.revisions,
+      steps: result.steps,
+      replans: result.replans,
+      files: finalFiles
+    }
+    const failures: Array<Verdict.Failure> = []
+    const expected = spec.expect
+    const compare = (kind: Verdict.Failure["kind"], label: string, want: unknown, got: unknown) => {
+      if (show(want) === show(got)) return
+      failures.push({
+        kind,
+        expected: show(want),
+        seen: show(got),
+        message: `${label}\n  expected: ${show(want)}\n  seen:     ${show(got)}`
+      })
+    }
+    compare("status", "the status differs", expected.status, outcome.status)
+    compare("reason", "the reason differs", expected.reason, outcome.reason)
+    if (expected.executed !== undefined) {
+      compare("executed", "the executed steps differ", expected.executed, outcome.executed)
+    }
+    if (expected.revisions !== undefined) {
+      compare("revisions", "the revisions differ", expected.revisions, outcome.revisions)
+    }
+    if (expected.files !== undefined) {
+      for (const path of differentFiles(expected.files, finalFiles)) {
+        compare("files", `file '${path}' differs after the run`, expected.files[path] ?? null, finalFiles[path] ?? null)
+      }
+    }
+    return {
+      name: scenario.name,
+      file,
+      kind: scenario.kind,
+      reserved: scenario.reserved,
+      passed: failures.length === 0,
+      outcome,
+      failures
+    }
+  })
