@@ -7,6 +7,7 @@
 import { Console, Effect } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
 import * as Demo from "./Demo.ts"
+import * as PlanDemo from "./PlanDemo.ts"
 import type { ExitCode } from "./ExitCode.ts"
 import * as ScenarioCommands from "./ScenarioCommands.ts"
 
@@ -44,9 +45,13 @@ const salmorejo = Command.make(
   ({ lang }) => Demo.salmorejo(lang)
 ).pipe(Command.withDescription("Seed 000: a conversation with two errors, turn by turn"))
 
+const plan = Command.make("plan", {}, () => PlanDemo.plan).pipe(
+  Command.withDescription("Seed 004: plan and execute — every path, with each revision's diff drawn")
+)
+
 const demo = Command.make("demo").pipe(
   Command.withDescription("Walkthroughs of the seeds"),
-  Command.withSubcommands([salmorejo])
+  Command.withSubcommands([salmorejo, plan])
 )
 
 /**

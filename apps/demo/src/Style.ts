@@ -4,11 +4,11 @@
  * @since 0.1.0
  */
 import process from "node:process"
+import { Render } from "@agent-harness/diff"
 import { Report } from "@agent-harness/scenario"
 
 /** @since 0.1.0 */
-export const useColor = (): boolean =>
-  process.stdout.isTTY === true && (process.env.NO_COLOR === undefined || process.env.NO_COLOR === "")
+export const useColor = (): boolean => Render.shouldColor(process.stdout, process.env)
 
 /** The report style for this terminal. @since 0.1.0 */
 export const current = (): Report.Style => (useColor() ? Report.ansi : Report.plain)
