@@ -170,14 +170,21 @@ const quoted = (text: string): string => {
 
 const invalidAnswer = (error: AiError.AiError): InvalidPlan => {
   const reason = error.reason
-  const description = oneLine("description" in reason ? reason.description : error.message)
-  const answer = reason._tag === "StructuredOutputError" && reason.responseText !== "" ? reason.responseText : undefined
-  return new InvalidPlan({
-    reason:
-      answer === undefined
-        ? `the answer is not a plan: ${description}`
-        : `the answer is not a plan: ${description} (answer: ${quoted(answer)})`
-  })
+  switch (reason._tag) {
+    case "StructuredOutputError": {
+      const description = oneLine(reason.description)
+      return new InvalidPlan({
+        reason:
+          reason.responseText === ""
+            ? `the answer is not a plan: ${description}`
+            : `the answer is not a plan: ${description} (answer: ${quoted(reason.responseText)})`
+      })
+    }
+    case "InvalidOutputError":
+      return new InvalidPlan({ reason: `the answer is not a plan: ${oneLine(reason.description)}` })
+    default:
+      return new InvalidPlan({ reason: `the answer is not a plan: ${oneLine(error.message)}` })
+  }
 }
 
 /**

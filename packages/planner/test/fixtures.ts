@@ -74,7 +74,11 @@ export const recording = <E, R>(
   const requests: Array<Planner.Request> = []
   return {
     requests,
-    planner: (request) => Effect.suspend(() => (requests.push(request), planner(request)))
+    planner: (request) =>
+      Effect.suspend(() => {
+        requests.push(request)
+        return planner(request)
+      })
   }
 }
 
