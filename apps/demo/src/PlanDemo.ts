@@ -88,6 +88,8 @@ const lines = (event: Event.Event, memory: Memory, style: Report.Style, color: b
       return [`  ${style.fail("fail")} ${event.id}: ${event.error}${event.not_executed ? style.dim(" (not run)") : ""}`]
     case "step.cached":
       return [`  ${style.dim("kept")} ${event.id}: ${event.result} ${style.dim("(already succeeded; not run again)")}`]
+    case "plan.rejected":
+      return [`${style.fail("plan refused")} (${event.reason}): ${event.detail}`, ...event.plan.map(stepLine)]
     case "session.finished":
       return [`${event.status === "completed" ? style.pass(event.status) : style.fail(event.status)}: ${event.reason}`]
   }

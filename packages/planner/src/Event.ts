@@ -56,6 +56,20 @@ export const PlanDiffed = Schema.Struct({
   diff: PlanDiff.PlanDiff
 })
 
+/**
+ * A plan was refused: it cannot fit in what is left of the step budget (the session ends), or
+ * it is not a valid plan (the reason becomes the next last error).
+ *
+ * @since 0.1.0
+ */
+export const PlanRejected = Schema.Struct({
+  type: Schema.Literal("plan.rejected"),
+  reason: Schema.Literals(["step_budget", "invalid"]),
+  detail: Schema.String,
+  /** The refused plan (empty when it was not a plan at all). */
+  plan: Plan
+})
+
 /** The session ended. @since 0.1.0 */
 export const SessionFinished = Schema.Struct({
   type: Schema.Literal("session.finished"),
@@ -75,6 +89,7 @@ export const Event = Schema.Union([
   StepFailed,
   StepCached,
   PlanDiffed,
+  PlanRejected,
   SessionFinished
 ])
 

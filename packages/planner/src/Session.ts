@@ -115,20 +115,41 @@ export const run = <T extends Tool.Any, E, R>(
         )
       )
 
+    /** Whether a plan has been accepted yet: only later plans are revisions with a diff. */
+    let accepted = false
+
     /** Accepts a plan if it fits in what is left of the step budget. */
     const accept = (plan: Step.Plan, previous: Step.Plan, lastError: string | null) =>
       Effect.gen(function* () {
         if (plan.length === 0) return { _tag: "Failed", reason: "no_plan" } as const satisfies State
-        if (!Budget.canSpend(steps, toRunCount(plan))) return { _tag: "Failed", reason: "step_budget" } as const
-        if (lastError !== null) {
+        const needed = toRunCount(plan)
+        if (!Budget.canSpend(steps, needed)) {
+          yield* emit({
+            type: "plan.rejected",
+            reason: "step_budget",
+            detail: `the plan needs ${needed} step${needed === 1 ? "" : "s"}, ${Budget.remaining(steps)} of ${steps.limit} left`,
+            plan
+          })
+          return { _tag: "Failed", reason: "step_budget" } as const satisfies State
+        }
+        if (accepted && lastError !== null) {
           revision++
           const diff = PlanDiff.diff(previous, plan)
           revisions.push(diff)
           yield* emit({ type: "plan.diff", revision, last_error: lastError, diff })
         }
+        accepted = true
         yield* emit({ type: "plan.created", revision, plan })
         return { _tag: "Exec", plan, run: 0 } as const satisfies State
       })
+
+    /** An invalid plan: shown, then replanned with its reason as the last error. */
+    const reject = (remaining: Step.Plan, invalid: InvalidPlan) =>
+      Effect.as(emit({ type: "plan.rejected", reason: "invalid", detail: invalid.reason, plan: [] }), {
+        _tag: "Replan",
+        remaining,
+        lastError: invalid.message
+      } as const satisfies State)
 
     const exec = (plan: Step.Plan, index: number) =>
       Effect.gen(function* () {
@@ -194,17 +215,13 @@ export const run = <T extends Tool.Any, E, R>(
         if (spent._tag === "Failure") return { _tag: "Failed", reason: "replan_budget" } as const satisfies State
         replans = spent.success
         const asked = yield* ask(lastError)
-        if (asked._tag === "Failure") {
-          return { _tag: "Replan", remaining, lastError: asked.failure.message } as const satisfies State
-        }
+        if (asked._tag === "Failure") return yield* reject(remaining, asked.failure)
         return yield* accept(asked.success, remaining, lastError)
       })
 
     const first = yield* ask(null)
     let state: State =
-      first._tag === "Failure"
-        ? { _tag: "Replan", remaining: [], lastError: first.failure.message }
-        : yield* accept(first.success, [], null)
+      first._tag === "Failure" ? yield* reject([], first.failure) : yield* accept(first.success, [], null)
     while (state._tag === "Exec" || state._tag === "Replan") {
       state =
         state._tag === "Exec" ? yield* exec(state.plan, state.run) : yield* replan(state.remaining, state.lastError)

@@ -132,14 +132,20 @@ const check = (c: Case, result: SessionResult.SessionResult, plannerCalls: numbe
   expect(of("session.finished")).toHaveLength(1)
   const head = events[0]?.type
   if (head === "session.finished") expect(events).toHaveLength(1)
-  else expect(["plan.created", "plan.diff"]).toContain(head)
-  // Each plan.diff is followed by its plan.created; revisions count up from 0 or 1.
+  else expect(["plan.created", "plan.rejected"]).toContain(head)
+  // A plan refused for the step budget ends the session; an invalid one is replanned.
+  events.forEach((e, i) => {
+    if (e.type === "plan.rejected" && e.reason === "step_budget") expect(events[i + 1]?.type).toBe("session.finished")
+  })
+  if (result.reason === "step_budget") expect(events.at(-2)?.type).toBe("plan.rejected")
+  // Each plan.diff is followed by its plan.created; revisions count up from 0.
   events.forEach((e, i) => {
     if (e.type === "plan.diff") expect(events[i + 1]).toMatchObject({ type: "plan.created", revision: e.revision })
   })
   const revisions = created.map((e) => e.revision)
   expect(revisions).toStrictEqual(revisions.map((_, i) => i + (revisions[0] ?? 0)))
-  expect(revisions[0] ?? 0).toBe(diffs.length > 0 && events[0]?.type === "plan.diff" ? 1 : 0)
+  expect(revisions[0] ?? 0).toBe(0)
+  expect(diffs).toHaveLength(Math.max(0, created.length - 1))
   // Status and reason.
   expect(result.status).toBe(SessionResult.statusOf(result.reason))
   if (result.reason === "replan_budget") expect(result.replans).toBe(c.maxReplans)
@@ -210,6 +216,7 @@ describe("Session.run (property)", () => {
         ...["goal_met", "aborted", "step_budget", "replan_budget", "no_plan"].map((r) => `abort/${r}`),
         "plan.created",
         "plan.diff",
+        "plan.rejected",
         "step.started",
         "step.succeeded",
         "step.failed",

@@ -283,7 +283,16 @@ describe("Session.run: budgets", () => {
       expect(result.replans).toBe(2)
       // Only the accepted replan is a revision.
       expect(result.revisions).toStrictEqual([{ removed: [], added: [6, 7, 8, 9, 10, 11, 12], revised: [5] }])
-      expect(types(result.events).slice(-3)).toStrictEqual(["step.started", "step.failed", "session.finished"])
+      expect(types(result.events).slice(-4)).toStrictEqual([
+        "step.started",
+        "step.failed",
+        "plan.rejected",
+        "session.finished"
+      ])
+      const rejected = result.events.at(-2)
+      expect(
+        rejected?.type === "plan.rejected" && [rejected.reason, rejected.detail, rejected.plan.length]
+      ).toStrictEqual(["step_budget", "the plan needs 11 steps, 2 of 15 left", 11])
       expect(result.events.at(-1)).toStrictEqual(finished("failed", "step_budget"))
     })
   )
@@ -340,7 +349,15 @@ describe("Session.run: budgets", () => {
       ])
       expect(a.calls).toHaveLength(0)
       expect(result.history).toStrictEqual([])
-      expect(result.events).toStrictEqual([finished("failed", "step_budget")])
+      expect(result.events).toStrictEqual([
+        {
+          type: "plan.rejected",
+          reason: "step_budget",
+          detail: "the plan needs 4 steps, 3 of 3 left",
+          plan: [step(1, "a"), step(2, "a"), step(3, "a"), step(4, "a")]
+        },
+        finished("failed", "step_budget")
+      ])
     })
   )
 
@@ -549,14 +566,12 @@ describe("Session.run: invalid plans", () => {
         1,
         2
       ])
-      // No plan was accepted before: the first accepted plan is a revision of the empty plan.
-      expect(result.revisions).toStrictEqual([{ removed: [], added: [1, 2], revised: [] }])
-      expect(result.events[0]).toStrictEqual({
-        type: "plan.diff",
-        revision: 1,
-        last_error: lastError,
-        diff: { removed: [], added: [1, 2], revised: [] }
-      })
+      // No plan was accepted before: the first accepted plan is revision 0, with no diff.
+      expect(result.revisions).toStrictEqual([])
+      expect(result.events.slice(0, 2)).toStrictEqual([
+        { type: "plan.rejected", reason: "invalid", detail: "step id 1 appears twice in the plan", plan: [] },
+        { type: "plan.created", revision: 0, plan: [step(1, "a"), step(2, "a", { again: true })] }
+      ])
     })
   )
 
