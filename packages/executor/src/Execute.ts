@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
+import { MessageCatalog, ResponseContract, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Cause, Duration, Effect, Exit, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import type * as Outcome from "./Outcome.ts"
@@ -75,6 +75,7 @@ const failureText = (catalog: MessageCatalog.MessageCatalog, tool: Tool.Any, fai
 
 const fromExit = (
   catalog: MessageCatalog.MessageCatalog,
+  parser: ResponseContract.Parser,
   tool: Tool.Any,
   id: string,
   exit: Exit.Exit<Option.Option<unknown>, unknown>,
@@ -92,8 +93,21 @@ const fromExit = (
         content: catalog.timedOut(ms)
       })
     }
-    const value = exit.value.value
+    let value = exit.value.value
     try {
+      if (tool.envelope) {
+        const parsed = parser(value)
+        if (!parsed.ok) {
+          return Effect.succeed({
+            _tag: "Failed",
+            id,
+            name,
+            failure: { _tag: "StatusError", error_code: parsed.error_code, message: parsed.message },
+            content: catalog.statusError(parsed.error_code, parsed.message)
+          })
+        }
+        value = parsed.answer
+      }
       const content = (tool.content as (value: unknown) => string)(value)
       if (typeof content !== "string") throw new TypeError(`the tool's content function returned ${typeof content}`)
       return Effect.succeed({ _tag: "Succeeded", id, name, value, content })
@@ -140,6 +154,12 @@ const fromExit = (
   })
 }
 
+/** The harness's texts and response parser, read once per call. */
+const harness = Effect.all({
+  catalog: Effect.service(MessageCatalog.MessageCatalog),
+  parser: Effect.service(ResponseContract.ResponseParser)
+})
+
 /**
  * Executes one raw call against a toolset and answers it with an `Outcome`. Never fails,
  * never dies; interruption of the caller passes through.
@@ -163,7 +183,7 @@ export const execute: {
     call: Toolset.RawCall,
     options?: Options
   ): Effect.Effect<Outcome.Outcome, never, Tool.Services<T>> =>
-    Effect.flatMap(Effect.service(MessageCatalog.MessageCatalog), (catalog) => {
+    Effect.flatMap(harness, ({ catalog, parser }) => {
       const decoded = Toolset.decode(toolset, call)
       if (Result.isFailure(decoded)) {
         return Effect.succeed<Outcome.Outcome>({
@@ -180,6 +200,6 @@ export const execute: {
         options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
       const bounded =
         millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
-      return Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, tool, call.id, exit, millis))
+      return Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
     }) as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
 )

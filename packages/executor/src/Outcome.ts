@@ -40,8 +40,20 @@ export interface Interrupted {
   readonly _tag: "Interrupted"
 }
 
+/**
+ * The backend answered with a failure status (the tool-response contract of seed 003): the call
+ * ran, and said it failed.
+ *
+ * @since 0.1.0
+ */
+export interface StatusError {
+  readonly _tag: "StatusError"
+  readonly error_code: string
+  readonly message: string
+}
+
 /** Why a call that ran did not succeed. @since 0.1.0 */
-export type Failure = ToolError | Defect | TimedOut | Interrupted
+export type Failure = ToolError | Defect | TimedOut | Interrupted | StatusError
 
 /** The call passed its schema and ran, but failed. @since 0.1.0 */
 export interface Failed {

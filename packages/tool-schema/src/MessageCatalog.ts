@@ -28,6 +28,8 @@ export interface MessageCatalog {
   readonly timedOut: (millis: number) => string
   /** A tool interrupted itself before it finished; it may have done part of its work. */
   readonly interrupted: string
+  /** A backend answered with a failure status (the tool-response contract). */
+  readonly statusError: (errorCode: string, message: string) => string
 }
 
 const quoteList = (values: ReadonlyArray<string | number | boolean | null>): string =>
@@ -136,7 +138,8 @@ export const english: MessageCatalog = {
   thrownValue: (rendered) => `the tool failed with ${rendered}`,
   emptyError: (name) => `the tool failed with ${name} and no message`,
   timedOut: (millis) => `timed out after ${millis} ms; the call may have partly run`,
-  interrupted: "the tool was interrupted before it finished; the call may have partly run"
+  interrupted: "the tool was interrupted before it finished; the call may have partly run",
+  statusError: (errorCode, message) => (message === "" ? errorCode : `${errorCode}: ${message}`)
 }
 
 /**
@@ -168,7 +171,8 @@ export const spanish: MessageCatalog = {
   thrownValue: (rendered) => `la herramienta ha fallado con ${rendered}`,
   emptyError: (name) => `la herramienta ha fallado con ${name} sin mensaje`,
   timedOut: (millis) => `se ha agotado el tiempo tras ${millis} ms; la llamada puede haberse ejecutado en parte`,
-  interrupted: "la herramienta se ha interrumpido antes de terminar; la llamada puede haberse ejecutado en parte"
+  interrupted: "la herramienta se ha interrumpido antes de terminar; la llamada puede haberse ejecutado en parte",
+  statusError: (errorCode, message) => (message === "" ? errorCode : `${errorCode}: ${message}`)
 }
 
 /**

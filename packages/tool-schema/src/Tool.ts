@@ -90,6 +90,11 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
   readonly content: (value: A) => string
   /** The observation content of a typed failure. */
   readonly failureMessage: (error: E) => string
+  /**
+   * The run function returns the backend's status envelope `{ status, error_code?, content? }`;
+   * the executor reads it with the harness's `ResponseParser` (the tool-response contract).
+   */
+  readonly envelope: boolean
 }
 
 /**
@@ -105,6 +110,7 @@ export interface Any {
   readonly run: (input: never, context: CallContext) => unknown
   readonly content: (value: never) => string
   readonly failureMessage: (error: never) => string
+  readonly envelope: boolean
 }
 
 /** The services a tool needs. @since 0.1.0 */
@@ -161,6 +167,8 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
     readonly run: (input: P["Type"], context: CallContext) => RunResult<A, E, R>
     readonly content?: ((value: A) => string) | undefined
     readonly failureMessage?: ((error: E) => string) | undefined
+    /** The run function returns a status envelope, read by the tool-response contract. */
+    readonly envelope?: boolean | undefined
   }
 ): Tool<Name, P, A, E, R> => ({
   name,
@@ -169,5 +177,6 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
   annotations: { ...defaultAnnotations, ...options.annotations },
   run: options.run,
   content: options.content ?? renderValue,
-  failureMessage: options.failureMessage ?? defaultFailureMessage
+  failureMessage: options.failureMessage ?? defaultFailureMessage,
+  envelope: options.envelope ?? false
 })
