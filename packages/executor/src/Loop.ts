@@ -14,6 +14,7 @@ import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
 import { Model, ModelError } from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
+import * as Trace from "./Trace.ts"
 
 /**
  * Why the loop stopped: a reply without tool calls (`end`), the turn budget spent
@@ -92,21 +93,32 @@ export const run = <T extends Tool.Any>(
 ): Effect.Effect<Result, ModelError, Model | Tool.Services<T>> =>
   Effect.gen(function* () {
     const model = yield* Model
+    const trace = yield* Effect.service(Trace.Trace)
+    const record = (event: Trace.Event) => (trace === Trace.none ? Effect.void : trace.record(event))
     let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
     const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
     const concurrency = options.concurrency ?? 1
     const executeOptions: Execute.Options = { timeout: options.timeout }
     const messages: Array<Message.Message> = [...options.messages]
     const turns: Array<Turn> = []
+    yield* record({
+      type: "start",
+      messages: options.messages,
+      max_turns: budget.limit - budget.used,
+      tools: options.toolset.tools.map((tool) => tool.name)
+    })
     const finish = (stop: StopReason, text: string | undefined) =>
-      Effect.as(
-        model.complete === undefined
-          ? Effect.void
-          : Effect.mapError(
-              model.complete(messages),
-              (reason) => new ModelError({ turn: Math.max(turns.length, 1), reason })
-            ),
-        { stop, text, messages, turns, budget }
+      Effect.andThen(
+        record({ type: "stop", stop, ...(text === undefined ? {} : { text }), turns: turns.length }),
+        Effect.as(
+          model.complete === undefined
+            ? Effect.void
+            : Effect.mapError(
+                model.complete(messages),
+                (reason) => new ModelError({ turn: Math.max(turns.length, 1), reason })
+              ),
+          { stop, text, messages, turns, budget }
+        )
       )
     while (true) {
       const spent = Budget.spend(budget, 1)
@@ -116,19 +128,27 @@ export const run = <T extends Tool.Any>(
       }
       budget = spent.success
       const turn = turns.length + 1
-      const reply = yield* Effect.mapError(
-        model.reply({ messages: [...messages], toolset: options.toolset }),
-        (reason) => new ModelError({ turn, reason })
+      yield* record({ type: "model.request", turn, messages: messages.length })
+      const reply = yield* model.reply({ messages: [...messages], toolset: options.toolset }).pipe(
+        Effect.tapError((reason) => record({ type: "model.failed", turn, message: reason.message })),
+        Effect.mapError((reason) => new ModelError({ turn, reason }))
       )
+      yield* record({ type: "model.reply", turn, reply })
       messages.push(Message.assistant(reply))
       const calls = Message.toolUses(reply)
       if (calls.length === 0) {
         turns.push({ turn, reply, outcomes: [] })
         return yield* finish("end", Message.replyText(reply))
       }
-      const outcomes = yield* Effect.forEach(calls, (call) => Execute.execute(options.toolset, call, executeOptions), {
-        concurrency
-      })
+      const outcomes = yield* Effect.forEach(
+        calls,
+        (call) =>
+          Effect.andThen(record({ type: "call", turn, call }), Execute.execute(options.toolset, call, executeOptions)),
+        { concurrency }
+      )
+      for (const outcome of outcomes) {
+        yield* record({ type: "observation", turn, outcome: outcome._tag, result: Outcome.toToolResult(outcome) })
+      }
       const current: Turn = { turn, reply, outcomes }
       turns.push(current)
       if (options.onTurn !== undefined) yield* options.onTurn(current)

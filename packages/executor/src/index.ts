@@ -16,3 +16,5 @@ export * as Message from "./Message.ts"
 export * as Model from "./Model.ts"
 /** @since 0.1.0 */
 export * as Outcome from "./Outcome.ts"
+/** @since 0.1.0 */
+export * as Trace from "./Trace.ts"
