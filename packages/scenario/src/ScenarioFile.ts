@@ -196,7 +196,13 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
   }
 })
 
-const parseOptions = { errors: "first", onExcessProperty: "error", reportInput: true } as const
+/**
+ * How scenario files (and traces) are decoded: the first problem, unexpected fields refused,
+ * the rejected value reported.
+ *
+ * @since 0.1.0
+ */
+export const parseOptions = { errors: "first", onExcessProperty: "error", reportInput: true } as const
 
 const decodeConversation = SchemaParser.decodeUnknownResult(ConversationFile)
 const decodePlan = SchemaParser.decodeUnknownResult(PlanFile)
@@ -235,18 +241,22 @@ const checkPlan = (file: string, scenario: PlanFile): InvalidScenario | undefine
   return undefined
 }
 
-const firstIssue = (
-  file: string,
-  issue: SchemaIssue.Issue,
-  prefix: ReadonlyArray<PropertyKey> = []
-): InvalidScenario => {
+/**
+ * The first problem of a Schema issue: its JSON path as text and what is wrong, in the words
+ * scenario files use (`missing`, `unexpected field`, `expected string, got 1`).
+ *
+ * @since 0.1.0
+ */
+export const firstProblem = (issue: SchemaIssue.Issue): { readonly path: string; readonly problem: string } => {
   const first = formatter(issue).issues[0]
-  return new InvalidScenario({
-    file,
-    path: pathText([...prefix, ...(first?.path ?? []).map((s) => (typeof s === "object" ? s.key : s))]),
+  return {
+    path: pathText((first?.path ?? []).map((s) => (typeof s === "object" ? s.key : s))),
     problem: lowerFirst(first?.message ?? "invalid")
-  })
+  }
 }
+
+const firstIssue = (file: string, issue: SchemaIssue.Issue): InvalidScenario =>
+  new InvalidScenario({ file, ...firstProblem(issue) })
 
 const checkScript = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
   for (const [t, turn] of scenario.turns.entries()) {

@@ -6,6 +6,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Capture from "./Capture.ts"
+/** @since 0.1.0 */
 export * as Conversation from "./Conversation.ts"
 /** @since 0.1.0 */
 export * as PlanScenario from "./PlanScenario.ts"
