@@ -6,9 +6,11 @@
  */
 import { Console, Effect } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
+import { Variant } from "@agent-harness/scenario"
 import * as Demo from "./Demo.ts"
 import * as PlanDemo from "./PlanDemo.ts"
 import type { ExitCode } from "./ExitCode.ts"
+import * as RegressDemo from "./RegressDemo.ts"
 import * as ScenarioCommands from "./ScenarioCommands.ts"
 
 const json = Flag.Boolean("json").pipe(
@@ -16,10 +18,15 @@ const json = Flag.Boolean("json").pipe(
   Flag.withDescription("print one JSON object per scenario")
 )
 
+const variant = Flag.Literals("variant", Variant.names).pipe(
+  Flag.withDefault("fixed"),
+  Flag.withDescription("the harness variant: fixed (the tool-response contract) or before (the seed's bug)")
+)
+
 const run = Command.make(
   "run",
-  { file: Argument.String("file").pipe(Argument.withDescription("a scenario file")), json },
-  ({ file, json }) => ScenarioCommands.run(file, json)
+  { file: Argument.String("file").pipe(Argument.withDescription("a scenario file")), json, variant },
+  ({ file, json, variant }) => ScenarioCommands.run(file, json, Variant.byName[variant])
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
 
 const test = Command.make(
@@ -29,9 +36,10 @@ const test = Command.make(
       Argument.withDescription("scenario files or folders (every *.json under them)"),
       Argument.atLeast(1)
     ),
-    json
+    json,
+    variant
   },
-  ({ paths, json }) => ScenarioCommands.test(paths, json)
+  ({ paths, json, variant }) => ScenarioCommands.test(paths, json, Variant.byName[variant])
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 
 const salmorejo = Command.make(
@@ -49,9 +57,13 @@ const plan = Command.make("plan", {}, () => PlanDemo.plan).pipe(
   Command.withDescription("Seed 004: plan and execute — every path, with each revision's diff drawn")
 )
 
+const regress = Command.make("regress", { variant }, ({ variant }) =>
+  RegressDemo.regress(Variant.byName[variant])
+).pipe(Command.withDescription("Seed 003: from an agent failure to a regression test — trace, criterion, cases, runs"))
+
 const demo = Command.make("demo").pipe(
   Command.withDescription("Walkthroughs of the seeds"),
-  Command.withSubcommands([salmorejo, plan])
+  Command.withSubcommands([salmorejo, plan, regress])
 )
 
 /**

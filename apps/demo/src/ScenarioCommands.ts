@@ -3,49 +3,64 @@
  *
  * @since 0.1.0
  */
-import { Report, Suite } from "@agent-harness/scenario"
+import { Report, Suite, Variant } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem, type Path, Result } from "effect"
 import * as ExitCode from "./ExitCode.ts"
 import * as Style from "./Style.ts"
 
+/** Under a variant other than the default, the human report opens with a line naming it. */
+const announce = (variant: Variant.Variant, json: boolean, style: Report.Style) =>
+  json || variant.name === Variant.defaultVariant.name ? Effect.void : Console.log(Report.variantLine(variant, style))
+
 /**
- * Runs one scenario file: its verdict (or why the file is invalid), exit 0 / 1 / 2.
+ * Runs one scenario file under a harness variant: its verdict (or why the file is invalid),
+ * exit 0 / 1 / 2.
  *
  * @since 0.1.0
  */
-export const run = (file: string, json: boolean): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const run = (
+  file: string,
+  json: boolean,
+  variant: Variant.Variant = Variant.defaultVariant
+): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const style = Style.current()
     const loaded = yield* Effect.result(Suite.load(file))
     if (Result.isFailure(loaded)) {
       yield* json
-        ? Console.log(Report.invalidJson(loaded.failure))
+        ? Console.log(Report.invalidJson(loaded.failure, variant.name))
         : Console.error(Report.invalid(loaded.failure, style))
       return yield* ExitCode.invalid
     }
-    const verdict = yield* Suite.run(loaded.success, file)
+    yield* announce(variant, json, style)
+    const verdict = yield* Suite.run(loaded.success, file, variant)
     yield* Console.log(json ? Report.json(verdict) : Report.verdict(verdict, style))
     if (!verdict.passed) return yield* ExitCode.failed
   })
 
 /**
- * Runs every scenario under the paths: a line each, reserved cases on their own line, then
- * `N passed, N failed`. Exit 2 if any file is invalid, else 1 if any failed.
+ * Runs every scenario under the paths under a harness variant: a line each, reserved cases on
+ * their own line, then `N passed, N failed`. Exit 2 if any file is invalid, else 1 if any
+ * failed.
  *
  * @since 0.1.0
  */
 export const test = (
   paths: ReadonlyArray<string>,
-  json: boolean
+  json: boolean,
+  variant: Variant.Variant = Variant.defaultVariant
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const style = Style.current()
     const files = yield* Effect.result(Suite.collect(paths))
     if (Result.isFailure(files)) {
-      yield* json ? Console.log(Report.invalidJson(files.failure)) : Console.error(Report.invalid(files.failure, style))
+      yield* json
+        ? Console.log(Report.invalidJson(files.failure, variant.name))
+        : Console.error(Report.invalid(files.failure, style))
       return yield* ExitCode.invalid
     }
-    const entries = yield* Suite.runAll(files.success)
+    yield* announce(variant, json, style)
+    const entries = yield* Suite.runAll(files.success, variant)
     const verdicts = []
     let invalid = 0
     for (const entry of entries) {
@@ -54,7 +69,9 @@ export const test = (
         yield* Console.log(json ? Report.json(entry.success) : Report.verdict(entry.success, style))
       } else {
         invalid++
-        yield* Console.log(json ? Report.invalidJson(entry.failure) : Report.invalid(entry.failure, style))
+        yield* Console.log(
+          json ? Report.invalidJson(entry.failure, variant.name) : Report.invalid(entry.failure, style)
+        )
       }
     }
     const totals = Report.totals(verdicts, invalid)

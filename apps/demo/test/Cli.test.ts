@@ -7,7 +7,12 @@ import { spawnSync } from "node:child_process"
 import process from "node:process"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
+  at,
+  caseIds,
+  catalogo,
+  catalogoTimeout,
   demoDir,
+  loadJson,
   jsonFilesUnder,
   salmorejo,
   salmorejoEn,
@@ -293,6 +298,220 @@ describe("harness demo salmorejo", () => {
     ]) {
       assert.include(r.lines, line)
     }
+  })
+})
+
+const beforeLine =
+  "variant: before — the seed's bug: a response with content is taken as the answer, whatever its status"
+const casesName = "catalogo.buscar: response contract (seed 003)"
+
+describe("harness demo regress", () => {
+  const steps = (lines: ReadonlyArray<string>) => lines.filter((l) => /^\d\. /.test(l)).map((l) => l.slice(0, 2))
+
+  it(
+    "--variant before: exit 1; reg-001 and res-001 fail, both controls pass, the reserved case on its own line",
+    SLOW,
+    () => {
+      const r = harness(["demo", "regress", "--variant", "before"])
+      assert.strictEqual(r.code, 1, r.stderr)
+      assert.deepStrictEqual(steps(r.lines), ["1.", "2.", "3.", "4.", "5.", "6."])
+      const run = r.lines.slice(r.lines.indexOf("4. Baseline: the before variant on all 4 cases") + 1)
+      assert.deepStrictEqual(
+        run.filter((l) => /^ {3}(PASS|FAIL|reserved:) /.test(l)),
+        [
+          `   FAIL ${caseIds.reg} regression`,
+          `   PASS ${caseIds.ctl1} control`,
+          `   PASS ${caseIds.ctl2} control`,
+          `   reserved: FAIL ${caseIds.res}`
+        ]
+      )
+      assert.include(r.lines, "   2 passed, 2 failed (reserved: 0 passed, 1 failed) → exit 1")
+      assert.include(r.lines, '   call:     c1 catalogo.buscar({"titulo":"El faro de las mareas lentas"})')
+      assert.include(
+        r.lines,
+        `   the before parser made of it: {"ok":true,"answer":"Tiempo de espera agotado: el catálogo no respondió en 5 segundos."}`
+      )
+      assert.include(r.lines, "   run it: harness demo regress --variant fixed")
+    }
+  )
+
+  it("--variant fixed: exit 0; every case passes, the reserved case on its own line", SLOW, () => {
+    const r = harness(["demo", "regress", "--variant", "fixed"])
+    assert.strictEqual(r.code, 0, r.stderr)
+    assert.deepStrictEqual(steps(r.lines), ["1.", "2.", "3.", "4.", "5.", "6."])
+    const run = r.lines.slice(r.lines.indexOf("6. Re-evaluation: the fixed variant on the same 4 cases") + 1)
+    assert.deepStrictEqual(run.slice(0, 5), [
+      `   PASS ${caseIds.reg} regression`,
+      `   PASS ${caseIds.ctl1} control`,
+      `   PASS ${caseIds.ctl2} control`,
+      `   reserved: PASS ${caseIds.res}`,
+      "   4 passed, 0 failed (reserved: 1 passed, 0 failed) → exit 0"
+    ])
+    assert.notInclude(r.stdout, "FAIL")
+  })
+
+  it("fixed is the default; an unknown variant is a usage error", SLOW, () => {
+    assert.strictEqual(harness(["demo", "regress"]).code, 0)
+    const bad = harness(["demo", "regress", "--variant", "after"])
+    assert.strictEqual(bad.code, 2)
+    assert.include(bad.stderr, "after")
+  })
+})
+
+describe("--variant on run and test", () => {
+  it("run a case file under before: exit 1, a line naming the variant, a line per case", SLOW, () => {
+    const r = harness(["run", catalogo, "--variant", "before"])
+    assert.strictEqual(r.code, 1, r.stderr)
+    assert.strictEqual(r.lines[0], beforeLine)
+    assert.strictEqual(r.lines[1], `FAIL ${casesName} (4 cases, 2 failed)`)
+    assert.deepStrictEqual(
+      r.lines.filter((l) => /^ {4}\S/.test(l)),
+      [
+        `    FAIL ${caseIds.reg} regression`,
+        `    PASS ${caseIds.ctl1} control`,
+        `    PASS ${caseIds.ctl2} control`,
+        `    reserved: FAIL ${caseIds.res}`
+      ]
+    )
+    assert.include(
+      r.lines,
+      `      seen:     {"ok":true,"answer":"El catálogo está en mantenimiento; vuelve a intentarlo más tarde."}`
+    )
+  })
+
+  it("run a case file under fixed (the default): exit 0 and no variant line", SLOW, () => {
+    for (const args of [
+      ["run", catalogo],
+      ["run", "--variant", "fixed", catalogo]
+    ]) {
+      const r = harness(args)
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.deepStrictEqual(r.lines, [
+        `PASS ${casesName} (4 cases, 0 failed)`,
+        `    PASS ${caseIds.reg} regression`,
+        `    PASS ${caseIds.ctl1} control`,
+        `    PASS ${caseIds.ctl2} control`,
+        `    reserved: PASS ${caseIds.res}`
+      ])
+    }
+  })
+
+  it("run --json: the verdict names its variant", SLOW, () => {
+    const before = harness(["run", catalogo, "--json", "--variant", "before"])
+    assert.strictEqual(before.code, 1)
+    assert.strictEqual(before.lines.length, 1)
+    const v = verdictObject(before.lines[0] ?? "")
+    assert.strictEqual(v.variant, "before")
+    assert.strictEqual(v.kind, "response-cases")
+    const fixed = verdictObject(harness(["run", salmorejoEs, "--json"]).lines[0] ?? "")
+    assert.strictEqual(fixed.variant, "fixed")
+  })
+
+  it("a conversation with an envelope tool: passes under fixed, diverges under before", SLOW, () => {
+    assert.strictEqual(harness(["run", catalogoTimeout]).code, 0)
+    const r = harness(["run", catalogoTimeout, "--variant", "before"])
+    assert.strictEqual(r.code, 1)
+    assert.include(r.lines, "    turn 1, tool_use_id c1: a different observation")
+  })
+
+  it(
+    "test under before: the variant line first, the case file fails, the reserved line counts its reserved case",
+    SLOW,
+    () => {
+      const r = harness(["test", "--variant", "before", "scenarios/regress"])
+      assert.strictEqual(r.code, 1, r.stderr)
+      assert.strictEqual(r.lines[0], beforeLine)
+      assert.deepStrictEqual(r.lines.slice(-2), ["reserved: 0 passed, 1 failed", "0 passed, 2 failed"])
+    }
+  )
+
+  it("test under fixed: the shipped scenarios all pass", SLOW, () => {
+    const r = harness(["test", "scenarios", "--variant", "fixed"])
+    assert.strictEqual(r.code, 0, r.stdout)
+    assert.notStrictEqual(r.lines[0]?.startsWith("variant:"), true)
+    assert.match(r.lines.at(-1) ?? "", /^\d+ passed, 0 failed$/)
+  })
+
+  it("test --json: every object names the variant, invalid files too", SLOW, () => {
+    const bad = temp.write("variant-json/bad.json", { format: 1, kind: "response-cases", cases: [] })
+    const r = harness(["test", "--json", "--variant", "before", "scenarios/regress", bad])
+    assert.strictEqual(r.code, 2)
+    const objects = r.lines.map(verdictObject)
+    assert.deepStrictEqual(
+      objects.map((o) => o.variant),
+      ["before", "before", "before"]
+    )
+  })
+})
+
+describe("malformed case files", () => {
+  const broken = (edit: (json: ReturnType<typeof loadJson>) => void) => {
+    const json = loadJson(catalogo)
+    edit(json)
+    return json
+  }
+
+  it("run: exit 2, naming the file and the JSON path of the bad field", SLOW, () => {
+    const file = temp.write(
+      "cases/role.json",
+      broken((json) => {
+        at(json, "cases", 2).role = "held-out"
+      })
+    )
+    const r = harness(["run", file])
+    assert.strictEqual(r.code, 2)
+    assert.strictEqual(r.stdout, "")
+    assert.strictEqual(
+      r.stderr,
+      `INVALID ${file}: cases[2].role: expected "regression" | "control" | "reserved", got "held-out"\n`
+    )
+  })
+
+  it("run under before: still exit 2, nothing runs", SLOW, () => {
+    const file = temp.write(
+      "cases/missing-expected.json",
+      broken((json) => {
+        delete at(json, "cases", 1).expected
+      })
+    )
+    const r = harness(["run", file, "--variant", "before"])
+    assert.strictEqual(r.code, 2)
+    assert.strictEqual(r.stdout, "")
+    assert.strictEqual(r.stderr, `INVALID ${file}: cases[1].expected: missing\n`)
+  })
+
+  it("test: exit 2, the INVALID line among the verdicts", SLOW, () => {
+    const file = temp.write(
+      "cases-suite/dup.json",
+      broken((json) => {
+        at(json, "cases", 3).id = caseIds.ctl1
+      })
+    )
+    temp.write("cases-suite/good.json", loadJson(catalogo))
+    const r = harness(["test", temp.path("cases-suite")])
+    assert.strictEqual(r.code, 2)
+    assert.include(r.lines, `INVALID ${file}: cases[3].id: case id '${caseIds.ctl1}' appears twice`)
+    assert.deepStrictEqual(r.lines.slice(-3), [
+      "reserved: 1 passed, 0 failed",
+      "1 invalid file (counted as failed)",
+      "1 passed, 1 failed"
+    ])
+  })
+
+  it("--json: one object with the path", SLOW, () => {
+    const file = temp.write(
+      "cases/response.json",
+      broken((json) => {
+        at(json, "cases", 0).response = "TIMEOUT"
+      })
+    )
+    const r = harness(["run", file, "--json"])
+    assert.strictEqual(r.code, 2)
+    const v = verdictObject(r.lines[0] ?? "")
+    assert.deepStrictEqual(
+      [v.valid, v.variant, (v.failures as Array<{ path: string }>)[0]?.path],
+      [false, "fixed", "cases[0].response"]
+    )
   })
 })
 

@@ -3,7 +3,7 @@ import { Message } from "@agent-harness/executor"
 import { ScriptedModel } from "@agent-harness/scripted-model"
 import { Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { LanguageModel } from "effect/ai"
 import { ModelPlanner, Session } from "../src/index.ts"
 import { fail, ok, scriptedTool } from "./fixtures.ts"
@@ -30,7 +30,7 @@ describe("ModelPlanner with the scripted model", () => {
         toolset,
         maxSteps: 5,
         maxReplans: 1
-      }).pipe(Effect.provide(Layer.succeed(LanguageModel.LanguageModel, model)))
+      }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
       expect([result.status, result.reason]).toStrictEqual(["completed", "goal_met"])
       expect(result.history.map((s) => [s.id, s.result ?? s.error])).toStrictEqual([
         [1, "TIMEOUT: no answer"],
@@ -57,7 +57,7 @@ describe("ModelPlanner with the scripted model", () => {
         toolset,
         maxSteps: 2,
         maxReplans: 1
-      }).pipe(Effect.provide(Layer.succeed(LanguageModel.LanguageModel, model)))
+      }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
       expect([result.status, result.reason, result.replans]).toStrictEqual(["completed", "goal_met", 1])
       expect(result.events[0]?.type).toBe("plan.rejected")
     })

@@ -7,9 +7,11 @@
 import { Loop, Message, type Model } from "@agent-harness/executor"
 import { Files, FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
-import { MessageCatalog } from "@agent-harness/tool-schema"
+import { MessageCatalog, Toolset } from "@agent-harness/tool-schema"
 import { Effect, Result } from "effect"
 import type * as ScenarioFile from "./ScenarioFile.ts"
+import * as ScriptedTools from "./ScriptedTools.ts"
+import * as Variant from "./Variant.ts"
 import type * as Verdict from "./Verdict.ts"
 
 /**
@@ -87,22 +89,36 @@ export const differentFiles = (
 }
 
 /**
- * Runs a conversation scenario to its verdict. Never fails: a run that leaves its script is a
- * failed verdict. `onTurn` sees each turn as it happens (for walkthroughs).
+ * The tools of a conversation file: the file tools of its locale, and its scripted tools
+ * (which replace file tools of the same name). Counters start afresh on each call.
+ *
+ * @since 0.1.0
+ */
+export const toolset = (file: ScenarioFile.ConversationFile) =>
+  Toolset.merge(FileTools.forLocale(file.locale ?? "en"), Toolset.make(...ScriptedTools.make(file.tools ?? {})))
+
+/**
+ * Runs a conversation scenario to its verdict, under a harness variant (default `fixed`). Never
+ * fails: a run that leaves its script is a failed verdict. `onTurn` sees each turn as it
+ * happens (for walkthroughs).
  *
  * @since 0.1.0
  */
 export const run = (
   scenario: ScenarioFile.Conversation,
   file: string,
-  options?: { readonly onTurn?: ((turn: Loop.Turn) => Effect.Effect<void>) | undefined }
+  options?: {
+    readonly onTurn?: ((turn: Loop.Turn) => Effect.Effect<void>) | undefined
+    readonly variant?: Variant.Variant | undefined
+  }
 ): Effect.Effect<Verdict.Verdict<Verdict.ConversationOutcome>> =>
   Effect.gen(function* () {
     const spec = scenario.file
     const locale = spec.locale ?? "en"
+    const variant = options?.variant ?? Variant.defaultVariant
     const files = Files.makeFiles(spec.files ?? {})
     const played = yield* Loop.run({
-      toolset: FileTools.forLocale(locale),
+      toolset: toolset(spec),
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
       onTurn: options?.onTurn
@@ -110,10 +126,11 @@ export const run = (
       Effect.provide(ScriptedModel.layer(script(spec))),
       Effect.provideService(Files.Files, files),
       Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[locale]),
+      Variant.provide(variant),
       Effect.result
     )
     const finalFiles = yield* files.snapshot
-    const base = { name: scenario.name, file, kind: scenario.kind, reserved: scenario.reserved }
+    const base = { name: scenario.name, file, kind: scenario.kind, variant: variant.name, reserved: scenario.reserved }
     if (Result.isFailure(played)) {
       const failure = fromModelError(played.failure)
       return {

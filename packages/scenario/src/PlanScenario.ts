@@ -7,14 +7,13 @@
  */
 import { Files, FileTools } from "@agent-harness/file-tools"
 import { type Event, RulePlanner, Session, type SessionResult, Step } from "@agent-harness/planner"
-import { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Effect, Schema } from "effect"
+import { Toolset } from "@agent-harness/tool-schema"
+import { Effect } from "effect"
 import { differentFiles } from "./Conversation.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
+import * as ScriptedTools from "./ScriptedTools.ts"
+import * as Variant from "./Variant.ts"
 import type * as Verdict from "./Verdict.ts"
-
-/** A scripted tool's failure: its message is what the step's error reads. */
-class ScriptedFailure extends Schema.TaggedError<ScriptedFailure>()("ScriptedFailure", { message: Schema.String }) {}
 
 /**
  * The scripted tools of a plan file: each takes any object, and its n-th call gets the n-th
@@ -22,23 +21,7 @@ class ScriptedFailure extends Schema.TaggedError<ScriptedFailure>()("ScriptedFai
  *
  * @since 0.1.0
  */
-export const scriptedTools = (tools: NonNullable<ScenarioFile.PlanFile["tools"]>) =>
-  Object.entries(tools).map(([name, spec]) => {
-    let calls = 0
-    return Tool.make(name, {
-      description: `scripted tool '${name}'`,
-      parameters: Schema.Record(Schema.String, Schema.Unknown),
-      run: () =>
-        Effect.suspend(() => {
-          const result = spec.results[Math.min(calls, spec.results.length - 1)]
-          calls++
-          if (result === undefined || !("ok" in result)) {
-            return Effect.fail(new ScriptedFailure({ message: result?.error ?? "" }))
-          }
-          return Effect.succeed(result.ok)
-        })
-    })
-  })
+export const scriptedTools = (tools: NonNullable<ScenarioFile.PlanFile["tools"]>) => ScriptedTools.make(tools)
 
 /**
  * The rule planner a plan file describes.
@@ -56,17 +39,22 @@ export const planner = (file: ScenarioFile.PlanFile) =>
 const show = (value: unknown): string => JSON.stringify(value)
 
 /**
- * Runs a plan scenario to its verdict (the whole `SessionResult` is available to `onEvent` and
- * in the outcome). Never fails.
+ * Runs a plan scenario to its verdict under a harness variant (the whole `SessionResult` is
+ * available to `onEvent` and in the outcome). Never fails.
  *
  * @since 0.1.0
  */
 export const run = (
   scenario: ScenarioFile.Plan,
   file: string,
-  options?: { readonly onEvent?: ((event: Event.Event) => Effect.Effect<void>) | undefined }
+  options?: {
+    readonly onEvent?: ((event: Event.Event) => Effect.Effect<void>) | undefined
+    /** The harness variant (its response parser); default `fixed`. */
+    readonly variant?: Variant.Variant | undefined
+  }
 ): Effect.Effect<Verdict.Verdict<Verdict.PlanOutcome>> =>
   Effect.gen(function* () {
+    const variant = options?.variant ?? Variant.defaultVariant
     const spec = scenario.file
     const files = Files.makeFiles(spec.files ?? {})
     const toolset = Toolset.merge(FileTools.english, Toolset.make(...scriptedTools(spec.tools ?? {})))
@@ -78,7 +66,7 @@ export const run = (
       maxSteps: spec.budgets.maxSteps,
       maxReplans: spec.budgets.maxReplans,
       onEvent: options?.onEvent
-    }).pipe(Effect.provideService(Files.Files, files))
+    }).pipe(Effect.provideService(Files.Files, files), Variant.provide(variant))
     const finalFiles = yield* files.snapshot
     const outcome: Verdict.PlanOutcome = {
       status: result.status,
@@ -117,6 +105,7 @@ export const run = (
       name: scenario.name,
       file,
       kind: scenario.kind,
+      variant: variant.name,
       reserved: scenario.reserved,
       passed: failures.length === 0,
       outcome,

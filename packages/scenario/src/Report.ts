@@ -43,23 +43,61 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" 
  *
  * @since 0.1.0
  */
-export const summary = (outcome: Verdict.Outcome): string =>
-  "stop" in outcome
+export const summary = (outcome: Verdict.Outcome): string => {
+  if ("cases" in outcome) {
+    const failed = outcome.cases.filter((c) => !c.passed).length
+    return `${plural(outcome.cases.length, "case")}, ${failed} failed`
+  }
+  return "stop" in outcome
     ? `${outcome.stop}, ${plural(outcome.turns, "model call")}`
     : `${outcome.status}/${outcome.reason}, ${plural(outcome.steps, "step")}, ${plural(outcome.replans, "replan")}`
+}
+
+const mark = (passed: boolean, style: Style): string => (passed ? style.pass("PASS") : style.fail("FAIL"))
+
+const show = (value: unknown): string => JSON.stringify(value) ?? "undefined"
 
 /**
- * The lines for one verdict: `PASS name` or `FAIL name`, then each failure indented.
+ * The lines for the cases of a `response-cases` verdict: `PASS id role` (or `FAIL`, with the
+ * expected and the seen reading under it), one per case in file order, then each reserved case
+ * on its own `reserved: PASS id` line.
+ *
+ * @since 0.1.0
+ */
+export const cases = (outcome: Verdict.CasesOutcome, style: Style = plain): ReadonlyArray<string> => {
+  const line = (c: Verdict.CaseVerdict, head: string): ReadonlyArray<string> =>
+    c.passed ? [head] : [head, `  expected: ${show(c.expected)}`, `  seen:     ${show(c.seen)}`]
+  return [
+    ...outcome.cases
+      .filter((c) => c.role !== "reserved")
+      .flatMap((c) => line(c, `${mark(c.passed, style)} ${c.id} ${c.role}`)),
+    ...outcome.cases
+      .filter((c) => c.role === "reserved")
+      .flatMap((c) => line(c, `reserved: ${mark(c.passed, style)} ${c.id}`))
+  ]
+}
+
+/**
+ * The lines for one verdict: `PASS name` or `FAIL name`, then each failure indented; for a
+ * `response-cases` scenario, a line per case instead (`cases`).
  *
  * @since 0.1.0
  */
 export const verdict = (v: Verdict.Verdict, style: Style = plain): string => {
-  const mark = v.passed ? style.pass("PASS") : style.fail("FAIL")
   const reserved = v.reserved ? " [reserved]" : ""
   const detail = style.dim(`(${summary(v.outcome)})`)
-  const head = `${mark} ${v.name}${reserved} ${detail}`
-  return [head, ...v.failures.map((f) => indent(f.message, "    "))].join("\n")
+  const head = `${mark(v.passed, style)} ${v.name}${reserved} ${detail}`
+  const body = "cases" in v.outcome ? cases(v.outcome, style) : v.failures.map((f) => f.message)
+  return [head, ...body.map((text) => indent(text, "    "))].join("\n")
 }
+
+/**
+ * The line that opens a report under a variant other than the default: `variant: before (...)`.
+ *
+ * @since 0.1.0
+ */
+export const variantLine = (variant: { readonly name: string; readonly summary: string }, style: Style = plain) =>
+  style.dim(`variant: ${variant.name} — ${variant.summary}`)
 
 /**
  * The line for an invalid file.
@@ -83,7 +121,9 @@ export interface Totals {
 }
 
 /**
- * Counts verdicts (reserved cases count in the totals and again on their own).
+ * Counts verdicts (reserved scenarios count in the totals and again on their own; so do the
+ * reserved cases of a `response-cases` scenario that is not itself reserved, whose file counts
+ * in the totals).
  *
  * @since 0.1.0
  */
@@ -94,6 +134,9 @@ export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: n
   for (const v of verdicts) {
     if (v.passed) passed++
     if (v.reserved) v.passed ? reservedPassed++ : reservedFailed++
+    else if ("cases" in v.outcome) {
+      for (const c of v.outcome.cases) if (c.role === "reserved") c.passed ? reservedPassed++ : reservedFailed++
+    }
   }
   return {
     passed,
@@ -131,11 +174,12 @@ export const json = (v: Verdict.Verdict): string => JSON.stringify(v)
  *
  * @since 0.1.0
  */
-export const invalidJson = (error: ScenarioFile.InvalidScenario): string =>
+export const invalidJson = (error: ScenarioFile.InvalidScenario, variant?: string): string =>
   JSON.stringify({
     name: error.file,
     file: error.file,
     kind: null,
+    ...(variant === undefined ? {} : { variant }),
     passed: false,
     reserved: false,
     valid: false,

@@ -45,6 +45,28 @@ export const Common = {
   reserved: Schema.optionalKey(Schema.Boolean)
 }
 
+/** What a non-envelope scripted tool answers: a success text or an error text. @since 0.1.0 */
+export const ScriptedResult = Schema.Union([
+  Schema.Struct({ ok: Schema.String }),
+  Schema.Struct({ error: Schema.String })
+]).annotate({
+  expected: `{ "ok": string } or { "error": string }`
+})
+
+/**
+ * A scripted tool of a conversation (an extension of format 1): the n-th call gets the n-th
+ * result, calls past the end the last. With `envelope: true` a result is any JSON value, the
+ * backend's status envelope, read by the variant's response parser; otherwise each result is
+ * `{ "ok": string }` or `{ "error": string }` (checked after decoding, with its path).
+ *
+ * @since 0.1.0
+ */
+export const ConversationTool = Schema.Struct({
+  description: Schema.optionalKey(Schema.String),
+  envelope: Schema.optionalKey(Schema.Boolean),
+  results: Schema.Array(Schema.Unknown).check(Schema.isMinLength(1))
+})
+
 /** A `conversation` scenario file (seed 000). @since 0.1.0 */
 export const ConversationFile = Schema.Struct({
   ...Common,
@@ -53,6 +75,7 @@ export const ConversationFile = Schema.Struct({
   system: Schema.optionalKey(Schema.String),
   user: Schema.optionalKey(Schema.String),
   files: Schema.optionalKey(FileMap),
+  tools: Schema.optionalKey(Schema.Record(Schema.String, ConversationTool)),
   maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   turns: Schema.Array(Turn),
   outcome: Schema.Struct({
@@ -80,11 +103,7 @@ export const PlanStep = Schema.Struct({
 
 /** A scripted tool: the n-th call gets the n-th result; calls past the end get the last. @since 0.1.0 */
 export const ScriptedTool = Schema.Struct({
-  results: Schema.Array(
-    Schema.Union([Schema.Struct({ ok: Schema.String }), Schema.Struct({ error: Schema.String })]).annotate({
-      expected: `{ "ok": string } or { "error": string }`
-    })
-  ).check(Schema.isMinLength(1))
+  results: Schema.Array(ScriptedResult).check(Schema.isMinLength(1))
 })
 
 /** A `plan` scenario file (seed 004). @since 0.1.0 */
@@ -119,6 +138,54 @@ export const PlanFile = Schema.Struct({
 /** A decoded plan file. @since 0.1.0 */
 export type PlanFile = typeof PlanFile.Type
 
+const JsonObject = Schema.Record(Schema.String, Schema.Unknown).annotate({ expected: "an object" })
+
+/** The role of a case: the failure it pins down, a control, or a held-out case. @since 0.1.0 */
+export const Role = Schema.Literals(["regression", "control", "reserved"])
+
+/** A role. @since 0.1.0 */
+export type Role = typeof Role.Type
+
+/** One case of a `response-cases` file. @since 0.1.0 */
+export const Case = Schema.Struct({
+  id: Schema.String,
+  role: Role,
+  purpose: Schema.optionalKey(Schema.String),
+  /** The tool's raw response. */
+  response: JsonObject,
+  /** What the parser must make of it, written from the contract. */
+  expected: JsonObject
+})
+
+/** A decoded case. @since 0.1.0 */
+export type Case = typeof Case.Type
+
+/**
+ * The envelope's field names and ok value (an extension of format 1; each defaults to the
+ * contract's: `status`, `"ok"`, `error_code`, `content`).
+ *
+ * @since 0.1.0
+ */
+export const Contract = Schema.Struct({
+  status: Schema.optionalKey(Schema.String),
+  ok: Schema.optionalKey(
+    Schema.Union([Schema.String, Schema.Finite, Schema.Boolean]).annotate({ expected: "a string, number or boolean" })
+  ),
+  error_code: Schema.optionalKey(Schema.String),
+  content: Schema.optionalKey(Schema.String)
+})
+
+/** A `response-cases` scenario file (seed 003). @since 0.1.0 */
+export const ResponseCasesFile = Schema.Struct({
+  ...Common,
+  kind: Schema.Literal("response-cases"),
+  contract: Schema.optionalKey(Contract),
+  cases: Schema.Array(Case).check(Schema.isMinLength(1))
+})
+
+/** A decoded response-cases file. @since 0.1.0 */
+export type ResponseCasesFile = typeof ResponseCasesFile.Type
+
 /** The scenario kinds of format 1. @since 0.1.0 */
 export const kinds = ["conversation", "plan", "response-cases"] as const
 
@@ -146,8 +213,20 @@ export interface Plan {
   readonly file: PlanFile
 }
 
+/**
+ * A response-cases scenario ready to run.
+ *
+ * @since 0.1.0
+ */
+export interface ResponseCases {
+  readonly kind: "response-cases"
+  readonly name: string
+  readonly reserved: boolean
+  readonly file: ResponseCasesFile
+}
+
 /** Any scenario this version runs. @since 0.1.0 */
-export type Scenario = Conversation | Plan
+export type Scenario = Conversation | Plan | ResponseCases
 
 /**
  * A file that is not a valid scenario. Nothing of it runs.
@@ -206,6 +285,8 @@ export const parseOptions = { errors: "first", onExcessProperty: "error", report
 
 const decodeConversation = SchemaParser.decodeUnknownResult(ConversationFile)
 const decodePlan = SchemaParser.decodeUnknownResult(PlanFile)
+const decodeCases = SchemaParser.decodeUnknownResult(ResponseCasesFile)
+const decodeScriptedResult = SchemaParser.decodeUnknownResult(ScriptedResult)
 
 const checkPattern = (file: string, path: string, pattern: string): InvalidScenario | undefined => {
   try {
@@ -258,6 +339,39 @@ export const firstProblem = (issue: SchemaIssue.Issue): { readonly path: string;
 const firstIssue = (file: string, issue: SchemaIssue.Issue): InvalidScenario =>
   new InvalidScenario({ file, ...firstProblem(issue) })
 
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const checkTools = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
+  for (const [name, tool] of Object.entries(scenario.tools ?? {})) {
+    if (tool.envelope === true) continue
+    for (const [r, result] of tool.results.entries()) {
+      const decoded = decodeScriptedResult(result, parseOptions)
+      if (Result.isFailure(decoded)) {
+        const { path, problem } = firstProblem(decoded.failure)
+        const at = pathText(["tools", name, "results", r])
+        const hint = isRecord(result) && "status" in result ? ` (a status envelope needs "envelope": true)` : ""
+        return new InvalidScenario({
+          file,
+          path: path === "(root)" ? at : `${at}${path.startsWith("[") ? "" : "."}${path}`,
+          problem: problem + hint
+        })
+      }
+    }
+  }
+  return undefined
+}
+
+const checkCases = (file: string, scenario: ResponseCasesFile): InvalidScenario | undefined => {
+  const seen = new Set<string>()
+  for (const [i, c] of scenario.cases.entries()) {
+    if (seen.has(c.id)) {
+      return new InvalidScenario({ file, path: `cases[${i}].id`, problem: `case id '${c.id}' appears twice` })
+    }
+    seen.add(c.id)
+  }
+  return undefined
+}
+
 const checkScript = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
   for (const [t, turn] of scenario.turns.entries()) {
     const calls = turn.reply.filter((block) => block.type === "tool_use").length
@@ -276,8 +390,6 @@ const checkScript = (file: string, scenario: ConversationFile): InvalidScenario 
   }
   return undefined
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const baseName = (file: string): string => {
   const last = file.split(/[\\/]/).pop() ?? file
@@ -302,7 +414,7 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
     case "conversation": {
       const decoded = decodeConversation(json, parseOptions)
       if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
-      const invalid = checkScript(file, decoded.success)
+      const invalid = checkTools(file, decoded.success) ?? checkScript(file, decoded.success)
       if (invalid !== undefined) return Result.fail(invalid)
       const scenario = decoded.success
       return Result.succeed({
@@ -325,14 +437,19 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
         file: scenario
       })
     }
-    case "response-cases":
-      return Result.fail(
-        new InvalidScenario({
-          file,
-          path: "kind",
-          problem: `kind '${json.kind}' is not supported by this version of the harness (it runs 'conversation' and 'plan')`
-        })
-      )
+    case "response-cases": {
+      const decoded = decodeCases(json, parseOptions)
+      if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
+      const invalid = checkCases(file, decoded.success)
+      if (invalid !== undefined) return Result.fail(invalid)
+      const scenario = decoded.success
+      return Result.succeed({
+        kind: "response-cases",
+        name: scenario.name ?? baseName(file),
+        reserved: scenario.reserved ?? false,
+        file: scenario
+      })
+    }
     default:
       return Result.fail(
         new InvalidScenario({

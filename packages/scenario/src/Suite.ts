@@ -7,7 +7,9 @@
 import { Effect, FileSystem, Path, Result } from "effect"
 import * as Conversation from "./Conversation.ts"
 import * as PlanScenario from "./PlanScenario.ts"
+import * as ResponseCases from "./ResponseCases.ts"
 import * as ScenarioFile from "./ScenarioFile.ts"
+import * as Variant from "./Variant.ts"
 import type * as Verdict from "./Verdict.ts"
 
 /**
@@ -61,12 +63,24 @@ export const load = (
   })
 
 /**
- * Runs a decoded scenario.
+ * Runs a decoded scenario under a harness variant (default `fixed`).
  *
  * @since 0.1.0
  */
-export const run = (scenario: ScenarioFile.Scenario, file: string): Effect.Effect<Verdict.Verdict> =>
-  scenario.kind === "conversation" ? Conversation.run(scenario, file) : PlanScenario.run(scenario, file)
+export const run = (
+  scenario: ScenarioFile.Scenario,
+  file: string,
+  variant: Variant.Variant = Variant.defaultVariant
+): Effect.Effect<Verdict.Verdict> => {
+  switch (scenario.kind) {
+    case "conversation":
+      return Conversation.run(scenario, file, { variant })
+    case "plan":
+      return PlanScenario.run(scenario, file, { variant })
+    case "response-cases":
+      return ResponseCases.run(scenario, file, { variant })
+  }
+}
 
 /**
  * What `harness test` found in one file: a verdict, or the reason the file is invalid.
@@ -76,16 +90,18 @@ export const run = (scenario: ScenarioFile.Scenario, file: string): Effect.Effec
 export type Entry = Result.Result<Verdict.Verdict, ScenarioFile.InvalidScenario>
 
 /**
- * Loads every file first, then runs the valid ones; an invalid file runs nothing.
+ * Loads every file first, then runs the valid ones under a variant (default `fixed`); an
+ * invalid file runs nothing.
  *
  * @since 0.1.0
  */
 export const runAll = (
-  files: ReadonlyArray<string>
+  files: ReadonlyArray<string>,
+  variant: Variant.Variant = Variant.defaultVariant
 ): Effect.Effect<ReadonlyArray<Entry>, never, FileSystem.FileSystem> =>
   Effect.forEach(files, (file) =>
     load(file).pipe(
-      Effect.flatMap((scenario) => run(scenario, file)),
+      Effect.flatMap((scenario) => run(scenario, file, variant)),
       Effect.result
     )
   )

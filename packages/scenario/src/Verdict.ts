@@ -23,9 +23,11 @@ export interface Failure {
     | "reason"
     | "executed"
     | "revisions"
-    | "cases"
+    | "case"
   readonly turn?: number | undefined
   readonly tool_use_id?: string | undefined
+  /** The case of a `response-cases` scenario that failed. */
+  readonly case_id?: string | undefined
   readonly expected: string
   readonly seen: string
   /** The whole explanation, as printed. */
@@ -67,11 +69,36 @@ export interface PlanOutcome {
 }
 
 /**
+ * The verdict on one case of a `response-cases` scenario: what the variant's parser made of the
+ * response (`seen`) against what the contract says (`expected`), compared as JSON values (key
+ * order does not matter; an undefined field is absent).
+ *
+ * @since 0.1.0
+ */
+export interface CaseVerdict {
+  readonly id: string
+  readonly role: "regression" | "control" | "reserved"
+  readonly purpose?: string | undefined
+  readonly passed: boolean
+  readonly expected: unknown
+  readonly seen: unknown
+}
+
+/**
+ * How a `response-cases` scenario ended: every case, in file order.
+ *
+ * @since 0.1.0
+ */
+export interface CasesOutcome {
+  readonly cases: ReadonlyArray<CaseVerdict>
+}
+
+/**
  * How any scenario ended.
  *
  * @since 0.1.0
  */
-export type Outcome = ConversationOutcome | PlanOutcome
+export type Outcome = ConversationOutcome | PlanOutcome | CasesOutcome
 
 /**
  * The verdict on one scenario; `--json` prints it as it is.
@@ -82,6 +109,8 @@ export interface Verdict<O extends Outcome = Outcome> {
   readonly name: string
   readonly file: string
   readonly kind: string
+  /** The harness variant it ran under (`fixed`, `before`). */
+  readonly variant: string
   readonly passed: boolean
   readonly reserved: boolean
   readonly outcome: O

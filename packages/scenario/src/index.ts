@@ -14,8 +14,14 @@ export * as PlanScenario from "./PlanScenario.ts"
 /** @since 0.1.0 */
 export * as Report from "./Report.ts"
 /** @since 0.1.0 */
+export * as ResponseCases from "./ResponseCases.ts"
+/** @since 0.1.0 */
 export * as ScenarioFile from "./ScenarioFile.ts"
 /** @since 0.1.0 */
+export * as ScriptedTools from "./ScriptedTools.ts"
+/** @since 0.1.0 */
 export * as Suite from "./Suite.ts"
+/** @since 0.1.0 */
+export * as Variant from "./Variant.ts"
 /** @since 0.1.0 */
 export * as Verdict from "./Verdict.ts"

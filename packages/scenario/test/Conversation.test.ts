@@ -26,6 +26,7 @@ describe("Conversation.run: verdicts", () => {
         name: "salmorejo (es)",
         file: FILE,
         kind: "conversation",
+        variant: "fixed",
         reserved: false,
         passed: true,
         outcome: { stop: "end", text: spanishFinalText, files: spanishFiles, turns: 4 },

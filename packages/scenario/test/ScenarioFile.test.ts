@@ -177,14 +177,11 @@ describe("ScenarioFile.parse: invalid files name the file, the JSON path and the
     assert.deepStrictEqual(error, { file: FILE, path: "locale", problem: "unexpected field" })
   })
 
-  it("kind response-cases is not supported either", () => {
+  it("a conversation file marked kind response-cases is checked as response cases", () => {
     const error = invalid((json) => {
       json.kind = "response-cases"
     })
-    assert.strictEqual(
-      error.problem,
-      "kind 'response-cases' is not supported by this version of the harness (it runs 'conversation' and 'plan')"
-    )
+    assert.deepStrictEqual(error, { file: FILE, path: "locale", problem: "unexpected field" })
   })
 
   it("a missing kind", () => {

@@ -1,0 +1,184 @@
+/**
+ * Scenario files as vitest tests: `scenarioTests(folder)` finds every `*.json` scenario under
+ * the folder(s) when the test file is collected and registers one test per file, named by the
+ * scenario's name (`[reserved]` added for a held-out case). Each test loads and runs its file
+ * the way `harness test` does, and fails with the verdict's failures, or with the JSON path of
+ * the first bad field of an invalid file. Pass `{ variant: "before" }` to run them under another
+ * harness variant, as `harness test --variant before` does.
+ *
+ * Import it from `@agent-harness/testing/vitest`; the main entry does not load vitest.
+ *
+ * @since 0.1.0
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Report, ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
+import { NodeServices } from "@effect/platform-node"
+import { Effect, Result } from "effect"
+import { it } from "vitest"
+
+/**
+ * Options of `scenarioTests`.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /**
+   * The harness variant the scenarios run under: a built-in name (`Variant.names`: `fixed`, the
+   * default, or `before`) or a `Variant` of your own.
+   */
+  readonly variant?: string | Variant.Variant | undefined
+  /** A timeout for each test, in milliseconds (vitest's default otherwise). */
+  readonly timeout?: number | undefined
+}
+
+/**
+ * A scenario file as registered: its path, the test's name, and what the name comes from.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly file: string
+  /** The scenario's `name`, or the file name without `.json` (also for an invalid file). */
+  readonly name: string
+  readonly reserved: boolean
+  /** The test's name: `name`, plus ` [reserved]` for a held-out case. */
+  readonly title: string
+}
+
+const isName = (name: string): name is Variant.Name => Variant.names.some((n) => n === name)
+
+/**
+ * The variant an option names; an unknown name throws, listing the known ones.
+ *
+ * @since 0.1.0
+ */
+export const variant = (option: string | Variant.Variant | undefined): Variant.Variant => {
+  if (option === undefined) return Variant.defaultVariant
+  if (typeof option !== "string") return option
+  if (isName(option)) return Variant.byName[option]
+  throw new Error(`unknown variant '${option}': expected one of ${Variant.names.map((n) => `'${n}'`).join(", ")}`)
+}
+
+const list = (paths: string | ReadonlyArray<string>): ReadonlyArray<string> =>
+  typeof paths === "string" ? [paths] : paths
+
+/**
+ * Every `*.json` file under the given files and folders (nested folders included), sorted and
+ * without repeats, found synchronously so that tests can be registered from the result. A file
+ * given directly is kept whatever its name, as `harness test` does; a path that cannot be read
+ * throws, naming it.
+ *
+ * @since 0.1.0
+ */
+export const discover = (paths: string | ReadonlyArray<string>): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  for (const root of list(paths)) {
+    let info: fs.Stats
+    try {
+      info = fs.statSync(root)
+    } catch (error) {
+      throw new Error(
+        `scenario path '${root}' cannot be read: ${error instanceof Error ? error.message : String(error)}`
+      )
+    }
+    if (!info.isDirectory()) {
+      found.push(root)
+      continue
+    }
+    for (const entry of fs.readdirSync(root, { recursive: true, encoding: "utf8" })) {
+      const file = path.join(root, entry)
+      if (entry.endsWith(".json") && fs.statSync(file).isFile()) found.push(file)
+    }
+  }
+  return [...new Set(found)].sort()
+}
+
+const baseName = (file: string): string => path.basename(file, ".json")
+
+/**
+ * What a file is registered as: its scenario's name and reserved flag, read synchronously; an
+ * unreadable or invalid file is named after the file (its test fails with the reason).
+ *
+ * @since 0.1.0
+ */
+export const entry = (file: string): Entry => {
+  let text: string | undefined
+  try {
+    text = fs.readFileSync(file, "utf8")
+  } catch {
+    text = undefined
+  }
+  const parsed = text === undefined ? undefined : ScenarioFile.parse(file, text)
+  const scenario = parsed !== undefined && Result.isSuccess(parsed) ? parsed.success : undefined
+  const name = scenario?.name ?? baseName(file)
+  const reserved = scenario?.reserved ?? false
+  return { file, name, reserved, title: reserved ? `${name} [reserved]` : name }
+}
+
+/**
+ * A scenario that did not pass: the message is what `harness test` prints for it (the `FAIL`
+ * line and each failure under it, or the `INVALID` line with the JSON path).
+ *
+ * @since 0.1.0
+ */
+export class ScenarioError extends Error {
+  override readonly name = "ScenarioError"
+  readonly file: string
+  /** The verdict, when the file was valid and ran. */
+  readonly verdict: Verdict.Verdict | undefined
+  /** The reason the file is invalid, when it is. */
+  readonly invalid: ScenarioFile.InvalidScenario | undefined
+  constructor(
+    file: string,
+    found: { readonly verdict: Verdict.Verdict } | { readonly invalid: ScenarioFile.InvalidScenario }
+  ) {
+    super("verdict" in found ? Report.verdict(found.verdict) : Report.invalid(found.invalid))
+    this.file = file
+    this.verdict = "verdict" in found ? found.verdict : undefined
+    this.invalid = "invalid" in found ? found.invalid : undefined
+  }
+}
+
+/**
+ * Loads and runs one scenario file (`Suite.load`, then `Suite.run` under the variant, on Node's
+ * file system). Resolves with the verdict when it passed; rejects with a `ScenarioError`
+ * otherwise (an unknown variant name rejects with an `Error`).
+ *
+ * @since 0.1.0
+ */
+export const check = async (file: string, options?: Pick<Options, "variant">): Promise<Verdict.Verdict> => {
+  const chosen = variant(options?.variant)
+  const found = await Effect.runPromise(
+    Suite.load(file).pipe(
+      Effect.flatMap((scenario) => Suite.run(scenario, file, chosen)),
+      Effect.result,
+      Effect.provide(NodeServices.layer)
+    )
+  )
+  if (Result.isFailure(found)) throw new ScenarioError(file, { invalid: found.failure })
+  if (!found.success.passed) throw new ScenarioError(file, { verdict: found.success })
+  return found.success
+}
+
+/**
+ * Registers one vitest test per scenario file under `paths` (call it at the top of a test file
+ * or inside a `describe`). Returns what it registered, in order. Paths that cannot be read and
+ * unknown variant names throw at once, failing the test file's collection.
+ *
+ * @since 0.1.0
+ */
+export const scenarioTests = (paths: string | ReadonlyArray<string>, options?: Options): ReadonlyArray<Entry> => {
+  const chosen = variant(options?.variant)
+  const entries = discover(paths).map(entry)
+  for (const e of entries) {
+    it(
+      e.title,
+      async () => {
+        await check(e.file, { variant: chosen })
+      },
+      options?.timeout
+    )
+  }
+  return entries
+}
