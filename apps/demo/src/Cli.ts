@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
 import { Variant } from "@agent-harness/scenario"
+import * as CaptureCommand from "./CaptureCommand.ts"
 import * as Demo from "./Demo.ts"
 import * as PlanDemo from "./PlanDemo.ts"
 import type { ExitCode } from "./ExitCode.ts"
@@ -25,9 +26,27 @@ const variant = Flag.Literals("variant", Variant.names).pipe(
 
 const run = Command.make(
   "run",
-  { file: Argument.String("file").pipe(Argument.withDescription("a scenario file")), json, variant },
-  ({ file, json, variant }) => ScenarioCommands.run(file, json, Variant.byName[variant])
+  {
+    file: Argument.String("file").pipe(Argument.withDescription("a scenario file")),
+    json,
+    variant,
+    trace: Flag.String("trace").pipe(
+      Flag.optional,
+      Flag.withDescription("record the conversation as JSON Lines in this file (for harness capture)")
+    )
+  },
+  ({ file, json, variant, trace }) =>
+    ScenarioCommands.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
+
+const capture = Command.make(
+  "capture",
+  {
+    trace: Argument.String("trace").pipe(Argument.withDescription("a JSON Lines trace from harness run --trace")),
+    out: Flag.String("out").pipe(Flag.optional, Flag.withDescription("write the scenario here instead of stdout"))
+  },
+  ({ trace, out }) => CaptureCommand.capture(trace, Option.getOrUndefined(out))
+).pipe(Command.withDescription("Turn a recorded conversation trace into a scenario that replays it: exit 0, or 2"))
 
 const test = Command.make(
   "test",
@@ -73,7 +92,7 @@ const demo = Command.make("demo").pipe(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, demo])
+  Command.withSubcommands([run, test, capture, demo])
 )
 
 /**

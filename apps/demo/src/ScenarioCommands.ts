@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { Trace } from "@agent-harness/executor"
 import { Report, Suite, Variant } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem, type Path, Result } from "effect"
 import * as ExitCode from "./ExitCode.ts"
@@ -21,7 +22,8 @@ const announce = (variant: Variant.Variant, json: boolean, style: Report.Style) 
 export const run = (
   file: string,
   json: boolean,
-  variant: Variant.Variant = Variant.defaultVariant
+  variant: Variant.Variant = Variant.defaultVariant,
+  trace?: string | undefined
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const style = Style.current()
@@ -32,8 +34,20 @@ export const run = (
         : Console.error(Report.invalid(loaded.failure, style))
       return yield* ExitCode.invalid
     }
+    if (trace !== undefined && loaded.success.kind !== "conversation") {
+      yield* Console.error(`--trace records conversations; ${file} is a '${loaded.success.kind}' scenario`)
+      return yield* ExitCode.invalid
+    }
     yield* announce(variant, json, style)
-    const verdict = yield* Suite.run(loaded.success, file, variant)
+    const running = Suite.run(loaded.success, file, variant)
+    const verdict =
+      trace === undefined
+        ? yield* running
+        : yield* Effect.provide(running, Trace.jsonl(trace)).pipe(
+            Effect.catchTag("PlatformError", (error) =>
+              Effect.andThen(Console.error(`--trace ${trace}: ${error.message}`), Effect.fail(ExitCode.invalid))
+            )
+          )
     yield* Console.log(json ? Report.json(verdict) : Report.verdict(verdict, style))
     if (!verdict.passed) return yield* ExitCode.failed
   })

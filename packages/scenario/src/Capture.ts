@@ -9,15 +9,8 @@
  */
 import { Trace } from "@agent-harness/executor"
 import { Result, SchemaParser } from "effect"
+import { annotations } from "./Conversation.ts"
 import { firstProblem, InvalidScenario, parseOptions } from "./ScenarioFile.ts"
-
-/**
- * The annotations a runner records so that a trace can be replayed: the file tools' locale,
- * the files at the start, the files at the end.
- *
- * @since 0.1.0
- */
-export const annotations = { locale: "locale", files: "files", finalFiles: "files.final" } as const
 
 const decodeEvent = SchemaParser.decodeUnknownResult(Trace.Event)
 
@@ -56,11 +49,22 @@ const isRecordOfStrings = (u: unknown): u is Record<string, string> =>
   Object.values(u as Record<string, unknown>).every((v) => typeof v === "string")
 
 /**
+ * A captured scenario, as the JSON of a `conversation` scenario file.
+ *
+ * @since 0.1.0
+ */
+export interface Captured extends Readonly<Record<string, unknown>> {
+  readonly format: 1
+  readonly kind: "conversation"
+  readonly turns: ReadonlyArray<{ readonly reply: ReadonlyArray<unknown>; readonly expect?: ReadonlyArray<unknown> }>
+}
+
+/**
  * Turns a trace's text into a conversation scenario (as JSON), or says which line is wrong.
  *
  * @since 0.1.0
  */
-export const capture = (file: string, text: string): Result.Result<Record<string, unknown>, InvalidScenario> => {
+export const capture = (file: string, text: string): Result.Result<Captured, InvalidScenario> => {
   const parsed = parseLines(file, text)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
   const fail = (line: number | string, problem: string) =>
@@ -68,6 +72,7 @@ export const capture = (file: string, text: string): Result.Result<Record<string
   let locale: unknown = "en"
   let files: unknown = {}
   let finalFiles: unknown
+  let tools: unknown
   let start: { readonly line: number; readonly event: Extract<Event, { type: "start" }> } | undefined
   let stop: Extract<Event, { type: "stop" }> | undefined
   const turns: Array<{ reply: ReadonlyArray<unknown>; expect?: Array<Record<string, unknown>> }> = []
@@ -81,6 +86,8 @@ export const capture = (file: string, text: string): Result.Result<Record<string
           if (!isRecordOfStrings(event.value)) return fail(line, `${event.key} must map paths to contents`)
           if (event.key === annotations.files) files = event.value
           else finalFiles = event.value
+        } else if (event.key === annotations.tools) {
+          tools = event.value
         }
         break
       case "start":
@@ -143,6 +150,7 @@ export const capture = (file: string, text: string): Result.Result<Record<string
     ...(typeof systemText === "string" ? { system: systemText } : {}),
     ...(first !== undefined && typeof first.content === "string" ? { user: first.content } : {}),
     files,
+    ...(tools === undefined ? {} : { tools }),
     maxTurns: start.event.max_turns,
     turns,
     outcome: {

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Loop, Message, type Model } from "@agent-harness/executor"
+import { Loop, Message, type Model, Trace } from "@agent-harness/executor"
 import { Files, FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
 import { MessageCatalog, Toolset } from "@agent-harness/tool-schema"
@@ -13,6 +13,14 @@ import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
 import type * as Verdict from "./Verdict.ts"
+
+/**
+ * The annotations a conversation run records on the trace so that `Capture` can replay it: the
+ * file tools' locale, the files at the start and at the end, the scripted tools.
+ *
+ * @since 0.1.0
+ */
+export const annotations = { locale: "locale", files: "files", finalFiles: "files.final", tools: "tools" } as const
 
 /**
  * The opening messages of a conversation file.
@@ -117,6 +125,10 @@ export const run = (
     const locale = spec.locale ?? "en"
     const variant = options?.variant ?? Variant.defaultVariant
     const files = Files.makeFiles(spec.files ?? {})
+    // What a trace needs besides the loop's own events to be replayed (`harness capture`).
+    yield* Trace.record({ type: "annotation", key: annotations.locale, value: locale })
+    yield* Trace.record({ type: "annotation", key: annotations.files, value: spec.files ?? {} })
+    if (spec.tools !== undefined) yield* Trace.record({ type: "annotation", key: annotations.tools, value: spec.tools })
     const played = yield* Loop.run({
       toolset: toolset(spec),
       messages: opening(spec),
@@ -130,6 +142,7 @@ export const run = (
       Effect.result
     )
     const finalFiles = yield* files.snapshot
+    yield* Trace.record({ type: "annotation", key: annotations.finalFiles, value: finalFiles })
     const base = { name: scenario.name, file, kind: scenario.kind, variant: variant.name, reserved: scenario.reserved }
     if (Result.isFailure(played)) {
       const failure = fromModelError(played.failure)

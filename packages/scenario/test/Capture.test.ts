@@ -1,37 +1,18 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Loop, Trace } from "@agent-harness/executor"
-import { Files, FileTools } from "@agent-harness/file-tools"
-import { ScriptedModel } from "@agent-harness/scripted-model"
-import { MessageCatalog } from "@agent-harness/tool-schema"
+import { readdirSync } from "node:fs"
+import { Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Capture, Conversation, ScenarioFile } from "../src/index.ts"
 
 const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/demo/scenarios/${path}`, import.meta.url))
 
-/** Plays a conversation scenario with a memory trace, as a runner records it, and gives the JSON Lines. */
+/** Runs a conversation scenario with a memory trace and gives the trace as JSON Lines. */
 const record = (scenario: ScenarioFile.Conversation) =>
   Effect.gen(function* () {
-    const spec = scenario.file
-    const locale = spec.locale ?? "en"
-    const files = Files.makeFiles(spec.files ?? {})
     const memory = yield* Trace.memory
-    yield* Effect.gen(function* () {
-      yield* Trace.record({ type: "annotation", key: Capture.annotations.locale, value: locale })
-      yield* Trace.record({ type: "annotation", key: Capture.annotations.files, value: spec.files ?? {} })
-      yield* Loop.run({
-        toolset: FileTools.forLocale(locale),
-        messages: Conversation.opening(spec),
-        maxTurns: spec.maxTurns ?? 10
-      })
-      yield* Trace.record({ type: "annotation", key: Capture.annotations.finalFiles, value: yield* files.snapshot })
-    }).pipe(
-      Effect.provide(ScriptedModel.layer(Conversation.script(spec))),
-      Effect.provideService(Files.Files, files),
-      Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[locale]),
-      Effect.provideService(Trace.Trace, memory.trace)
-    )
+    yield* Conversation.run(scenario, "scenario.json").pipe(Effect.provideService(Trace.Trace, memory.trace))
     return (yield* memory.events).map(Trace.line).join("\n")
   })
 
@@ -70,6 +51,30 @@ describe("Capture.capture", () => {
       if (Result.isFailure(captured)) throw new Error(captured.failure.message)
       expect(captured.success.outcome).toMatchObject({ stop: "turn_cap" })
       expect(captured.success.maxTurns).toBe(3)
+    })
+  )
+
+  it.effect("every shipped conversation scenario, traced and captured, replays and passes", () =>
+    Effect.gen(function* () {
+      const conversations = ["en", "es", "regress"].flatMap((folder) =>
+        readdirSync(shipped(folder))
+          .filter((name) => name.endsWith(".json"))
+          .map((name) => shipped(`${folder}/${name}`))
+      )
+      let replayed = 0
+      for (const path of conversations) {
+        const parsed = ScenarioFile.parse(path, readFileSync(path, "utf8"))
+        if (Result.isFailure(parsed) || parsed.success.kind !== "conversation") continue
+        const captured = Capture.capture(path, yield* record(parsed.success))
+        if (Result.isFailure(captured)) throw new Error(captured.failure.message)
+        const again = ScenarioFile.decode("captured.json", captured.success)
+        if (Result.isFailure(again) || again.success.kind !== "conversation")
+          throw new Error(`${path}: capture invalid`)
+        const verdict = yield* Conversation.run(again.success, "captured.json")
+        expect([path, verdict.failures]).toStrictEqual([path, []])
+        replayed++
+      }
+      expect(replayed).toBeGreaterThanOrEqual(15)
     })
   )
 
