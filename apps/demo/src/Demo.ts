@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { fileURLToPath } from "node:url"
-import type { Loop, Message, Outcome } from "@agent-harness/executor"
+import { type Loop, type Message, Outcome } from "@agent-harness/executor"
 import { Conversation, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
 import * as ExitCode from "./ExitCode.ts"
@@ -46,7 +46,7 @@ const words = {
 const callLine = (call: Message.ToolUseBlock): string => `${call.id} ${call.name}(${JSON.stringify(call.input)})`
 
 const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
-  const mark = outcome._tag === "Succeeded" ? style.pass("ok   ") : style.fail("error")
+  const mark = Outcome.isError(outcome) ? style.fail("error") : style.pass("ok   ")
   const content = outcome.content === "" ? '""' : outcome.content.split("\n").join("\n          ")
   return `  ${mark} ${outcome.id}: ${content}`
 }

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { MessageCatalog, ResponseContract, type Tool, Toolset } from "@agent-harness/tool-schema"
-import { Cause, Duration, Effect, Exit, Option, Result } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import type * as Outcome from "./Outcome.ts"
 
@@ -154,10 +154,36 @@ const fromExit = (
   })
 }
 
-/** The harness's texts and response parser, read once per call. */
+/**
+ * A layer around the execution of calls that passed their schema: it sees the call and its
+ * tool, and decides whether and how `run` happens (a journal replays recorded outcomes and
+ * refuses to re-run calls whose outcome is unknown). It must not fail: it answers with an
+ * `Outcome`.
+ *
+ * @since 0.1.0
+ */
+export type Middleware = <R>(
+  call: Toolset.RawCall,
+  tool: Tool.Any,
+  run: Effect.Effect<Outcome.Outcome, never, R>
+) => Effect.Effect<Outcome.Outcome, never, R>
+
+/**
+ * The middleware in use: none unless provided (`Effect.provideService(Execute.Middleware, m)`).
+ * The loop does not change: it calls `execute`, which consults this.
+ *
+ * @since 0.1.0
+ */
+export const Middleware: Context.Reference<Middleware | undefined> = Context.Reference<Middleware | undefined>(
+  "@agent-harness/executor/Middleware",
+  { defaultValue: () => undefined }
+)
+
+/** The harness's texts, response parser and middleware, read once per call. */
 const harness = Effect.all({
   catalog: Effect.service(MessageCatalog.MessageCatalog),
-  parser: Effect.service(ResponseContract.ResponseParser)
+  parser: Effect.service(ResponseContract.ResponseParser),
+  middleware: Effect.service(Middleware)
 })
 
 /**
@@ -183,7 +209,7 @@ export const execute: {
     call: Toolset.RawCall,
     options?: Options
   ): Effect.Effect<Outcome.Outcome, never, Tool.Services<T>> =>
-    Effect.flatMap(harness, ({ catalog, parser }) => {
+    Effect.flatMap(harness, ({ catalog, parser, middleware }) => {
       const decoded = Toolset.decode(toolset, call)
       if (Result.isFailure(decoded)) {
         return Effect.succeed<Outcome.Outcome>({
@@ -200,6 +226,7 @@ export const execute: {
         options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
       const bounded =
         millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
-      return Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
+      const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
+      return middleware === undefined ? run : middleware(call, tool, run)
     }) as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
 )

@@ -52,8 +52,18 @@ export interface StatusError {
   readonly message: string
 }
 
-/** Why a call that ran did not succeed. @since 0.1.0 */
-export type Failure = ToolError | Defect | TimedOut | Interrupted | StatusError
+/**
+ * A journal found that this call id started before a crash and never recorded an outcome: it may
+ * or may not have run, so it is not run again.
+ *
+ * @since 0.1.0
+ */
+export interface OutcomeUnknown {
+  readonly _tag: "OutcomeUnknown"
+}
+
+/** Why a call that ran (or may have run) did not succeed. @since 0.1.0 */
+export type Failure = ToolError | Defect | TimedOut | Interrupted | StatusError | OutcomeUnknown
 
 /** The call passed its schema and ran, but failed. @since 0.1.0 */
 export interface Failed {
@@ -74,25 +84,59 @@ export interface Succeeded {
 }
 
 /**
+ * A layer of the harness (a journal, a permission check) refused to run a call that passed its
+ * schema: nothing ran.
+ *
+ * @since 0.1.0
+ */
+export interface Refused {
+  readonly _tag: "Refused"
+  readonly id: string
+  readonly name: string
+  readonly reason: string
+  readonly content: string
+}
+
+/**
+ * The call id already has a recorded outcome (a journal, after a restart): that observation is
+ * given again and nothing runs.
+ *
+ * @since 0.1.0
+ */
+export interface Replayed {
+  readonly _tag: "Replayed"
+  readonly id: string
+  readonly name: string
+  /** What the call's outcome was when it ran. */
+  readonly original: "NotExecuted" | "Refused" | "Failed" | "Succeeded"
+  readonly is_error: boolean
+  readonly content: string
+}
+
+/**
  * Every outcome of `execute`.
  *
  * @since 0.1.0
  */
-export type Outcome = NotExecuted | Failed | Succeeded
+export type Outcome = NotExecuted | Refused | Failed | Succeeded | Replayed
 
 /**
  * Whether the model is shown an error (`is_error: true`).
  *
  * @since 0.1.0
  */
-export const isError = (outcome: Outcome): boolean => outcome._tag !== "Succeeded"
+export const isError = (outcome: Outcome): boolean =>
+  outcome._tag === "Replayed" ? outcome.is_error : outcome._tag !== "Succeeded"
 
 /**
  * Whether the call provably did not run (a refused call never starts).
  *
  * @since 0.1.0
  */
-export const didNotRun = (outcome: Outcome): boolean => outcome._tag === "NotExecuted"
+export const didNotRun = (outcome: Outcome): boolean =>
+  outcome._tag === "NotExecuted" ||
+  outcome._tag === "Refused" ||
+  (outcome._tag === "Replayed" && (outcome.original === "NotExecuted" || outcome.original === "Refused"))
 
 /**
  * The wire block the model reads: `{ type: "tool_result", tool_use_id, content, is_error }`.
@@ -100,4 +144,4 @@ export const didNotRun = (outcome: Outcome): boolean => outcome._tag === "NotExe
  * @since 0.1.0
  */
 export const toToolResult = (outcome: Outcome): Message.ToolResultBlock =>
-  Message.toolResult(outcome.id, outcome.content, outcome._tag !== "Succeeded")
+  Message.toolResult(outcome.id, outcome.content, isError(outcome))

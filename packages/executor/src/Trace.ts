@@ -69,11 +69,11 @@ export const ModelFailed = Schema.Struct({
 /** A call of the reply is executed. @since 0.1.0 */
 export const Call = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: ToolUse })
 
-/** The observation of a call, and what happened (`NotExecuted`, `Failed`, `Succeeded`). @since 0.1.0 */
+/** The observation of a call, and what happened (`NotExecuted`, `Refused`, `Failed`, `Succeeded`, `Replayed`). @since 0.1.0 */
 export const Observation = Schema.Struct({
   type: Schema.Literal("observation"),
   turn: Schema.Int,
-  outcome: Schema.Literals(["NotExecuted", "Failed", "Succeeded"]),
+  outcome: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]),
   result: ToolResult
 })
 

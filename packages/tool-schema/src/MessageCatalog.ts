@@ -30,7 +30,18 @@ export interface MessageCatalog {
   readonly interrupted: string
   /** A backend answered with a failure status (the tool-response contract). */
   readonly statusError: (errorCode: string, message: string) => string
+  /** A journal found the call started before a crash with no recorded outcome: it is not run again. */
+  readonly outcomeUnknown: string
+  /** What repeating a call would do, appended to an observation when retry notes are on. */
+  readonly retryNote: (safety: RetryNote) => string
 }
+
+/**
+ * Why repeating a call is or is not safe, as the retry note says it.
+ *
+ * @since 0.1.0
+ */
+export type RetryNote = "did_not_run" | "idempotent" | "may_have_partly_run" | "ran" | "outcome_unknown"
 
 const quoteList = (values: ReadonlyArray<string | number | boolean | null>): string =>
   values.map((v) => (typeof v === "string" ? `'${v}'` : String(v))).join(", ")
@@ -139,7 +150,23 @@ export const english: MessageCatalog = {
   emptyError: (name) => `the tool failed with ${name} and no message`,
   timedOut: (millis) => `timed out after ${millis} ms; the call may have partly run`,
   interrupted: "the tool was interrupted before it finished; the call may have partly run",
-  statusError: (errorCode, message) => (message === "" ? errorCode : `${errorCode}: ${message}`)
+  statusError: (errorCode, message) => (message === "" ? errorCode : `${errorCode}: ${message}`),
+  outcomeUnknown:
+    "outcome unknown: this call started before a crash and its result was never recorded; it may or may not have run, and it will not be run again",
+  retryNote: (safety) => {
+    switch (safety) {
+      case "did_not_run":
+        return "(nothing ran: safe to repeat)"
+      case "idempotent":
+        return "(idempotent: safe to repeat)"
+      case "may_have_partly_run":
+        return "(may have partly run: do not repeat blindly)"
+      case "ran":
+        return "(it ran: repeating it does it again)"
+      case "outcome_unknown":
+        return "(outcome unknown: do not repeat blindly)"
+    }
+  }
 }
 
 /**
@@ -172,7 +199,23 @@ export const spanish: MessageCatalog = {
   emptyError: (name) => `la herramienta ha fallado con ${name} sin mensaje`,
   timedOut: (millis) => `se ha agotado el tiempo tras ${millis} ms; la llamada puede haberse ejecutado en parte`,
   interrupted: "la herramienta se ha interrumpido antes de terminar; la llamada puede haberse ejecutado en parte",
-  statusError: (errorCode, message) => (message === "" ? errorCode : `${errorCode}: ${message}`)
+  statusError: (errorCode, message) => (message === "" ? errorCode : `${errorCode}: ${message}`),
+  outcomeUnknown:
+    "resultado desconocido: esta llamada empezó antes de una caída y su resultado no llegó a guardarse; puede haberse ejecutado o no, y no se volverá a ejecutar",
+  retryNote: (safety) => {
+    switch (safety) {
+      case "did_not_run":
+        return "(no se ha ejecutado nada: se puede repetir)"
+      case "idempotent":
+        return "(idempotente: se puede repetir)"
+      case "may_have_partly_run":
+        return "(puede haberse ejecutado en parte: no repetir sin mirar)"
+      case "ran":
+        return "(se ha ejecutado: repetirla lo vuelve a hacer)"
+      case "outcome_unknown":
+        return "(resultado desconocido: no repetir sin mirar)"
+    }
+  }
 }
 
 /**
