@@ -1,0 +1,161 @@
+/**
+ * The durable journal: SQLite through the runtime's built-in `node:sqlite` (Node 22, Deno 2), in
+ * WAL mode with `synchronous = FULL`, so a record is on disk before `start` or `finish`
+ * returns and a `kill -9` at any instant loses neither an outcome nor a "started" mark. Why
+ * SQLite and not effect's file-system key-value store: a key-value file is rewritten in place
+ * with no flush and no atomic rename, so a crash mid-write can truncate the record; SQLite's
+ * commit is atomic and durable, and it needs no native addon to build (`node:sqlite` ships with
+ * the runtime).
+ *
+ * A file that is not a journal, is corrupt or truncated, or holds a row that does not decode is
+ * refused with an error naming the file and what is wrong; nothing is written to it, so no
+ * record that was whole is lost.
+ *
+ * @since 0.1.0
+ */
+import { DatabaseSync } from "node:sqlite"
+import { Effect, Result, Schema, type Scope } from "effect"
+import { type Entry, JournalError, Observation, type Store } from "./Journal.ts"
+
+/** The format this store writes; a database with another (or none) is not one of ours. */
+export const format = "agent-harness-journal/1"
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const decodeObservation = Schema.decodeUnknownResult(Observation)
+
+interface Row {
+  readonly seq: number
+  readonly id: string
+  readonly tool: string
+  readonly input: string
+  readonly state: string
+  readonly observation: string | null
+}
+
+const isRow = (u: unknown): u is Row =>
+  typeof u === "object" && u !== null && typeof (u as Row).id === "string" && typeof (u as Row).input === "string"
+
+const open = (file: string): Result.Result<DatabaseSync, JournalError> => {
+  const fail = (problem: string) => Result.fail(new JournalError({ file, problem }))
+  let db: DatabaseSync
+  try {
+    db = new DatabaseSync(file)
+  } catch (error) {
+    return fail(`cannot be opened: ${messageOf(error)}`)
+  }
+  try {
+    const check = db.prepare("PRAGMA quick_check").all()
+    const problems = check.map((row) => String(Object.values(row)[0])).filter((v) => v !== "ok")
+    if (problems.length > 0) {
+      db.close()
+      return fail(`the journal is corrupt (SQLite: ${problems.slice(0, 3).join("; ")}); it was not changed`)
+    }
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((r) => String(r.name))
+    if (tables.length > 0 && !tables.includes("journal_format")) {
+      db.close()
+      return fail(`not an agent-harness journal (it has the tables ${tables.join(", ")}); it was not changed`)
+    }
+    if (tables.includes("journal_format")) {
+      const row = db.prepare("SELECT format FROM journal_format").get()
+      if (row?.format !== format) {
+        db.close()
+        return fail(`journal format ${JSON.stringify(row?.format ?? null)}, expected ${format}; it was not changed`)
+      }
+    }
+    db.exec("PRAGMA journal_mode = WAL")
+    db.exec("PRAGMA synchronous = FULL")
+    db.exec(`CREATE TABLE IF NOT EXISTS journal_format (format TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS calls (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        tool TEXT NOT NULL,
+        input TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('started', 'done')),
+        observation TEXT
+      )`)
+    if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
+      db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
+    }
+    return Result.succeed(db)
+  } catch (error) {
+    try {
+      db.close()
+    } catch {
+      // Already unusable: the error below says why.
+    }
+    return fail(`cannot be used as a journal: ${messageOf(error)}; it was not changed`)
+  }
+}
+
+const toEntry = (file: string, row: Row): Result.Result<Entry, JournalError> => {
+  const bad = (problem: string) => Result.fail(new JournalError({ file, problem: `call '${row.id}': ${problem}` }))
+  let input: unknown
+  try {
+    input = JSON.parse(row.input)
+  } catch (error) {
+    return bad(`its input is not JSON (${messageOf(error)})`)
+  }
+  if (row.state !== "started" && row.state !== "done") return bad(`unknown state ${JSON.stringify(row.state)}`)
+  if (row.observation === null) {
+    return row.state === "done"
+      ? bad("done, but no observation is recorded")
+      : Result.succeed({ id: row.id, tool: row.tool, input, state: "started" })
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(row.observation)
+  } catch (error) {
+    return bad(`its observation is not JSON (${messageOf(error)})`)
+  }
+  const observation = decodeObservation(json)
+  if (Result.isFailure(observation)) return bad(`its observation is not valid (${observation.failure.message})`)
+  return Result.succeed({ id: row.id, tool: row.tool, input, state: row.state, observation: observation.success })
+}
+
+/**
+ * Opens (or creates) a journal file for the scope's lifetime.
+ *
+ * @since 0.1.0
+ */
+export const make = (file: string): Effect.Effect<Store, JournalError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const opened = open(file)
+    if (Result.isFailure(opened)) return yield* opened.failure
+    const db = opened.success
+    yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+    const get = db.prepare("SELECT seq, id, tool, input, state, observation FROM calls WHERE id = ?")
+    const all = db.prepare("SELECT seq, id, tool, input, state, observation FROM calls ORDER BY seq")
+    const start = db.prepare("INSERT INTO calls (id, tool, input, state) VALUES (?, ?, ?, 'started')")
+    const finish = db.prepare(
+      `INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)
+       ON CONFLICT (id) DO UPDATE SET state = 'done', observation = excluded.observation`
+    )
+    const attempt = <A>(what: string, f: () => A): Effect.Effect<A, JournalError> =>
+      Effect.try({ try: f, catch: (error) => new JournalError({ file, problem: `${what}: ${messageOf(error)}` }) })
+    const decodeRow = (row: unknown): Effect.Effect<Entry, JournalError> =>
+      isRow(row)
+        ? Effect.fromResult(toEntry(file, row))
+        : Effect.fail(new JournalError({ file, problem: "a row of calls is not a call" }))
+    return {
+      location: file,
+      get: (id) =>
+        Effect.flatMap(
+          attempt("read", () => get.get(id)),
+          (row) => (row === undefined ? Effect.succeed(undefined) : decodeRow(row))
+        ),
+      start: (id, tool, input) =>
+        Effect.asVoid(attempt("write", () => start.run(id, tool, JSON.stringify(input) ?? "null"))),
+      finish: (id, tool, input, observation) =>
+        Effect.asVoid(
+          attempt("write", () => finish.run(id, tool, JSON.stringify(input) ?? "null", JSON.stringify(observation)))
+        ),
+      entries: Effect.flatMap(
+        attempt("read", () => all.all()),
+        (rows) => Effect.forEach(rows, decodeRow)
+      )
+    }
+  })
