@@ -4,52 +4,68 @@
  *
  * @since 0.1.0
  */
+import { Schema } from "effect"
 
 /** A piece of text. @since 0.1.0 */
-export interface TextBlock {
-  readonly type: "text"
-  readonly text: string
-}
+export const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+
+/** @since 0.1.0 */
+export type TextBlock = typeof TextBlock.Type
 
 /** A tool call as the model wrote it; `input` is whatever it sent, valid or not. @since 0.1.0 */
-export interface ToolUseBlock {
-  readonly type: "tool_use"
-  readonly id: string
-  readonly name: string
-  readonly input: unknown
-}
+export const ToolUseBlock = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  id: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown
+})
+
+/** @since 0.1.0 */
+export type ToolUseBlock = typeof ToolUseBlock.Type
 
 /** The observation the model reads for one tool call. @since 0.1.0 */
-export interface ToolResultBlock {
-  readonly type: "tool_result"
-  readonly tool_use_id: string
-  readonly content: string
-  readonly is_error: boolean
-}
+export const ToolResultBlock = Schema.Struct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: Schema.String,
+  content: Schema.String,
+  is_error: Schema.Boolean
+})
+
+/** @since 0.1.0 */
+export type ToolResultBlock = typeof ToolResultBlock.Type
 
 /** What a model replies with. @since 0.1.0 */
-export type ReplyBlock = TextBlock | ToolUseBlock
+export const ReplyBlock = Schema.Union([TextBlock, ToolUseBlock])
+
+/** @since 0.1.0 */
+export type ReplyBlock = typeof ReplyBlock.Type
 
 /** A system prompt. @since 0.1.0 */
-export interface SystemMessage {
-  readonly role: "system"
-  readonly content: string
-}
+export const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: Schema.String })
+
+/** @since 0.1.0 */
+export type SystemMessage = typeof SystemMessage.Type
 
 /** A user message: text, or the tool results of a turn (in call order). @since 0.1.0 */
-export interface UserMessage {
-  readonly role: "user"
-  readonly content: string | ReadonlyArray<ToolResultBlock | TextBlock>
-}
+export const UserMessage = Schema.Struct({
+  role: Schema.Literal("user"),
+  content: Schema.Union([Schema.String, Schema.Array(Schema.Union([ToolResultBlock, TextBlock]))])
+})
+
+/** @since 0.1.0 */
+export type UserMessage = typeof UserMessage.Type
 
 /** A model reply. @since 0.1.0 */
-export interface AssistantMessage {
-  readonly role: "assistant"
-  readonly content: ReadonlyArray<ReplyBlock>
-}
+export const AssistantMessage = Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.Array(ReplyBlock) })
 
-/** Any message of the history. @since 0.1.0 */
-export type Message = SystemMessage | UserMessage | AssistantMessage
+/** @since 0.1.0 */
+export type AssistantMessage = typeof AssistantMessage.Type
+
+/** Any message of the history, as JSON. @since 0.1.0 */
+export const Message = Schema.Union([SystemMessage, UserMessage, AssistantMessage])
+
+/** @since 0.1.0 */
+export type Message = typeof Message.Type
 
 /** @since 0.1.0 */
 export const text = (value: string): TextBlock => ({ type: "text", text: value })

@@ -7,33 +7,12 @@
  * @since 0.1.0
  */
 import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema } from "effect"
-
-const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
-const ToolUse = Schema.Struct({
-  type: Schema.Literal("tool_use"),
-  id: Schema.String,
-  name: Schema.String,
-  input: Schema.Unknown
-})
-const ToolResult = Schema.Struct({
-  type: Schema.Literal("tool_result"),
-  tool_use_id: Schema.String,
-  content: Schema.String,
-  is_error: Schema.Boolean
-})
-const Message = Schema.Union([
-  Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }),
-  Schema.Struct({
-    role: Schema.Literal("user"),
-    content: Schema.Union([Schema.String, Schema.Array(Schema.Union([ToolResult, Text]))])
-  }),
-  Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.Array(Schema.Union([Text, ToolUse])) })
-])
+import * as Message from "./Message.ts"
 
 /** The loop started with these opening messages. @since 0.1.0 */
 export const Start = Schema.Struct({
   type: Schema.Literal("start"),
-  messages: Schema.Array(Message),
+  messages: Schema.Array(Message.Message),
   max_turns: Schema.Int,
   tools: Schema.Array(Schema.String)
 })
@@ -56,7 +35,7 @@ export const ModelRequest = Schema.Struct({
 export const ModelReply = Schema.Struct({
   type: Schema.Literal("model.reply"),
   turn: Schema.Int,
-  reply: Schema.Array(Schema.Union([Text, ToolUse]))
+  reply: Schema.Array(Message.ReplyBlock)
 })
 
 /** The model failed; the loop fails with it. @since 0.1.0 */
@@ -67,14 +46,14 @@ export const ModelFailed = Schema.Struct({
 })
 
 /** A call of the reply is executed. @since 0.1.0 */
-export const Call = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: ToolUse })
+export const Call = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: Message.ToolUseBlock })
 
 /** The observation of a call, and what happened (`NotExecuted`, `Refused`, `Failed`, `Succeeded`, `Replayed`). @since 0.1.0 */
 export const Observation = Schema.Struct({
   type: Schema.Literal("observation"),
   turn: Schema.Int,
   outcome: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]),
-  result: ToolResult
+  result: Message.ToolResultBlock
 })
 
 /** The loop stopped. @since 0.1.0 */

@@ -6,17 +6,10 @@
  * @since 0.1.0
  */
 import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
-
-const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
-const ToolUse = Schema.Struct({
-  type: Schema.Literal("tool_use"),
-  id: Schema.String,
-  name: Schema.String,
-  input: Schema.Unknown
-})
+import { Message } from "@agent-harness/executor"
 
 /** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
-export const Block = Schema.Union([Text, ToolUse]).annotate({
+export const Block = Schema.Union([Message.TextBlock, Message.ToolUseBlock]).annotate({
   expected: `a block { "type": "text", "text" } or { "type": "tool_use", "id", "name", "input" }`
 })
 
@@ -396,6 +389,22 @@ const baseName = (file: string): string => {
   return last.endsWith(".json") ? last.slice(0, -5) : last
 }
 
+/** A decoded file, checked beyond its Schema, with its name and reserved flag. */
+const checked = <F extends { readonly name?: string; readonly reserved?: boolean }>(
+  file: string,
+  decoded: Result.Result<F, SchemaIssue.Issue>,
+  check: (decoded: F) => InvalidScenario | undefined
+): Result.Result<{ readonly name: string; readonly reserved: boolean; readonly file: F }, InvalidScenario> => {
+  if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
+  const invalid = check(decoded.success)
+  if (invalid !== undefined) return Result.fail(invalid)
+  return Result.succeed({
+    name: decoded.success.name ?? baseName(file),
+    reserved: decoded.success.reserved ?? false,
+    file: decoded.success
+  })
+}
+
 /**
  * Decodes a parsed JSON value as a scenario.
  *
@@ -411,45 +420,21 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
   }
   if (!("kind" in json)) return Result.fail(new InvalidScenario({ file, path: "kind", problem: "missing" }))
   switch (json.kind) {
-    case "conversation": {
-      const decoded = decodeConversation(json, parseOptions)
-      if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
-      const invalid = checkTools(file, decoded.success) ?? checkScript(file, decoded.success)
-      if (invalid !== undefined) return Result.fail(invalid)
-      const scenario = decoded.success
-      return Result.succeed({
-        kind: "conversation",
-        name: scenario.name ?? baseName(file),
-        reserved: scenario.reserved ?? false,
-        file: scenario
-      })
-    }
-    case "plan": {
-      const decoded = decodePlan(json, parseOptions)
-      if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
-      const invalid = checkPlan(file, decoded.success)
-      if (invalid !== undefined) return Result.fail(invalid)
-      const scenario = decoded.success
-      return Result.succeed({
-        kind: "plan",
-        name: scenario.name ?? baseName(file),
-        reserved: scenario.reserved ?? false,
-        file: scenario
-      })
-    }
-    case "response-cases": {
-      const decoded = decodeCases(json, parseOptions)
-      if (Result.isFailure(decoded)) return Result.fail(firstIssue(file, decoded.failure))
-      const invalid = checkCases(file, decoded.success)
-      if (invalid !== undefined) return Result.fail(invalid)
-      const scenario = decoded.success
-      return Result.succeed({
-        kind: "response-cases",
-        name: scenario.name ?? baseName(file),
-        reserved: scenario.reserved ?? false,
-        file: scenario
-      })
-    }
+    case "conversation":
+      return Result.map(
+        checked(file, decodeConversation(json, parseOptions), (f) => checkTools(file, f) ?? checkScript(file, f)),
+        (s): Scenario => ({ kind: "conversation", ...s })
+      )
+    case "plan":
+      return Result.map(
+        checked(file, decodePlan(json, parseOptions), (f) => checkPlan(file, f)),
+        (s): Scenario => ({ kind: "plan", ...s })
+      )
+    case "response-cases":
+      return Result.map(
+        checked(file, decodeCases(json, parseOptions), (f) => checkCases(file, f)),
+        (s): Scenario => ({ kind: "response-cases", ...s })
+      )
     default:
       return Result.fail(
         new InvalidScenario({
