@@ -68,7 +68,10 @@ export interface Store {
   /** Where it is kept (a file path, or `memory`), for messages. */
   readonly location: string
   readonly get: (id: string) => Effect.Effect<Entry | undefined, JournalError>
-  /** Records that a call is about to run. */
+  /**
+   * Records that a call is about to run. Fails if the id is already in the journal (two calls
+   * with one id raced past `get`): at most one of them may run.
+   */
   readonly start: (id: string, tool: string, input: unknown) => Effect.Effect<void, JournalError>
   /** Records a call's outcome (inserting the entry if it was never started). */
   readonly finish: (
@@ -92,12 +95,17 @@ export const observationOf = (outcome: Outcome.Outcome): Observation => ({
   content: outcome.content
 })
 
-const refused = (call: { readonly id: string; readonly name: string }, reason: string): Outcome.Outcome => ({
+/** A refused call: `reason` says why, `content` is the catalogue's `not executed: <reason>`. */
+const refused = (
+  catalog: MessageCatalog.MessageCatalog,
+  call: { readonly id: string; readonly name: string },
+  reason: string
+): Outcome.Outcome => ({
   _tag: "Refused",
   id: call.id,
   name: call.name,
   reason,
-  content: reason
+  content: catalog.notExecuted(reason)
 })
 
 /**
@@ -110,7 +118,7 @@ export const middleware =
   (call, tool, run) =>
     Effect.gen(function* () {
       const catalog = yield* Effect.service(MessageCatalog.MessageCatalog)
-      const refuse = (reason: string) => refused(call, catalog.notExecuted(reason))
+      const refuse = (reason: string) => refused(catalog, call, reason)
       const existing = yield* Effect.result(store.get(call.id))
       if (existing._tag === "Failure") return refuse(`the journal cannot be read (${existing.failure.message})`)
       const entry = existing.success

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { Entry, Store } from "./Journal.ts"
+import { type Entry, JournalError, type Store } from "./Journal.ts"
 
 /**
  * A fresh in-memory store.
@@ -17,7 +17,12 @@ export const make: Effect.Effect<Store> = Effect.sync(() => {
   return {
     location: "memory",
     get: (id) => Effect.sync(() => entries.get(id)),
-    start: (id, tool, input) => Effect.sync(() => void entries.set(id, { id, tool, input, state: "started" })),
+    start: (id, tool, input) =>
+      Effect.suspend(() =>
+        entries.has(id)
+          ? Effect.fail(new JournalError({ file: "memory", problem: `call '${id}' is already in the journal` }))
+          : Effect.sync(() => void entries.set(id, { id, tool, input, state: "started" }))
+      ),
     finish: (id, tool, input, observation) =>
       Effect.sync(
         () => void entries.set(id, { id, tool, input: entries.get(id)?.input ?? input, state: "done", observation })

@@ -52,6 +52,19 @@ export interface Report<S> {
   readonly outcomes: readonly [Outcome.Outcome, Outcome.Outcome, Outcome.Outcome]
 }
 
+/** The key of the one difference of states that are not records. */
+const stateKey = "(state)"
+
+/** A value in a message: JSON, or `absent` for a key one of the states does not have. */
+const show = (value: unknown): string => {
+  if (value === undefined) return "absent"
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
 /**
  * A tool declared idempotent that is not.
  *
@@ -64,9 +77,11 @@ export class NotIdempotent extends Schema.TaggedError<NotIdempotent>()("NotIdemp
 }) {
   override get message(): string {
     const shown = this.differences
-      .map((d) => `'${d.key}': once ${JSON.stringify(d.once)}, twice ${JSON.stringify(d.twice)}`)
+      .map(
+        (d) => `${d.key === stateKey ? "the state" : `'${d.key}'`} is ${show(d.once)} once and ${show(d.twice)} twice`
+      )
       .join("; ")
-    return `tool '${this.tool}' is declared idempotent, but running ${JSON.stringify(this.input)} twice leaves another state than running it once: ${shown}`
+    return `tool '${this.tool}' is declared idempotent, but running it twice with ${show(this.input)} leaves a different state than running it once: ${shown}`
   }
 }
 
@@ -80,7 +95,7 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
  */
 export const differences = (once: unknown, twice: unknown): ReadonlyArray<Difference> => {
   if (!isRecord(once) || !isRecord(twice)) {
-    return PlanDiff.equalArgs(once, twice) ? [] : [{ key: "(state)", once, twice }]
+    return PlanDiff.equalArgs(once, twice) ? [] : [{ key: stateKey, once, twice }]
   }
   const keys = [...new Set([...Object.keys(once), ...Object.keys(twice)])].sort()
   return keys.flatMap((key) =>
@@ -134,8 +149,8 @@ export const verify = <T extends Tool.Any, S>(
   input: unknown,
   environment: Environment<S, Tool.Services<T>>
 ): Effect.Effect<Report<S>, NotIdempotent> =>
-  Effect.flatMap(check(tool, input, environment), (report) =>
-    report.declared && !report.idempotent
-      ? Effect.fail(new NotIdempotent({ tool: report.tool, input, differences: report.differences }))
-      : Effect.succeed(report)
+  Effect.filterOrFail(
+    check(tool, input, environment),
+    (report) => !report.declared || report.idempotent,
+    (report) => new NotIdempotent({ tool: report.tool, input, differences: report.differences })
   )

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { DatabaseSync } from "node:sqlite"
+import type * as Sqlite from "node:sqlite"
 import { Effect, Result, Schema, type Scope } from "effect"
 import { type Entry, JournalError, Observation, type Store } from "./Journal.ts"
 
@@ -35,61 +35,6 @@ interface Row {
 
 const isRow = (u: unknown): u is Row =>
   typeof u === "object" && u !== null && typeof (u as Row).id === "string" && typeof (u as Row).input === "string"
-
-const open = (file: string): Result.Result<DatabaseSync, JournalError> => {
-  const fail = (problem: string) => Result.fail(new JournalError({ file, problem }))
-  let db: DatabaseSync
-  try {
-    db = new DatabaseSync(file)
-  } catch (error) {
-    return fail(`cannot be opened: ${messageOf(error)}`)
-  }
-  try {
-    const check = db.prepare("PRAGMA quick_check").all()
-    const problems = check.map((row) => String(Object.values(row)[0])).filter((v) => v !== "ok")
-    if (problems.length > 0) {
-      db.close()
-      return fail(`the journal is corrupt (SQLite: ${problems.slice(0, 3).join("; ")}); it was not changed`)
-    }
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-      .all()
-      .map((r) => String(r.name))
-    if (tables.length > 0 && !tables.includes("journal_format")) {
-      db.close()
-      return fail(`not an agent-harness journal (it has the tables ${tables.join(", ")}); it was not changed`)
-    }
-    if (tables.includes("journal_format")) {
-      const row = db.prepare("SELECT format FROM journal_format").get()
-      if (row?.format !== format) {
-        db.close()
-        return fail(`journal format ${JSON.stringify(row?.format ?? null)}, expected ${format}; it was not changed`)
-      }
-    }
-    db.exec("PRAGMA journal_mode = WAL")
-    db.exec("PRAGMA synchronous = FULL")
-    db.exec(`CREATE TABLE IF NOT EXISTS journal_format (format TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS calls (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        tool TEXT NOT NULL,
-        input TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('started', 'done')),
-        observation TEXT
-      )`)
-    if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
-      db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
-    }
-    return Result.succeed(db)
-  } catch (error) {
-    try {
-      db.close()
-    } catch {
-      // Already unusable: the error below says why.
-    }
-    return fail(`cannot be used as a journal: ${messageOf(error)}; it was not changed`)
-  }
-}
 
 const toEntry = (file: string, row: Row): Result.Result<Entry, JournalError> => {
   const bad = (problem: string) => Result.fail(new JournalError({ file, problem: `call '${row.id}': ${problem}` }))
@@ -116,46 +61,148 @@ const toEntry = (file: string, row: Row): Result.Result<Entry, JournalError> => 
   return Result.succeed({ id: row.id, tool: row.tool, input, state: row.state, observation: observation.success })
 }
 
+const columns = "seq, id, tool, input, state, observation"
+
+/** An open journal and its statements, prepared once. */
+interface Opened {
+  readonly db: Sqlite.DatabaseSync
+  readonly get: Sqlite.StatementSync
+  readonly all: Sqlite.StatementSync
+  readonly start: Sqlite.StatementSync
+  readonly finish: Sqlite.StatementSync
+}
+
+const decodeRow = (file: string, row: unknown): Result.Result<Entry, JournalError> =>
+  isRow(row) ? toEntry(file, row) : Result.fail(new JournalError({ file, problem: "a row of calls is not a call" }))
+
 /**
- * Opens (or creates) a journal file for the scope's lifetime.
+ * Opens a journal. Everything that can refuse the file (not SQLite, corrupt, foreign tables,
+ * another format, a row that does not decode) is checked by reading only, before anything is
+ * written, so a refused file is left exactly as it was.
+ */
+const open = (sqlite: typeof Sqlite, file: string): Result.Result<Opened, JournalError> => {
+  const fail = (problem: string) => Result.fail(new JournalError({ file, problem }))
+  let db: Sqlite.DatabaseSync
+  try {
+    db = new sqlite.DatabaseSync(file)
+  } catch (error) {
+    return fail(`cannot be opened: ${messageOf(error)}`)
+  }
+  const refuse = (problem: string) => {
+    db.close()
+    return fail(`${problem}; it was not changed`)
+  }
+  try {
+    const check = db.prepare("PRAGMA quick_check").all()
+    const problems = check.map((row) => String(Object.values(row)[0])).filter((v) => v !== "ok")
+    if (problems.length > 0) return refuse(`the journal is corrupt (SQLite: ${problems.slice(0, 3).join("; ")})`)
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((r) => String(r.name))
+    if (tables.length > 0 && !tables.includes("journal_format")) {
+      return refuse(`not an agent-harness journal (it has the tables ${tables.join(", ")})`)
+    }
+    if (tables.includes("journal_format")) {
+      const row = db.prepare("SELECT format FROM journal_format").get()
+      if (row?.format !== format) {
+        return refuse(`journal format ${JSON.stringify(row?.format ?? null)}, expected ${format}`)
+      }
+    }
+    if (tables.includes("calls")) {
+      for (const row of db.prepare(`SELECT ${columns} FROM calls ORDER BY seq`).all()) {
+        const entry = decodeRow(file, row)
+        if (Result.isFailure(entry)) return refuse(entry.failure.problem)
+      }
+    }
+    db.exec("PRAGMA journal_mode = WAL")
+    db.exec("PRAGMA synchronous = FULL")
+    db.exec(`CREATE TABLE IF NOT EXISTS journal_format (format TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS calls (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        tool TEXT NOT NULL,
+        input TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('started', 'done')),
+        observation TEXT
+      )`)
+    if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
+      db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
+    }
+    return Result.succeed({
+      db,
+      get: db.prepare(`SELECT ${columns} FROM calls WHERE id = ?`),
+      all: db.prepare(`SELECT ${columns} FROM calls ORDER BY seq`),
+      start: db.prepare("INSERT INTO calls (id, tool, input, state) VALUES (?, ?, ?, 'started')"),
+      finish: db.prepare(
+        `INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)
+       ON CONFLICT (id) DO UPDATE SET state = 'done', observation = excluded.observation`
+      )
+    })
+  } catch (error) {
+    try {
+      db.close()
+    } catch {
+      // Already unusable: the error below says why.
+    }
+    return fail(`${unusable(messageOf(error))}; it was not changed`)
+  }
+}
+
+/** What SQLite's refusal of a file means for a journal. */
+const unusable = (message: string): string => {
+  if (/not a database/.test(message)) return `not a SQLite database, so not a journal (SQLite: ${message})`
+  if (/malformed|corrupt/.test(message)) return `the journal is corrupt or truncated (SQLite: ${message})`
+  return `cannot be used as a journal: ${message}`
+}
+
+/**
+ * Opens (or creates) a journal file for the scope's lifetime. `node:sqlite` is loaded here, on
+ * first use, so importing this module (or a CLI that links it) prints no `ExperimentalWarning`.
  *
  * @since 0.1.0
  */
 export const make = (file: string): Effect.Effect<Store, JournalError, Scope.Scope> =>
   Effect.gen(function* () {
-    const opened = open(file)
+    const sqlite = yield* Effect.tryPromise({
+      try: () => import("node:sqlite"),
+      catch: (error) =>
+        new JournalError({ file, problem: `cannot be opened: node:sqlite is not available (${messageOf(error)})` })
+    })
+    const opened = open(sqlite, file)
     if (Result.isFailure(opened)) return yield* opened.failure
-    const db = opened.success
+    const { db, get, all, start, finish } = opened.success
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
-    const get = db.prepare("SELECT seq, id, tool, input, state, observation FROM calls WHERE id = ?")
-    const all = db.prepare("SELECT seq, id, tool, input, state, observation FROM calls ORDER BY seq")
-    const start = db.prepare("INSERT INTO calls (id, tool, input, state) VALUES (?, ?, ?, 'started')")
-    const finish = db.prepare(
-      `INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)
-       ON CONFLICT (id) DO UPDATE SET state = 'done', observation = excluded.observation`
-    )
     const attempt = <A>(what: string, f: () => A): Effect.Effect<A, JournalError> =>
       Effect.try({ try: f, catch: (error) => new JournalError({ file, problem: `${what}: ${messageOf(error)}` }) })
-    const decodeRow = (row: unknown): Effect.Effect<Entry, JournalError> =>
-      isRow(row)
-        ? Effect.fromResult(toEntry(file, row))
-        : Effect.fail(new JournalError({ file, problem: "a row of calls is not a call" }))
+    const decode = (row: unknown): Effect.Effect<Entry, JournalError> => Effect.fromResult(decodeRow(file, row))
     return {
       location: file,
       get: (id) =>
         Effect.flatMap(
           attempt("read", () => get.get(id)),
-          (row) => (row === undefined ? Effect.succeed(undefined) : decodeRow(row))
+          (row) => (row === undefined ? Effect.undefined : decode(row))
         ),
       start: (id, tool, input) =>
-        Effect.asVoid(attempt("write", () => start.run(id, tool, JSON.stringify(input) ?? "null"))),
+        Effect.asVoid(
+          Effect.try({
+            try: () => start.run(id, tool, JSON.stringify(input) ?? "null"),
+            catch: (error) =>
+              new JournalError({
+                file,
+                problem: /UNIQUE constraint failed/.test(messageOf(error))
+                  ? `call '${id}' is already in the journal`
+                  : `write: ${messageOf(error)}`
+              })
+          })
+        ),
       finish: (id, tool, input, observation) =>
         Effect.asVoid(
           attempt("write", () => finish.run(id, tool, JSON.stringify(input) ?? "null", JSON.stringify(observation)))
         ),
       entries: Effect.flatMap(
         attempt("read", () => all.all()),
-        (rows) => Effect.forEach(rows, decodeRow)
+        (rows) => Effect.forEach(rows, decode)
       )
     }
   })
