@@ -9,10 +9,12 @@ import { Argument, Command, type CliError, Flag } from "effect/cli"
 import { Variant } from "@agent-harness/scenario"
 import * as CaptureCommand from "./CaptureCommand.ts"
 import * as Demo from "./Demo.ts"
+import * as IdempotencyDemo from "./IdempotencyDemo.ts"
 import * as PlanDemo from "./PlanDemo.ts"
 import type { ExitCode } from "./ExitCode.ts"
 import * as RegressDemo from "./RegressDemo.ts"
 import * as ScenarioCommands from "./ScenarioCommands.ts"
+import * as SoakCommand from "./SoakCommand.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDefault(false),
@@ -80,9 +82,33 @@ const regress = Command.make("regress", { variant }, ({ variant }) =>
   RegressDemo.regress(Variant.byName[variant])
 ).pipe(Command.withDescription("Seed 003: from an agent failure to a regression test — trace, criterion, cases, runs"))
 
+const idempotency = Command.make("idempotency", {}, () => IdempotencyDemo.idempotency).pipe(
+  Command.withDescription(
+    "Seed 000's last section: once vs twice, retry safety, and a crash resumed on a SQLite journal"
+  )
+)
+
 const demo = Command.make("demo").pipe(
   Command.withDescription("Walkthroughs of the seeds"),
-  Command.withSubcommands([salmorejo, plan, regress])
+  Command.withSubcommands([salmorejo, plan, regress, idempotency])
+)
+
+const soak = Command.make(
+  "soak",
+  {
+    runs: Flag.Int("runs").pipe(Flag.withDefault(100), Flag.withDescription("how many runs (fresh journal each)")),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("no progress lines; the last line is the summary as JSON")
+    ),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("run i plays the conversation of seed + i")),
+    kills: Flag.Int("kills").pipe(Flag.optional, Flag.withDescription("kills per run (default: 0 to 6 at random)"))
+  },
+  ({ runs, json, seed, kills }) => SoakCommand.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
+).pipe(
+  Command.withDescription(
+    "Crash safety: SIGKILL a journaled conversation at random, restart it; exit 0 only if no append ran twice"
+  )
 )
 
 /**
@@ -92,7 +118,7 @@ const demo = Command.make("demo").pipe(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, demo])
+  Command.withSubcommands([run, test, capture, demo, soak])
 )
 
 /**

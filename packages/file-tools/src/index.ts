@@ -1,10 +1,13 @@
 /**
  * The file tools of the scenarios (`read`/`leer`, `list`/`listar`, `search`/`buscar`,
- * `write`/`escribir`, `append`/`añadir`) over an in-memory file environment.
+ * `write`/`escribir`, `append`/`añadir`) over an in-memory file environment, or a durable one
+ * on disk.
  *
  * @since 0.1.0
  */
 
+/** A durable file environment over a real directory: `Files` with fsync'd appends and atomic writes. @since 0.1.0 */
+export * as DiskFiles from "./DiskFiles.ts"
 /** The in-memory file environment: the `Files` service, `layer` and `makeFiles`. @since 0.1.0 */
 export * as Files from "./Files.ts"
 /** The five file tools in English and Spanish, and their toolsets. @since 0.1.0 */

@@ -1,0 +1,116 @@
+/**
+ * The child process of the crash-safety soak: runs the soak conversation of a seed through
+ * `Loop.run`, with the file tools over a durable environment (`DiskFiles`) and the journal
+ * middleware over a SQLite journal, and prints one JSON line per observation:
+ *
+ *   {"ready":true,"calls":N}                     once loaded, before the first model call
+ *   {"id":"a17","outcome":"Succeeded"}           a call that ran
+ *   {"id":"a17","outcome":"Replayed","original":"Succeeded"}
+ *   {"id":"a17","outcome":"Failed","failure":"OutcomeUnknown"}
+ *   {"done":true,"stop":"end"}                   at the end
+ *
+ * The soak driver kills it with SIGKILL at random instants and starts it again on the same
+ * journal and environment. Standard output is a pipe, which Node writes synchronously, so a
+ * printed line is in the pipe before the next call starts.
+ *
+ *   node --disable-warning=ExperimentalWarning apps/demo/src/SoakChild.ts <journal.db> <envdir> <seed>
+ *
+ * With a fourth argument `--no-journal` it runs the same conversation without the journal: the
+ * soak's own tests use it to see that the soak finds the appends a restart runs twice.
+ *
+ * Exit 0 when the conversation ended, 1 on any failure (printed on stderr), 2 on bad usage.
+ *
+ * @since 0.1.0
+ */
+import process from "node:process"
+import { Execute, Loop, Model, type Outcome } from "@agent-harness/executor"
+import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { Journal, SqliteStore } from "@agent-harness/idempotency"
+import { Cause, Effect, Exit } from "effect"
+import * as SoakConversation from "./SoakConversation.ts"
+
+/**
+ * One line of the child's output.
+ *
+ * @since 0.1.0
+ */
+export type Line =
+  | { readonly ready: true; readonly calls: number }
+  | {
+      readonly id: string
+      readonly outcome: Outcome.Outcome["_tag"]
+      readonly original?: string
+      readonly failure?: string
+    }
+  | { readonly done: true; readonly stop: Loop.StopReason }
+
+const emit = (line: Line): Effect.Effect<void> =>
+  Effect.sync(() => void process.stdout.write(`${JSON.stringify(line)}\n`))
+
+/**
+ * The line of an observation.
+ *
+ * @since 0.1.0
+ */
+export const lineOf = (outcome: Outcome.Outcome): Line => {
+  switch (outcome._tag) {
+    case "Replayed":
+      return { id: outcome.id, outcome: outcome._tag, original: outcome.original }
+    case "Failed":
+      return { id: outcome.id, outcome: outcome._tag, failure: outcome.failure._tag }
+    default:
+      return { id: outcome.id, outcome: outcome._tag }
+  }
+}
+
+/**
+ * The journaled conversation of a seed over a journal file and an environment directory.
+ *
+ * @since 0.1.0
+ */
+export const program = (journal: string | undefined, envdir: string, seed: number) =>
+  Effect.gen(function* () {
+    const conversation = SoakConversation.conversation(seed)
+    const journaled: Execute.Middleware =
+      journal === undefined ? (_call, _tool, run) => run : Journal.middleware(yield* SqliteStore.make(journal))
+    const files = yield* DiskFiles.make(envdir)
+    // The journal, then a line for what the model is shown: printed only once the journal has
+    // recorded the outcome.
+    const observed: Execute.Middleware = (call, tool, run) => Effect.tap(journaled(call, tool, run), emitOutcome)
+    yield* emit({ ready: true, calls: SoakConversation.calls(conversation).length })
+    const result = yield* Loop.run({
+      toolset: FileTools.english,
+      messages: SoakConversation.opening,
+      maxTurns: conversation.turns.length + 1
+    }).pipe(
+      Effect.provideService(Files.Files, files),
+      Effect.provideService(Model.Model, SoakConversation.model(conversation)),
+      Effect.provideService(Execute.Middleware, observed)
+    )
+    yield* emit({ done: true, stop: result.stop })
+  }).pipe(Effect.scoped)
+
+const emitOutcome = (outcome: Outcome.Outcome) => emit(lineOf(outcome))
+
+const main = async (args: ReadonlyArray<string>): Promise<number> => {
+  const [journal, envdir, seedText, flag] = args
+  const seed = Number(seedText)
+  if (
+    journal === undefined ||
+    envdir === undefined ||
+    !Number.isSafeInteger(seed) ||
+    (flag !== undefined && flag !== "--no-journal") ||
+    args.length > 4
+  ) {
+    process.stderr.write("usage: SoakChild.ts <journal.db> <envdir> <seed> [--no-journal]\n")
+    return 2
+  }
+  const exit = await Effect.runPromiseExit(program(flag === undefined ? journal : undefined, envdir, seed))
+  if (Exit.isSuccess(exit)) return 0
+  process.stderr.write(`soak child: ${Cause.pretty(exit.cause)}\n`)
+  return 1
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2))
+}

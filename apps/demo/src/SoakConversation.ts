@@ -1,0 +1,125 @@
+/**
+ * The conversation of the crash-safety soak: a canned model whose replies depend only on the
+ * seed and on how many replies it has given, so every restart of the child asks for the same
+ * calls with the same ids. It is full of `append` calls (non-idempotent: the journal marks them
+ * started before they run) and `write` calls (idempotent), on separate files, so each append's
+ * side effect can be counted in the environment: the append with id `a17` adds `[a17]`.
+ *
+ * @since 0.1.0
+ */
+import { Message, type Model } from "@agent-harness/executor"
+import { Effect } from "effect"
+
+/**
+ * One call of the conversation.
+ *
+ * @since 0.1.0
+ */
+export interface Call {
+  readonly id: string
+  readonly name: "append" | "write"
+  readonly input: { readonly path: string; readonly content: string }
+}
+
+/**
+ * The conversation of a seed: its turns, each a list of calls.
+ *
+ * @since 0.1.0
+ */
+export interface Conversation {
+  readonly seed: number
+  readonly turns: ReadonlyArray<ReadonlyArray<Call>>
+}
+
+/**
+ * A small seeded generator (mulberry32): numbers in [0, 1).
+ *
+ * @since 0.1.0
+ */
+export const random = (seed: number): (() => number) => {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** A whole number in [min, max]. */
+const between = (next: () => number, min: number, max: number): number => min + Math.floor(next() * (max - min + 1))
+
+/**
+ * The pattern an append's content carries: `[a17]`. Its count in the environment is how many
+ * times the append ran.
+ *
+ * @since 0.1.0
+ */
+export const appendMark = /\[(a\d+)\]/g
+
+/**
+ * The conversation of a seed: 14 to 22 turns of 3 to 9 calls, about three appends in four.
+ *
+ * @since 0.1.0
+ */
+export const conversation = (seed: number): Conversation => {
+  const next = random(seed)
+  const turns: Array<ReadonlyArray<Call>> = []
+  let n = 0
+  const turnCount = between(next, 14, 22)
+  for (let t = 0; t < turnCount; t++) {
+    const calls: Array<Call> = []
+    const callCount = between(next, 3, 9)
+    for (let c = 0; c < callCount; c++) {
+      n += 1
+      if (next() < 0.75) {
+        const id = `a${n}`
+        calls.push({ id, name: "append", input: { path: `log-${between(next, 1, 3)}.txt`, content: `[${id}]\n` } })
+      } else {
+        const id = `w${n}`
+        calls.push({
+          id,
+          name: "write",
+          input: { path: `state-${between(next, 1, 2)}.txt`, content: `state after call ${id} of turn ${t + 1}\n` }
+        })
+      }
+    }
+    turns.push(calls)
+  }
+  return { seed, turns }
+}
+
+/**
+ * Every call of a conversation, in order.
+ *
+ * @since 0.1.0
+ */
+export const calls = (c: Conversation): ReadonlyArray<Call> => c.turns.flat()
+
+/**
+ * The opening messages.
+ *
+ * @since 0.1.0
+ */
+export const opening: ReadonlyArray<Message.Message> = [
+  Message.system("You keep logs. Use append and write."),
+  Message.user("Log every step.")
+]
+
+/**
+ * The canned model: reply N is turn N's calls, then a final text. It looks only at how many
+ * replies the history holds, never at the observations, so a restart replays the same calls.
+ *
+ * @since 0.1.0
+ */
+export const model = (c: Conversation): Model.Shape => ({
+  reply: ({ messages }) =>
+    Effect.sync(() => {
+      const turn = messages.filter((m) => m.role === "assistant").length
+      const calls = c.turns[turn]
+      return calls === undefined
+        ? [Message.text("All logged.")]
+        : calls.map((call) => Message.toolUse(call.id, call.name, call.input))
+    })
+})

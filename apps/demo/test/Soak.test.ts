@@ -1,0 +1,78 @@
+/**
+ * Fault injection, for real: the soak child (a journaled conversation full of appends and
+ * writes over a durable environment) is killed with SIGKILL at random instants and restarted
+ * on the same journal, at least 200 times over the suite.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Soak from "../src/Soak.ts"
+import * as SoakConversation from "../src/SoakConversation.ts"
+
+describe("the crash-safety soak", () => {
+  it.live(
+    "after 200+ SIGKILLs no append ran twice, every unfinished call was reported outcome unknown, finished calls replayed",
+    () =>
+      Effect.gen(function* () {
+        const reports: Array<Soak.RunReport> = []
+        const summary = yield* Soak.run({
+          runs: 80,
+          killsPerRun: 4,
+          seed: 1000,
+          onRun: (report) => Effect.sync(() => void reports.push(report))
+        })
+        expect(summary.bundleError).toBeUndefined()
+        expect(summary.violations).toEqual([])
+        expect(summary.runs).toBe(80)
+        expect(summary.kills).toBeGreaterThanOrEqual(200)
+        expect(summary.duplicated).toBe(0)
+        // Every call the journals hold as started and never finished was reported outcome
+        // unknown by the last child, and kills landed mid-call.
+        expect(summary.unknown).toBe(summary.unfinished)
+        expect(summary.unknown).toBeGreaterThan(0)
+        expect(summary.replayed).toBeGreaterThan(0)
+        expect(reports.map((r) => r.run).sort((a, b) => a - b)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1))
+        expect(reports.every((r) => r.starts === r.kills + 1)).toBe(true)
+        expect(JSON.parse(Soak.summaryJson(summary))).toEqual({
+          runs: summary.runs,
+          kills: summary.kills,
+          duplicated: 0,
+          unknown: summary.unknown,
+          replayed: summary.replayed
+        })
+      }),
+    600_000
+  )
+
+  it("the conversation is the same at every start, full of appends and writes with unique ids", () => {
+    const one = SoakConversation.calls(SoakConversation.conversation(7))
+    expect(SoakConversation.calls(SoakConversation.conversation(7))).toEqual(one)
+    expect(new Set(one.map((c) => c.id)).size).toBe(one.length)
+    expect(one.filter((c) => c.name === "append").length).toBeGreaterThan(one.length / 2)
+    expect(one.some((c) => c.name === "write")).toBe(true)
+    for (const call of one) {
+      if (call.name === "append") expect(call.input.content).toBe(`[${call.id}]\n`)
+      else expect(call.input.content).not.toMatch(SoakConversation.appendMark)
+    }
+  })
+
+  it.live(
+    "the soak finds what it is for: without the journal, a restart runs appends again, and that is counted",
+    () =>
+      Effect.gen(function* () {
+        const summary = yield* Soak.run({
+          runs: 4,
+          killsPerRun: 3,
+          seed: 2000,
+          withoutJournal: true,
+          keepFailed: false
+        })
+        expect(summary.kills).toBeGreaterThan(0)
+        expect(summary.duplicated).toBeGreaterThan(0)
+        expect(summary.unknown).toBe(0)
+        expect(Soak.passed(summary)).toBe(false)
+        expect(summary.violations.some((v) => /a\d+ ran [2-9] times/.test(v))).toBe(true)
+        expect(summary.violations.some((v) => v.includes("folder is kept"))).toBe(false)
+      }),
+    120_000
+  )
+})

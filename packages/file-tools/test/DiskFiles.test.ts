@@ -1,0 +1,229 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Option } from "effect"
+import fc from "fast-check"
+import { DiskFiles, Files, FileTools } from "../src/index.ts"
+import { runOn } from "./run.ts"
+
+const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "disk-files-test-"))
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+let folders = 0
+/** A fresh folder (not yet created) under the test's temporary root. */
+const fresh = (): string => {
+  folders += 1
+  return nodePath.join(root, `env-${folders}`)
+}
+
+/** The names of the files in a folder, sorted. */
+const namesIn = (dir: string): ReadonlyArray<string> => fs.readdirSync(dir).sort()
+
+/** What a failed exit failed or died with. */
+const defectOf = <A, E>(exit: Exit.Exit<A, E>): unknown => (Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined)
+
+/** Whether a text is valid UTF-16 (no lone surrogate), so UTF-8 on disk keeps it as it is. */
+const wellFormed = (text: string): boolean => {
+  try {
+    encodeURIComponent(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("DiskFiles", () => {
+  it.effect("reads, writes, appends, lists and snapshots, like the in-memory Files", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      yield* files.write("b.txt", "B")
+      yield* files.write("a.txt", "A")
+      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
+      expect(yield* files.read("nope")).toEqual(Option.none())
+      yield* files.write("c.txt", "C")
+      yield* files.append("c.txt", "+")
+      yield* files.append("new.txt", "n")
+      expect(yield* files.list).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
+      expect(yield* files.entries).toEqual([
+        ["a.txt", "A"],
+        ["b.txt", "B"],
+        ["c.txt", "C+"],
+        ["new.txt", "n"]
+      ])
+      const snap = yield* files.snapshot
+      expect(snap).toEqual({ "a.txt": "A", "b.txt": "B", "c.txt": "C+", "new.txt": "n" })
+      expect(Object.keys(snap)).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
+      expect(namesIn(dir)).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
+    })
+  )
+
+  it.effect("is on disk: a second environment over the folder sees every change", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const one = yield* DiskFiles.make(dir)
+      yield* one.write("notes/todo.txt", "milk")
+      yield* one.append("notes/todo.txt", ", eggs")
+      yield* one.append("log.txt", "[a1]")
+      const two = yield* DiskFiles.make(dir)
+      expect(yield* two.snapshot).toEqual({ "log.txt": "[a1]", "notes/todo.txt": "milk, eggs" })
+      expect(fs.readFileSync(nodePath.join(dir, "notes%2Ftodo.txt"), "utf8")).toBe("milk, eggs")
+    })
+  )
+
+  it.effect("every path is one file inside the folder: nothing escapes it", () =>
+    Effect.gen(function* () {
+      const outer = fresh()
+      const dir = nodePath.join(outer, "env")
+      const paths = [
+        "../escape.txt",
+        "../../far.txt",
+        "/etc/passwd",
+        ".",
+        "..",
+        "",
+        ".hidden",
+        ".tmp-1-1",
+        "a/b/c.txt",
+        "__proto__",
+        "%41",
+        "%",
+        "C:\\x.txt",
+        "ñ ü €.txt",
+        "emoji 🍅"
+      ]
+      const files = yield* DiskFiles.make(dir)
+      for (const [i, path] of paths.entries()) yield* files.write(path, `content ${i}`)
+      yield* files.append("../escape.txt", "!")
+      expect(namesIn(outer)).toEqual(["env"])
+      expect(namesIn(dir)).toHaveLength(paths.length)
+      expect(namesIn(dir).every((name) => !name.startsWith("."))).toBe(true)
+      expect(yield* files.list).toEqual([...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+      for (const [i, path] of paths.entries()) {
+        expect(yield* files.read(path)).toEqual(Option.some(`content ${i}${path === "../escape.txt" ? "!" : ""}`))
+      }
+      const snap = yield* files.snapshot
+      expect(Object.getPrototypeOf(snap)).toBe(Object.prototype)
+      expect(Object.getOwnPropertyDescriptor(snap, "__proto__")?.value).toBe("content 9")
+    })
+  )
+
+  it("names round-trip, and names it never writes decode to nothing", () => {
+    for (const path of ["", ".", "..", "a/b", "%", "%2E", ".x", "x.", "a b"]) {
+      expect(DiskFiles.decodeName(DiskFiles.encodeName(path))).toBe(path)
+    }
+    expect(DiskFiles.encodeName("")).toBe("%")
+    expect(DiskFiles.encodeName(".")).toBe("%2E")
+    expect(DiskFiles.encodeName("..")).toBe("%2E.")
+    expect(DiskFiles.encodeName("a/b.txt")).toBe("a%2Fb.txt")
+    for (const name of [".tmp-1-1", ".x", "%zz", "a%2fb", "%2E%2E"]) expect(DiskFiles.decodeName(name)).toBeUndefined()
+  })
+
+  it.effect("leftover temporary files of a crash are never listed, and the next make removes them", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      yield* files.write("a.txt", "A")
+      fs.writeFileSync(nodePath.join(dir, ".tmp-999-1"), "half a write")
+      expect(yield* files.list).toEqual(["a.txt"])
+      expect(yield* files.snapshot).toEqual({ "a.txt": "A" })
+      yield* DiskFiles.make(dir)
+      expect(namesIn(dir)).toEqual(["a.txt"])
+    })
+  )
+
+  it.effect("a write replaces the whole file and leaves no temporary file", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      yield* files.write("a.txt", "a long first content")
+      yield* files.write("a.txt", "short")
+      expect(yield* files.read("a.txt")).toEqual(Option.some("short"))
+      expect(namesIn(dir)).toEqual(["a.txt"])
+    })
+  )
+
+  it.effect("the file tools over disk: append twice adds twice, write replaces, read reads", () =>
+    Effect.gen(function* () {
+      const files = yield* DiskFiles.make(fresh())
+      yield* files.write("lista.txt", "pan")
+      const once = yield* runOn(FileTools.Append, { path: "lista.txt", content: ", tomates" }, files)
+      expect(once.exit).toEqual(Exit.succeed("appended 9 characters to lista.txt"))
+      const twice = yield* runOn(FileTools.Append, { path: "lista.txt", content: ", tomates" }, files)
+      expect(twice.after).toEqual({ "lista.txt": "pan, tomates, tomates" })
+      const written = yield* runOn(FileTools.Write, { path: "lista.txt", content: "pan" }, files)
+      expect(written.after).toEqual({ "lista.txt": "pan" })
+      const read = yield* runOn(FileTools.Read, { path: "nope.txt" }, files)
+      expect(Exit.isFailure(read.exit)).toBe(true)
+      const searched = yield* runOn(FileTools.Search, { pattern: "pa" }, files)
+      expect(searched.exit).toEqual(Exit.succeed("lista.txt: pan"))
+    })
+  )
+
+  it.effect("a folder that cannot be made is a typed DiskFilesError naming it", () =>
+    Effect.gen(function* () {
+      const file = nodePath.join(root, "a-file")
+      fs.writeFileSync(file, "not a folder")
+      const error = yield* Effect.flip(DiskFiles.make(nodePath.join(file, "env")))
+      expect(error._tag).toBe("DiskFilesError")
+      expect(error.path).toBe(nodePath.join(file, "env"))
+      expect(error.message).toContain("a-file")
+    })
+  )
+
+  it.effect("an I/O failure is a defect carrying a DiskFilesError that names the path", () =>
+    Effect.gen(function* () {
+      const files = yield* DiskFiles.make(fresh())
+      const tooLong = "x".repeat(300)
+      const exit = yield* Effect.exit(files.write(tooLong, "x"))
+      const defect = defectOf(exit)
+      expect(defect).toBeInstanceOf(DiskFilesError)
+      expect(defect).toMatchObject({ operation: "write", path: tooLong })
+      const lone = yield* Effect.exit(files.append("\uD800", "x"))
+      expect(wellFormed("\uD800")).toBe(false)
+      expect(defectOf(lone)).toMatchObject({ _tag: "DiskFilesError", operation: "append" })
+      expect(yield* files.list).toEqual([])
+    })
+  )
+
+  it.effect("the layer provides Files over the folder", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const change = Files.Files.use((files) => Effect.andThen(files.append("a.txt", "!"), files.snapshot))
+      expect(yield* Effect.provide(change, DiskFiles.layer(dir))).toEqual({ "a.txt": "!" })
+      expect(yield* Effect.provide(change, DiskFiles.layer(dir))).toEqual({ "a.txt": "!!" })
+    })
+  )
+
+  it.effect("agrees with the in-memory Files on any sequence of writes and appends", () =>
+    Effect.promise(() => {
+      // Paths the disk can hold: no lone surrogates, names within the file system's limit.
+      const path = fc
+        .oneof(
+          fc.string({ maxLength: 12 }),
+          fc.string({ unit: "binary", maxLength: 6 }),
+          fc.constantFrom("", ".", "..", "a/b", "%", "__proto__", "A", "a")
+        )
+        .filter((p) => wellFormed(p) && Buffer.byteLength(DiskFiles.encodeName(p)) < 200)
+      const content = fc.string({ unit: "binary", maxLength: 8 }).filter(wellFormed)
+      const op = fc.record({ kind: fc.constantFrom("write", "append"), path, content })
+      return fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
+          const disk = DiskFiles.makeUnsafe(fresh())
+          const memory = Files.makeFiles()
+          for (const o of ops) {
+            await Effect.runPromise(o.kind === "write" ? disk.write(o.path, o.content) : disk.append(o.path, o.content))
+            await Effect.runPromise(
+              o.kind === "write" ? memory.write(o.path, o.content) : memory.append(o.path, o.content)
+            )
+          }
+          expect(await Effect.runPromise(disk.entries)).toEqual(await Effect.runPromise(memory.entries))
+        }),
+        { numRuns: 60 }
+      )
+    })
+  )
+})
+
+const { DiskFilesError } = DiskFiles
