@@ -58,47 +58,165 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof 
  *
  * @since 0.1.0
  */
-export const equalArgs = (a: unknown, b: unknown): boolean => {
-  const left: Array<unknown> = [a]
-  const right: Array<unknown> = [b]
-  while (left.length > 0) {
-    const x = left.pop()
-    const y = right.pop()
-    if (x === y) continue
-    if (typeof x === "number" && typeof y === "number") {
-      if (Number.isNaN(x) && Number.isNaN(y)) continue
-      return false
+export const equalArgs = (a: unknown, b: unknown): boolean => equalAt(a, b, 0)
+
+/** Nesting compared by recursion, without allocating; deeper values go to the explicit stack. */
+const maxRecursion = 32
+
+const equalAt = (x: unknown, y: unknown, depth: number): boolean => {
+  if (x === y) return true
+  if (typeof x === "number" && typeof y === "number") return Number.isNaN(x) && Number.isNaN(y)
+  if (!isRecord(x) || !isRecord(y)) return false
+  if (depth >= maxRecursion) return equalDeep(x, y)
+  if (Array.isArray(x) || Array.isArray(y)) {
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
+    for (let i = 0; i < x.length; i++) {
+      if (!equalAt(x[i], y[i], depth + 1)) return false
     }
-    if (!isRecord(x) || !isRecord(y)) return false
-    if (Array.isArray(x) || Array.isArray(y)) {
-      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
-      for (let i = 0; i < x.length; i++) {
-        left.push(x[i])
-        right.push(y[i])
-      }
-      continue
-    }
-    // Same number of own keys and every key of `x` present in `y`: the key sets are equal,
-    // checked in linear time without sorting.
-    const keys = Object.keys(x)
-    if (keys.length !== Object.keys(y).length) return false
-    for (const key of keys) {
-      if (!Object.hasOwn(y, key)) return false
-      left.push(x[key])
-      right.push(y[key])
-    }
+    return true
   }
-  return true
+  // Every own key of `x` present in `y`, and as many own keys in `y`: the key sets are equal,
+  // checked in linear time without sorting (and without allocating key lists).
+  let count = 0
+  for (const key in x) {
+    if (!hasOwn(x, key)) continue
+    count++
+    if (!hasOwn(y, key) || !equalAt(x[key], y[key], depth + 1)) return false
+  }
+  for (const key in y) {
+    if (hasOwn(y, key)) count--
+  }
+  return count === 0
 }
 
+/** The same comparison over an explicit stack, for values nested deeper than `maxRecursion`. */
+const equalDeep = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  // The stacks are only allocated for nested objects and arrays: flat args compare in place.
+  let left: Array<unknown> | undefined
+  let right: Array<unknown> | undefined
+  let x: unknown = a
+  let y: unknown = b
+  while (true) {
+    if (x !== y) {
+      if (typeof x === "number" && typeof y === "number") {
+        if (!(Number.isNaN(x) && Number.isNaN(y))) return false
+      } else if (!isRecord(x) || !isRecord(y)) {
+        return false
+      } else if (Array.isArray(x) || Array.isArray(y)) {
+        if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
+        for (let i = 0; i < x.length; i++) {
+          const u: unknown = x[i]
+          const v: unknown = y[i]
+          if (u === v || sameLeaf(u, v)) continue
+          if (!isRecord(u) || !isRecord(v)) return false
+          left ??= []
+          right ??= []
+          left.push(u)
+          right.push(v)
+        }
+      } else {
+        // Every own key of `x` present in `y`, and as many own keys in `y`: the key sets are
+        // equal, checked in linear time without sorting (and without allocating key lists).
+        let count = 0
+        for (const key in x) {
+          if (!hasOwn(x, key)) continue
+          count++
+          if (!hasOwn(y, key)) return false
+          const u = x[key]
+          const v = y[key]
+          if (u === v || sameLeaf(u, v)) continue
+          if (!isRecord(u) || !isRecord(v)) return false
+          left ??= []
+          right ??= []
+          left.push(u)
+          right.push(v)
+        }
+        for (const key in y) {
+          if (hasOwn(y, key)) count--
+        }
+        if (count !== 0) return false
+      }
+    }
+    if (left === undefined || right === undefined || left.length === 0) return true
+    x = left.pop()
+    y = right.pop()
+  }
+}
+
+const hasOwn = Object.hasOwn
+
+/** Two values that are not `===` but equal as leaves: only NaN and NaN. */
+const sameLeaf = (u: unknown, v: unknown): boolean =>
+  typeof u === "number" && typeof v === "number" && Number.isNaN(u) && Number.isNaN(v)
+
 /** Indexes a plan by step id; when an id occurs more than once, the last occurrence wins. */
-const byId = <S extends DiffableStep>(plan: Iterable<S>): Map<number, S> => {
+const byId = <S extends DiffableStep>(plan: ReadonlyArray<S>): Map<number, S> => {
   const map = new Map<number, S>()
   for (const step of plan) map.set(step.id, step)
   return map
 }
 
 const sameStep = (a: DiffableStep, b: DiffableStep): boolean => a.tool_name === b.tool_name && equalArgs(a.args, b.args)
+
+/**
+ * The diff of two plans that both list their steps by strictly increasing finite id (the usual
+ * case: each id once, in order), walked side by side; `undefined` as soon as either plan is not.
+ */
+const mergeSorted = (before: ReadonlyArray<DiffableStep>, after: ReadonlyArray<DiffableStep>): PlanDiff | undefined => {
+  const removed: Array<number> = []
+  const added: Array<number> = []
+  const revised: Array<number> = []
+  let i = 0
+  let j = 0
+  let lastX = Number.NEGATIVE_INFINITY
+  let lastY = Number.NEGATIVE_INFINITY
+  while (i < before.length || j < after.length) {
+    const x = before[i]
+    const y = after[j]
+    if (x !== undefined && !(x.id > lastX && x.id < Number.POSITIVE_INFINITY)) return undefined
+    if (y !== undefined && !(y.id > lastY && y.id < Number.POSITIVE_INFINITY)) return undefined
+    // `+ 0` turns -0 into 0, as a Map key would.
+    if (y === undefined || (x !== undefined && x.id < y.id)) {
+      const step = x as DiffableStep
+      removed.push(step.id + 0)
+      lastX = step.id
+      i++
+    } else if (x === undefined || y.id < x.id) {
+      added.push(y.id + 0)
+      lastY = y.id
+      j++
+    } else {
+      if (!sameStep(x, y)) revised.push(x.id + 0)
+      lastX = x.id
+      lastY = y.id
+      i++
+      j++
+    }
+  }
+  return { removed, added, revised }
+}
+
+const diffImpl = (before: Iterable<DiffableStep>, after: Iterable<DiffableStep>): PlanDiff => {
+  const old = Array.isArray(before) ? (before as ReadonlyArray<DiffableStep>) : Array.from(before)
+  const next = Array.isArray(after) ? (after as ReadonlyArray<DiffableStep>) : Array.from(after)
+  const sorted = mergeSorted(old, next)
+  if (sorted !== undefined) return sorted
+  const removed: Array<number> = []
+  const added: Array<number> = []
+  const revised: Array<number> = []
+  const oldById = byId(old)
+  const nextById = byId(next)
+  for (const [id, step] of oldById) {
+    const other = nextById.get(id)
+    if (other === undefined) removed.push(id)
+    else if (!sameStep(step, other)) revised.push(id)
+  }
+  for (const id of nextById.keys()) {
+    if (!oldById.has(id)) added.push(id)
+  }
+  return { removed: removed.sort(ascending), added: added.sort(ascending), revised: revised.sort(ascending) }
+}
 
 /**
  * Diffs two plans by step id: `removed` = ids only in `before`, `added` = ids only in `after`,
@@ -116,22 +234,7 @@ const sameStep = (a: DiffableStep, b: DiffableStep): boolean => a.tool_name === 
 export const diff: {
   (after: Iterable<DiffableStep>): (before: Iterable<DiffableStep>) => PlanDiff
   (before: Iterable<DiffableStep>, after: Iterable<DiffableStep>): PlanDiff
-} = dual(2, (before: Iterable<DiffableStep>, after: Iterable<DiffableStep>): PlanDiff => {
-  const old = byId(before)
-  const next = byId(after)
-  const removed: Array<number> = []
-  const added: Array<number> = []
-  const revised: Array<number> = []
-  for (const [id, step] of old) {
-    const other = next.get(id)
-    if (other === undefined) removed.push(id)
-    else if (!sameStep(step, other)) revised.push(id)
-  }
-  for (const id of next.keys()) {
-    if (!old.has(id)) added.push(id)
-  }
-  return { removed: removed.sort(ascending), added: added.sort(ascending), revised: revised.sort(ascending) }
-})
+} = dual(2, diffImpl)
 
 /**
  * Whether the diff records no change at all.

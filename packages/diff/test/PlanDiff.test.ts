@@ -84,6 +84,20 @@ describe("PlanDiff.diff", () => {
     expect(PlanDiff.diff(dup, dup)).toEqual(empty)
   })
 
+  it("takes -0 and 0 for one id, listed as 0, in ordered plans as in unordered ones", () => {
+    expect(PlanDiff.diff([step(-0, "read", {})], [])).toStrictEqual({ removed: [0], added: [], revised: [] })
+    expect(PlanDiff.diff([step(-0, "read", {})], [step(0, "write", {})])).toStrictEqual({
+      removed: [],
+      added: [],
+      revised: [0]
+    })
+    expect(PlanDiff.diff([step(2, "read", {}), step(-0, "read", {})], [])).toStrictEqual({
+      removed: [0, 2],
+      added: [],
+      revised: []
+    })
+  })
+
   it("diffs two plans of 100k steps each", () => {
     const n = 100_000
     const old = Array.from({ length: n }, (_, i) => step(i, "read", { path: `f${i}`, opts: { n: i, tags: ["x"] } }))

@@ -92,6 +92,17 @@ describe("PlanDiff properties", () => {
     )
   })
 
+  it("agrees with the reference on plans listing each id once, in order (the side-by-side walk)", () => {
+    const ordered = fc
+      .uniqueArray(stepArb, { selector: (s) => s.id, maxLength: 12 })
+      .map((steps) => [...steps].sort((a, b) => a.id - b.id))
+    fc.assert(
+      fc.property(ordered, ordered, (before, after) => {
+        expect(PlanDiff.diff(before, after)).toEqual(reference(before, after))
+      })
+    )
+  })
+
   it("diff(p, p) is empty, also when p's args list their keys in another order", () => {
     fc.assert(
       fc.property(plan, (p) => {

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { MessageCatalog, ResponseContract, type Tool, Toolset } from "@agent-harness/tool-schema"
+import { MessageCatalog, ResponseContract, type Tool, Toolset, Violation } from "@agent-harness/tool-schema"
 import { Cause, Context, Duration, Effect, Exit, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import type * as Outcome from "./Outcome.ts"
@@ -73,6 +73,52 @@ const failureText = (catalog: MessageCatalog.MessageCatalog, tool: Tool.Any, fai
   }
 }
 
+/** The outcome of a value the tool returned: its content, or the status error its envelope says. */
+const fromValue = (
+  catalog: MessageCatalog.MessageCatalog,
+  parser: ResponseContract.Parser,
+  tool: Tool.Any,
+  id: string,
+  returned: unknown
+): Outcome.Outcome => {
+  const name = tool.name
+  let value = returned
+  try {
+    if (tool.envelope) {
+      const parsed = parser(value)
+      if (!parsed.ok) {
+        return {
+          _tag: "Failed",
+          id,
+          name,
+          failure: { _tag: "StatusError", error_code: parsed.error_code, message: parsed.message },
+          content: catalog.statusError(parsed.error_code, parsed.message)
+        }
+      }
+      value = parsed.answer
+    }
+    const content = (tool.content as (value: unknown) => string)(value)
+    if (typeof content !== "string") throw new TypeError(`the tool's content function returned ${typeof content}`)
+    return { _tag: "Succeeded", id, name, value, content }
+  } catch (defect) {
+    return fromDefect(catalog, tool, id, defect)
+  }
+}
+
+/** The outcome of a tool that threw, rejected or died. */
+const fromDefect = (
+  catalog: MessageCatalog.MessageCatalog,
+  tool: Tool.Any,
+  id: string,
+  defect: unknown
+): Outcome.Outcome => ({
+  _tag: "Failed",
+  id,
+  name: tool.name,
+  failure: { _tag: "Defect", defect },
+  content: thrownMessage(catalog, defect)
+})
+
 const fromExit = (
   catalog: MessageCatalog.MessageCatalog,
   parser: ResponseContract.Parser,
@@ -93,33 +139,7 @@ const fromExit = (
         content: catalog.timedOut(ms)
       })
     }
-    let value = exit.value.value
-    try {
-      if (tool.envelope) {
-        const parsed = parser(value)
-        if (!parsed.ok) {
-          return Effect.succeed({
-            _tag: "Failed",
-            id,
-            name,
-            failure: { _tag: "StatusError", error_code: parsed.error_code, message: parsed.message },
-            content: catalog.statusError(parsed.error_code, parsed.message)
-          })
-        }
-        value = parsed.answer
-      }
-      const content = (tool.content as (value: unknown) => string)(value)
-      if (typeof content !== "string") throw new TypeError(`the tool's content function returned ${typeof content}`)
-      return Effect.succeed({ _tag: "Succeeded", id, name, value, content })
-    } catch (defect) {
-      return Effect.succeed({
-        _tag: "Failed",
-        id,
-        name,
-        failure: { _tag: "Defect", defect },
-        content: thrownMessage(catalog, defect)
-      })
-    }
+    return Effect.succeed(fromValue(catalog, parser, tool, id, exit.value.value))
   }
   const cause = exit.cause
   const error = Cause.findError(cause)
@@ -134,15 +154,7 @@ const fromExit = (
     })
   }
   const defect = Cause.findDefect(cause)
-  if (Result.isSuccess(defect)) {
-    return Effect.succeed({
-      _tag: "Failed",
-      id,
-      name,
-      failure: { _tag: "Defect", defect: defect.success },
-      content: thrownMessage(catalog, defect.success)
-    })
-  }
+  if (Result.isSuccess(defect)) return Effect.succeed(fromDefect(catalog, tool, id, defect.success))
   // Only interruptions are left. An interruption of the caller never reaches this point (the
   // fiber stops at `Effect.exit`), so this is the tool interrupting itself: it ran and failed.
   return Effect.succeed({
@@ -179,12 +191,139 @@ export const Middleware: Context.Reference<Middleware | undefined> = Context.Ref
   { defaultValue: () => undefined }
 )
 
-/** The harness's texts, response parser and middleware, read once per call. */
-const harness = Effect.all({
-  catalog: Effect.service(MessageCatalog.MessageCatalog),
-  parser: Effect.service(ResponseContract.ResponseParser),
-  middleware: Effect.service(Middleware)
+/**
+ * What the synchronous core reads from the harness: its texts and its response parser. Inside
+ * an Effect they come from the services (`MessageCatalog`, `ResponseParser`); `harness` reads
+ * them.
+ *
+ * @since 0.1.0
+ */
+export interface Harness {
+  readonly catalog: MessageCatalog.MessageCatalog
+  readonly parser: ResponseContract.Parser
+}
+
+/**
+ * The harness of the current fiber: its catalogue and its response parser.
+ *
+ * @since 0.1.0
+ */
+export const harness: Effect.Effect<Harness> = Effect.withFiber((fiber) =>
+  Effect.succeed({
+    catalog: fiber.getRef(MessageCatalog.MessageCatalog),
+    parser: fiber.getRef(ResponseContract.ResponseParser)
+  })
+)
+
+const defaultHarness: Harness = { catalog: MessageCatalog.english, parser: ResponseContract.contract() }
+
+/** A refused call's outcome. */
+const notExecuted = (
+  catalog: MessageCatalog.MessageCatalog,
+  call: Toolset.RawCall,
+  violation: Violation.Violation
+): Outcome.Outcome => ({
+  _tag: "NotExecuted",
+  id: call.id,
+  name: call.name,
+  violation,
+  content: MessageCatalog.notExecuted(catalog, violation)
 })
+
+/**
+ * The synchronous core of `execute`, for callers that already hold the harness (a loop reads it
+ * once): decodes the call, runs the tool and answers with the `Outcome`, without the Effect
+ * runtime, when the call finishes at once — it fails its schema, the tool returns a plain
+ * value, or it throws. When the tool returns an Effect or a promise, the answer is the Effect
+ * that finishes the call: the tool has been called, so run that Effect once (it never fails,
+ * as `execute` never does). No middleware and no timeout apply here; `execute` applies them.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Execute } from "@agent-harness/executor"
+ *
+ * declare const toolset: Parameters<typeof Execute.executeSync>[0]
+ * const now = Execute.executeSync(toolset, { id: "c1", name: "read", input: { path: "a.txt" } })
+ * const outcome = Effect.isEffect(now) ? Effect.runSync(now) : now
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const executeSync = <T extends Tool.Any>(
+  toolset: Toolset.Toolset<T>,
+  call: Toolset.RawCall,
+  harness: Harness = defaultHarness
+): Outcome.Outcome | Effect.Effect<Outcome.Outcome, never, Tool.Services<T>> => {
+  const now = start(toolset, call, harness)
+  return now instanceof Pending ? (now.effect as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>) : now
+}
+
+/** The rest of a call whose tool returned an Effect or a promise. */
+class Pending {
+  readonly effect: Effect.Effect<Outcome.Outcome, never, unknown>
+  constructor(effect: Effect.Effect<Outcome.Outcome, never, unknown>) {
+    this.effect = effect
+  }
+}
+
+const start = (
+  toolset: Toolset.Toolset<Tool.Any>,
+  call: Toolset.RawCall,
+  harness: Harness
+): Outcome.Outcome | Pending => {
+  const catalog = harness.catalog
+  const entry = Toolset.entry(toolset, call.name)
+  if (entry === undefined) return notExecuted(catalog, call, Violation.unknownTool(call.name))
+  const decoded = Toolset.decodeInput(entry, call.input)
+  if (Result.isFailure(decoded)) return notExecuted(catalog, call, decoded.failure)
+  const tool = entry.tool
+  const id = call.id
+  let out: unknown
+  try {
+    out = (tool.run as (input: unknown, context: Tool.CallContext) => unknown)(decoded.success, { id })
+  } catch (defect) {
+    return fromDefect(catalog, tool, id, defect)
+  }
+  // Strings, numbers, `undefined`...: neither an Effect nor a promise.
+  if ((typeof out !== "object" && typeof out !== "function") || out === null) {
+    return fromValue(catalog, harness.parser, tool, id, out)
+  }
+  const running: Effect.Effect<unknown, unknown, unknown> | undefined = Effect.isEffect(out)
+    ? out
+    : isPromiseLike(out)
+      ? Effect.promise(() => out)
+      : undefined
+  if (running === undefined) return fromValue(catalog, harness.parser, tool, id, out)
+  return new Pending(
+    Effect.flatMap(Effect.exit(Effect.asSome(running)), (exit) =>
+      fromExit(catalog, harness.parser, tool, id, exit, undefined)
+    )
+  )
+}
+
+/**
+ * The harness of a fiber's context, read once per context: a running loop or session calls
+ * `execute` many times in one context.
+ */
+const harnesses = new WeakMap<object, FiberHarness>()
+
+interface FiberHarness extends Harness {
+  readonly middleware: Middleware | undefined
+}
+
+const harnessOf = (context: object, fiber: { readonly getRef: <A>(ref: Context.Reference<A>) => A }): FiberHarness => {
+  let current = harnesses.get(context)
+  if (current === undefined) {
+    current = {
+      catalog: fiber.getRef(MessageCatalog.MessageCatalog),
+      parser: fiber.getRef(ResponseContract.ResponseParser),
+      middleware: fiber.getRef(Middleware)
+    }
+    harnesses.set(context, current)
+  }
+  return current
+}
 
 /**
  * Executes one raw call against a toolset and answers it with an `Outcome`. Never fails,
@@ -209,24 +348,31 @@ export const execute: {
     call: Toolset.RawCall,
     options?: Options
   ): Effect.Effect<Outcome.Outcome, never, Tool.Services<T>> =>
-    Effect.flatMap(harness, ({ catalog, parser, middleware }) => {
-      const decoded = Toolset.decode(toolset, call)
-      if (Result.isFailure(decoded)) {
-        return Effect.succeed<Outcome.Outcome>({
-          _tag: "NotExecuted",
-          id: call.id,
-          name: call.name,
-          violation: decoded.failure,
-          content: MessageCatalog.notExecuted(catalog, decoded.failure)
-        })
-      }
-      const { tool, input } = decoded.success
-      const running = runTool(tool, input, call.id)
-      const millis =
-        options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
-      const bounded =
-        millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
-      const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
-      return middleware === undefined ? run : middleware(call, tool, run)
-    }) as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
+    executeIn(toolset, call, options) as Effect.Effect<Outcome.Outcome, never, Tool.Services<T>>
 )
+
+const executeIn = (
+  toolset: Toolset.Toolset<Tool.Any>,
+  call: Toolset.RawCall,
+  options: Options | undefined
+): Effect.Effect<Outcome.Outcome, never, unknown> =>
+  Effect.withFiber((fiber) => {
+    const current = harnessOf(fiber.context, fiber)
+    const { catalog, parser, middleware } = current
+    if (middleware === undefined && options?.timeout === undefined) {
+      // Nothing stands between the call and its tool: the synchronous core, which enters no
+      // Effect of its own for plain-value tools.
+      const now = start(toolset, call, current)
+      return now instanceof Pending ? now.effect : Effect.succeed(now)
+    }
+    const decoded = Toolset.decode(toolset, call)
+    if (Result.isFailure(decoded)) return Effect.succeed(notExecuted(catalog, call, decoded.failure))
+    const { tool, input } = decoded.success
+    const running = runTool(tool, input, call.id)
+    const millis =
+      options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
+    const bounded =
+      millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
+    const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
+    return middleware === undefined ? run : middleware(call, tool, run)
+  })

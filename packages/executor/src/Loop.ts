@@ -99,6 +99,9 @@ export const run = <T extends Tool.Any>(
     const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
     const concurrency = options.concurrency ?? 1
     const executeOptions: Execute.Options = { timeout: options.timeout }
+    const harness = yield* Execute.harness
+    const direct =
+      concurrency === 1 && options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
     const messages: Array<Message.Message> = [...options.messages]
     const turns: Array<Turn> = []
     yield* record({
@@ -140,14 +143,32 @@ export const run = <T extends Tool.Any>(
         turns.push({ turn, reply, outcomes: [] })
         return yield* finish("end", Message.replyText(reply))
       }
-      const outcomes = yield* Effect.forEach(
-        calls,
-        (call) =>
-          Effect.andThen(record({ type: "call", turn, call }), Execute.execute(options.toolset, call, executeOptions)),
-        { concurrency }
-      )
-      for (const outcome of outcomes) {
-        yield* record({ type: "observation", turn, outcome: outcome._tag, result: Outcome.toToolResult(outcome) })
+      let outcomes: ReadonlyArray<Outcome.Outcome>
+      if (direct) {
+        // One call at a time, nothing around `execute`: its synchronous core, without an Effect
+        // per call (a tool that returns an Effect or a promise is finished in this fiber).
+        const done: Array<Outcome.Outcome> = []
+        for (const call of calls) {
+          if (trace !== Trace.none) yield* record({ type: "call", turn, call })
+          const now = Execute.executeSync(options.toolset, call, harness)
+          done.push(Effect.isEffect(now) ? yield* now : now)
+        }
+        outcomes = done
+      } else {
+        outcomes = yield* Effect.forEach(
+          calls,
+          (call) =>
+            Effect.andThen(
+              record({ type: "call", turn, call }),
+              Execute.execute(options.toolset, call, executeOptions)
+            ),
+          { concurrency }
+        )
+      }
+      if (trace !== Trace.none) {
+        for (const outcome of outcomes) {
+          yield* record({ type: "observation", turn, outcome: outcome._tag, result: Outcome.toToolResult(outcome) })
+        }
       }
       const current: Turn = { turn, reply, outcomes }
       turns.push(current)

@@ -60,7 +60,13 @@ export interface Options<T extends Tool.Any, E, R> {
 
 /** The states of the diagram, as data. */
 type State =
-  | { readonly _tag: "Exec"; readonly plan: Step.Plan; readonly run: number }
+  | {
+      readonly _tag: "Exec"
+      readonly plan: Step.Plan
+      /** The plan split into runs, once per plan (not once per run: that would be quadratic). */
+      readonly runs: ReadonlyArray<ReadonlyArray<Step.Step>>
+      readonly run: number
+    }
   | { readonly _tag: "Replan"; readonly remaining: Step.Plan; readonly lastError: string }
   | { readonly _tag: "Done" }
   | { readonly _tag: "Failed"; readonly reason: Reason }
@@ -79,9 +85,17 @@ interface Done {
  */
 export const run = <T extends Tool.Any, E, R>(
   options: Options<T, E, R>
+): Effect.Effect<SessionResult, E, R | Tool.Services<T>> => runWith(options, true)
+
+/** Runs a session; `keepEvents: false` leaves `events` empty (a stream has handed them on). */
+const runWith = <T extends Tool.Any, E, R>(
+  options: Options<T, E, R>,
+  keepEvents: boolean
 ): Effect.Effect<SessionResult, E, R | Tool.Services<T>> =>
   Effect.gen(function* () {
     const strategy = options.onFailure ?? "replan"
+    const harness = yield* Execute.harness
+    const direct = options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
     let steps = Budget.steps(options.maxSteps)
     let replans = Budget.replans(options.maxReplans)
     const history: Array<Step.Step> = []
@@ -92,7 +106,7 @@ export const run = <T extends Tool.Any, E, R>(
     let anyFailed = false
 
     const emit = (event: Event) => {
-      events.push(event)
+      if (keepEvents) events.push(event)
       return options.onEvent === undefined ? Effect.void : options.onEvent(event)
     }
     const isCached = (step: Step.Step): boolean => {
@@ -140,7 +154,7 @@ export const run = <T extends Tool.Any, E, R>(
         }
         accepted = true
         yield* emit({ type: "plan.created", revision, plan })
-        return { _tag: "Exec", plan, run: 0 } as const satisfies State
+        return { _tag: "Exec", plan, runs: Step.runs(plan), run: 0 } as const satisfies State
       })
 
     /** An invalid plan: shown, then replanned with its reason as the last error. */
@@ -151,9 +165,8 @@ export const run = <T extends Tool.Any, E, R>(
         lastError: invalid.message
       } as const satisfies State)
 
-    const exec = (plan: Step.Plan, index: number) =>
+    const exec = (plan: Step.Plan, runs: ReadonlyArray<ReadonlyArray<Step.Step>>, index: number) =>
       Effect.gen(function* () {
-        const runs = Step.runs(plan)
         const current = runs[index]
         if (current === undefined) return { _tag: "Done" } as const satisfies State
         const toRun: Array<Step.Step> = []
@@ -166,16 +179,24 @@ export const run = <T extends Tool.Any, E, R>(
         if (spent._tag === "Failure") return { _tag: "Failed", reason: "step_budget" } as const
         steps = spent.success
         for (const step of toRun) yield* emit({ type: "step.started", revision, step })
-        const outcomes = yield* Effect.forEach(
-          toRun,
-          (step) =>
-            Execute.execute(
-              options.toolset,
-              { id: `step-${revision}-${step.id}`, name: step.tool_name, input: step.args },
-              { timeout: options.timeout }
-            ),
-          { concurrency: toRun.length > 1 ? "unbounded" : 1 }
-        )
+        const callOf = (step: Step.Step) => ({
+          id: `step-${revision}-${step.id}`,
+          name: step.tool_name,
+          input: step.args
+        })
+        let outcomes: ReadonlyArray<Outcome.Outcome>
+        const only = toRun[0]
+        if (direct && toRun.length === 1 && only !== undefined) {
+          // One step, nothing around `execute`: its synchronous core, as the loop does.
+          const now = Execute.executeSync(options.toolset, callOf(only), harness)
+          outcomes = [Effect.isEffect(now) ? yield* now : now]
+        } else {
+          outcomes = yield* Effect.forEach(
+            toRun,
+            (step) => Execute.execute(options.toolset, callOf(step), { timeout: options.timeout }),
+            { concurrency: toRun.length > 1 ? "unbounded" : 1 }
+          )
+        }
         let failed: { readonly step: Step.Step; readonly error: string } | undefined
         for (const [i, step] of toRun.entries()) {
           const outcome = outcomes[i] as Outcome.Outcome
@@ -195,13 +216,13 @@ export const run = <T extends Tool.Any, E, R>(
             yield* emit({ type: "step.succeeded", revision, id: step.id, result: outcome.content })
           }
         }
-        if (failed === undefined) return { _tag: "Exec", plan, run: index + 1 } as const satisfies State
+        if (failed === undefined) return { _tag: "Exec", plan, runs, run: index + 1 } as const satisfies State
         switch (strategy) {
           case "abort":
             return { _tag: "Failed", reason: "aborted" } as const satisfies State
           case "skip":
             anyFailed = true
-            return { _tag: "Exec", plan, run: index + 1 } as const satisfies State
+            return { _tag: "Exec", plan, runs, run: index + 1 } as const satisfies State
           case "replan": {
             const from = plan.indexOf(failed.step)
             return { _tag: "Replan", remaining: plan.slice(from), lastError: failed.error } as const satisfies State
@@ -224,7 +245,9 @@ export const run = <T extends Tool.Any, E, R>(
       first._tag === "Failure" ? yield* reject([], first.failure) : yield* accept(first.success, [], null)
     while (state._tag === "Exec" || state._tag === "Replan") {
       state =
-        state._tag === "Exec" ? yield* exec(state.plan, state.run) : yield* replan(state.remaining, state.lastError)
+        state._tag === "Exec"
+          ? yield* exec(state.plan, state.runs, state.run)
+          : yield* replan(state.remaining, state.lastError)
     }
     const reason: Reason = state._tag === "Done" ? (anyFailed ? "partial" : "goal_met") : state.reason
     const status = statusOf(reason)
@@ -233,13 +256,27 @@ export const run = <T extends Tool.Any, E, R>(
   })
 
 /**
- * The events of a session as a `Stream`, ending with `session.finished`.
+ * How many events a stream of a session holds before the session waits for its reader.
+ *
+ * @since 0.1.0
+ */
+export const eventBuffer = 1024
+
+/**
+ * The events of a session as a `Stream`, ending with `session.finished`. The session waits when
+ * its reader falls `eventBuffer` events behind, and keeps no copy of the events it has handed
+ * on, so a long session streams in constant memory (beyond its history).
  *
  * @since 0.1.0
  */
 export const events = <T extends Tool.Any, E, R>(
   options: Omit<Options<T, E, R>, "onEvent">
 ): Stream.Stream<Event, E, R | Tool.Services<T>> =>
-  Stream.callback<Event, E, R | Tool.Services<T>>((queue: Queue.Queue<Event, E | Cause.Done>) =>
-    Effect.andThen(run({ ...options, onEvent: (event) => Effect.asVoid(Queue.offer(queue, event)) }), Queue.end(queue))
+  Stream.callback<Event, E, R | Tool.Services<T>>(
+    (queue: Queue.Queue<Event, E | Cause.Done>) =>
+      Effect.andThen(
+        runWith({ ...options, onEvent: (event) => Effect.asVoid(Queue.offer(queue, event)) }, false),
+        Queue.end(queue)
+      ),
+    { bufferSize: eventBuffer, strategy: "suspend" }
   )

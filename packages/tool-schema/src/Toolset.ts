@@ -4,9 +4,11 @@
  *
  * @since 0.1.0
  */
-import { Result, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
+import type { Cause } from "effect"
+import { type Effect, Exit, Result, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
 import { dual } from "effect/Function"
 import { firstViolation } from "./Diagnose.ts"
+import * as Fast from "./FastDecode.ts"
 import type * as Tool from "./Tool.ts"
 import * as Violation from "./Violation.ts"
 
@@ -33,12 +35,19 @@ export type DecodedCall<T extends Tool.Any> = T extends Tool.Any
   ? { readonly id: string; readonly name: T["name"]; readonly tool: T; readonly input: Input<T> }
   : never
 
-interface Entry {
+/**
+ * A tool of a toolset with its decoders, built once per parameters schema.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
   readonly tool: Tool.Any
   readonly fields: ReadonlyArray<PropertyKey>
   /** No fields and no index signature: the tool takes an empty object. */
   readonly empty: boolean
   readonly decode: (input: unknown, options: SchemaAST.ParseOptions) => Result.Result<unknown, SchemaIssue.Issue>
+  /** The fast path of plain structs (see `FastDecode`), or `undefined` for other parameters. */
+  readonly fast: Fast.Plain | undefined
 }
 
 const TypeId = "~@agent-harness/tool-schema/Toolset"
@@ -68,12 +77,51 @@ export type Services<S> = S extends Toolset<infer T> ? Tool.Services<T> : never
 const strict: SchemaAST.ParseOptions = { errors: "first", onExcessProperty: "error" }
 const all: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "error" }
 
-const entryOf = (tool: Tool.Any): Entry => ({
-  tool,
-  fields: tool.parameters.ast.propertySignatures.map((ps) => ps.name),
-  empty: tool.parameters.ast.propertySignatures.length === 0 && tool.parameters.ast.indexSignatures.length === 0,
-  decode: SchemaParser.decodeUnknownResult(tool.parameters)
-})
+/**
+ * `SchemaParser.decodeUnknownResult`, without entering the Effect runtime when decoding is
+ * synchronous: the parser already answers with an `Exit`, which is read as it is. Anything else
+ * (an asynchronous decode, a cause that is not only schema issues) goes through
+ * `decodeUnknownResult` itself, so the answer, and what is thrown, stay the same.
+ */
+const resultDecoder = (
+  parameters: Tool.Parameters
+): ((input: unknown, options: SchemaAST.ParseOptions) => Result.Result<unknown, SchemaIssue.Issue>) => {
+  const effect = SchemaParser.decodeUnknownEffect(parameters)
+  const viaRuntime = SchemaParser.decodeUnknownResult(parameters)
+  return (input, options) => {
+    const out: Effect.Effect<unknown, SchemaIssue.Issue, unknown> = effect(input, options)
+    if (!Exit.isExit(out)) return viaRuntime(input, options)
+    if (Exit.isSuccess(out)) return Result.succeed(out.value)
+    const issue = Fast.issueOf(out.cause as Cause.Cause<SchemaIssue.Issue>)
+    return issue === undefined ? viaRuntime(input, options) : Result.fail(issue)
+  }
+}
+
+interface Decoders {
+  readonly fields: ReadonlyArray<PropertyKey>
+  readonly empty: boolean
+  readonly decode: Entry["decode"]
+  readonly fast: Fast.Plain | undefined
+}
+
+/** What is built from a parameters schema, built once per schema (tools share schemas, and toolsets are rebuilt). */
+const decodersCache = new WeakMap<Tool.Parameters, Decoders>()
+
+const decodersOf = (parameters: Tool.Parameters): Decoders => {
+  const cached = decodersCache.get(parameters)
+  if (cached !== undefined) return cached
+  const ast = parameters.ast
+  const decoders: Decoders = {
+    fields: ast.propertySignatures.map((ps) => ps.name),
+    empty: ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0,
+    decode: resultDecoder(parameters),
+    fast: Fast.plain(parameters)
+  }
+  decodersCache.set(parameters, decoders)
+  return decoders
+}
+
+const entryOf = (tool: Tool.Any): Entry => ({ tool, ...decodersOf(tool.parameters) })
 
 /**
  * Builds a toolset. Two tools with one name are a programming error and throw at once.
@@ -130,24 +178,45 @@ export const decode: {
   <T extends Tool.Any>(self: Toolset<T>, call: RawCall): Result.Result<DecodedCall<T>, Violation.Violation> => {
     const entry = self.entries.get(call.name)
     if (entry === undefined) return Result.fail(Violation.unknownTool(call.name))
-    const input = call.input
-    if (!isObject(input)) return Result.fail(Violation.inputNotObject)
-    // An empty struct accepts any object in Effect Schema: refuse its keys here.
-    if (entry.empty) {
-      const extra = Object.keys(input)[0]
-      if (extra !== undefined) return Result.fail(Violation.unexpectedField(extra))
-    }
-    const decoded = entry.decode(input, strict)
-    if (Result.isSuccess(decoded)) {
-      return Result.succeed({
-        id: call.id,
-        name: call.name,
-        tool: entry.tool,
-        input: decoded.success
-      } as DecodedCall<T>)
-    }
-    const every = entry.decode(input, all)
-    const issue = Result.isFailure(every) ? every.failure : decoded.failure
-    return Result.fail(firstViolation(issue, entry.fields, input, formatIssue))
+    const decoded = decodeInput(entry, call.input)
+    if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
+    return Result.succeed({ id: call.id, name: call.name, tool: entry.tool, input: decoded.success } as DecodedCall<T>)
   }
 )
+
+/**
+ * Decodes the input of a call to a tool of the toolset: the decoded input, or the first
+ * violation (in the order of `decode`). The executor's synchronous core uses it to skip building
+ * the typed call.
+ *
+ * @since 0.1.0
+ */
+export const decodeInput = (entry: Entry, input: unknown): Result.Result<unknown, Violation.Violation> => {
+  if (!isObject(input)) return Result.fail(Violation.inputNotObject)
+  // An empty struct accepts any object in Effect Schema: refuse its keys here.
+  if (entry.empty) {
+    const extra = Object.keys(input)[0]
+    if (extra !== undefined) return Result.fail(Violation.unexpectedField(extra))
+  }
+  const fast = entry.fast
+  if (fast !== undefined) {
+    // Plain structs: the same answers as below, without the strict decoder's generator, and
+    // with the common violations named without decoding twice.
+    const value = Fast.decode(fast, input)
+    if (value !== Fast.slow) return Result.succeed(value)
+    const violation = Fast.violation(fast, input)
+    if (violation !== undefined) return Result.fail(violation)
+  }
+  const decoded = entry.decode(input, strict)
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+  const every = entry.decode(input, all)
+  const issue = Result.isFailure(every) ? every.failure : decoded.failure
+  return Result.fail(firstViolation(issue, entry.fields, input, formatIssue))
+}
+
+/**
+ * The toolset's entry for a tool name, or `undefined`.
+ *
+ * @since 0.1.0
+ */
+export const entry = <T extends Tool.Any>(self: Toolset<T>, name: string): Entry | undefined => self.entries.get(name)

@@ -1,0 +1,163 @@
+/**
+ * Rows 1 and 2: `execute` per valid call (its synchronous core; inside an already-running
+ * Effect, many calls per run; `runPromise` per call) and per invalid call, against A, with the
+ * schema libraries' own costs as references.
+ */
+import { Execute, type Outcome } from "@agent-harness/executor"
+import { Effect, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import { SchemaJITCompiler } from "effect/schema"
+import { z } from "zod"
+import { baseline, type Call, check, invalid, missingPathText, toolset, valid } from "./Fixtures.ts"
+import * as Measure from "./Measure.ts"
+import * as Table from "./Table.ts"
+
+/** Calls per run of the "inside a running Effect" cases. */
+const perRun = 1000
+
+const inEffect = (call: Call) =>
+  Effect.gen(function* () {
+    let last: Outcome.Outcome | undefined
+    for (let i = 0; i < perRun; i++) last = yield* Execute.execute(toolset, call)
+    return last
+  })
+
+/** What `Loop.run` does per call inside its running Effect: the synchronous core, the harness read once per run. */
+const asTheLoop = (call: Call) =>
+  Effect.gen(function* () {
+    const harness = yield* Execute.harness
+    let last: Outcome.Outcome | undefined
+    for (let i = 0; i < perRun; i++) {
+      const now = Execute.executeSync(toolset, call, harness)
+      last = Effect.isEffect(now) ? yield* now : now
+    }
+    return last
+  })
+
+const isOutcome = (u: unknown): u is Outcome.Outcome => typeof u === "object" && u !== null && "_tag" in u
+
+// References: what the schema libraries cost by themselves for the same check.
+const Parameters = Schema.Struct({ path: Schema.String, limit: Schema.Finite })
+const strict = { errors: "first", onExcessProperty: "error" } as const
+const effectSchemaDecode = SchemaParser.decodeUnknownResult(Parameters)
+/** The same struct through Schema's JIT compiler, decoded synchronously: default options, and strict. */
+const Compiled = Schema.Struct({ path: Schema.String, limit: Schema.Finite })
+SchemaJITCompiler.enable(Compiled.ast)
+const compiledDecode = SchemaParser.decodeUnknownSync(Compiled)
+const formatIssue = SchemaIssue.makeFormatterDefault()
+const zodParameters = z.strictObject({ path: z.string(), limit: z.number() })
+const run = (input: { readonly path: string }) => `contents of ${input.path}`
+
+export interface Results {
+  /** A, ns per call. */
+  readonly a: number
+  readonly floor: number
+  readonly rows: ReadonlyArray<Table.Row>
+}
+
+export const measure = async (settings: Measure.Settings): Promise<Results> => {
+  const validProgram = inEffect(valid)
+  const invalidProgram = inEffect(invalid)
+  const loopProgram = asTheLoop(valid)
+
+  // The fixtures do what the rows say.
+  const syncValid = Execute.executeSync(toolset, valid)
+  check(isOutcome(syncValid) && syncValid._tag === "Succeeded", "the valid call succeeds synchronously")
+  const syncInvalid = Execute.executeSync(toolset, invalid)
+  check(isOutcome(syncInvalid) && syncInvalid.content === missingPathText, "the invalid call names the missing field")
+  check(Effect.runSync(validProgram)?._tag === "Succeeded", "execute inside an Effect succeeds")
+  check(Effect.runSync(loopProgram)?._tag === "Succeeded", "the loop's path succeeds")
+  check(Effect.runSync(invalidProgram)?.content === missingPathText, "execute inside an Effect refuses")
+  check(baseline(valid)._tag === "Succeeded" && baseline(invalid).content === missingPathText, "A answers both")
+  check(run(compiledDecode(valid.input, strict)) === "contents of notes/todo.txt", "the compiled decoder decodes")
+
+  const results = await Measure.run(
+    [
+      { name: "floor", fn: () => undefined },
+      { name: "A", fn: () => baseline(valid) },
+      { name: "1a", fn: () => Execute.executeSync(toolset, valid) },
+      { name: "1b.loop", fn: () => Effect.runSync(loopProgram), per: perRun },
+      { name: "1b", fn: () => Effect.runSync(validProgram), per: perRun },
+      { name: "1c", fn: () => Effect.runPromise(Execute.execute(toolset, valid)) },
+      { name: "2a", fn: () => Execute.executeSync(toolset, invalid) },
+      { name: "2b", fn: () => Effect.runSync(invalidProgram), per: perRun },
+      {
+        name: "ref.effect",
+        fn: () => {
+          const decoded = effectSchemaDecode(valid.input, strict)
+          return Result.isSuccess(decoded) ? run(decoded.success) : undefined
+        }
+      },
+      { name: "ref.jit", fn: () => run(compiledDecode(valid.input)) },
+      { name: "ref.jit.strict", fn: () => run(compiledDecode(valid.input, strict)) },
+      {
+        name: "ref.zod",
+        fn: () => {
+          const parsed = zodParameters.safeParse(valid.input)
+          return parsed.success ? run(parsed.data) : undefined
+        }
+      },
+      {
+        name: "ref.effect.invalid",
+        fn: () => {
+          const decoded = effectSchemaDecode(invalid.input, strict)
+          return Result.isFailure(decoded) ? formatIssue(decoded.failure) : undefined
+        }
+      },
+      {
+        name: "ref.zod.invalid",
+        fn: () => {
+          const parsed = zodParameters.safeParse(invalid.input)
+          return parsed.success ? undefined : z.prettifyError(parsed.error)
+        }
+      }
+    ],
+    settings
+  )
+  const a = Measure.get(results, "A")
+  const floor = Measure.get(results, "floor")
+  const row = (id: string, name: string, label: string, atMost?: number) =>
+    Table.perCall(id, label, Measure.get(results, name), a, atMost)
+  return {
+    a,
+    floor,
+    rows: [
+      {
+        id: "A",
+        label: "A: hand-written `typeof` check + `try`/`catch` + result object",
+        value: Table.ns(a),
+        ratio: 1
+      },
+      row("", "floor", "(the timer's own cost: an empty function, timed the same way)"),
+      row("1a", "1a", "`execute` per valid call: its synchronous core (`Execute.executeSync`)", 1.5),
+      row(
+        "1b",
+        "1b.loop",
+        `per valid call inside a running Effect, the loop's path: \`Execute.executeSync\` with the fiber's harness read once (${perRun} calls per run)`,
+        10
+      ),
+      row(
+        "1b",
+        "1b",
+        `\`yield* Execute.execute(…)\` per valid call inside a running Effect (${perRun} calls per run)`,
+        10
+      ),
+      row("1c", "1c", "`execute` per valid call, `Effect.runPromise` per call"),
+      row("2a", "2a", "`execute` per invalid call (missing field) to the catalogue message: synchronous core", 15),
+      row("2b", "2b", `\`execute\` per invalid call inside a running Effect (${perRun} calls per run)`, 15),
+      row(
+        "ref",
+        "ref.effect",
+        "reference: Effect Schema `decodeUnknownResult` with the strict options (as `Toolset` used it) + call"
+      ),
+      row(
+        "ref",
+        "ref.jit",
+        "reference: Effect Schema JIT `decodeUnknownSync`, default options (extra keys dropped) + call"
+      ),
+      row("ref", "ref.jit.strict", 'reference: the same with `onExcessProperty: "error"` (extra keys refused) + call'),
+      row("ref", "ref.zod", "reference: zod 4 `safeParse` (strict object) + call"),
+      row("ref", "ref.effect.invalid", "reference: invalid call to Effect Schema's formatted message"),
+      row("ref", "ref.zod.invalid", "reference: invalid call to zod's `prettifyError`")
+    ]
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `pnpm bench [--quick]`: every row of issue 6 in one process run, printed as a Markdown table
+ * and written to `apps/bench/RESULTS.md`.
+ */
+import { spawnSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { availableParallelism, cpus, totalmem } from "node:os"
+import { fileURLToPath } from "node:url"
+import * as DiffRows from "./DiffRows.ts"
+import * as ExecuteRows from "./ExecuteRows.ts"
+import * as IdempotencyRows from "./IdempotencyRows.ts"
+import * as LoopRows from "./LoopRows.ts"
+import * as Measure from "./Measure.ts"
+import * as MemoryRows from "./MemoryRows.ts"
+import * as PlannerRows from "./PlannerRows.ts"
+import * as ScenarioRows from "./ScenarioRows.ts"
+import * as Table from "./Table.ts"
+
+const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
+const started = performance.now()
+const step = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
+  const at = performance.now()
+  const out = await run()
+  console.error(`${name}: ${((performance.now() - at) / 1000).toFixed(1)} s`)
+  return out
+}
+
+const execute = await step("rows 1–2", () => ExecuteRows.measure(settings))
+const rows: Array<Table.Row> = [...execute.rows]
+rows.push(...(await step("row 3", () => LoopRows.measure(settings, execute.a))))
+rows.push(...(await step("row 4", () => ScenarioRows.measure(settings))))
+rows.push(...(await step("row 5", () => DiffRows.measure(settings))))
+rows.push(...(await step("row 6", () => MemoryRows.measure(settings))))
+rows.push(...(await step("row 7", () => PlannerRows.measure(settings, execute.a))))
+rows.push(...(await step("row 7 (journal)", () => IdempotencyRows.measure(settings, execute.a))))
+const seconds = (performance.now() - started) / 1000
+
+const cpu = cpus()[0]?.model ?? "unknown CPU"
+const machine = `${availableParallelism()} × ${cpu}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`
+const met = rows.filter((row) => row.met === true).length
+const targets = rows.filter((row) => row.met !== undefined).length
+const text = [
+  `${settings.quick ? "Quick run" : "Run"} of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${seconds.toFixed(0)} s.`,
+  `${settings.rounds} shuffled rounds per group; each figure is the median over the rounds of the per-round median.`,
+  `A = ${Table.ns(execute.a)} per call, timed one call per sample like every single-call row; the timer alone costs ${Table.ns(execute.floor)} that way.`,
+  "",
+  Table.markdown(rows),
+  "",
+  `${met} of ${targets} targets met.`
+].join("\n")
+console.log(text)
+if (!settings.quick) {
+  // The full run is the one the README shows: RESULTS.md, and the block between the markers.
+  const results = fileURLToPath(new URL("../RESULTS.md", import.meta.url))
+  writeFileSync(results, `# Latest results\n\n${text}\n`)
+  const readme = fileURLToPath(new URL("../README.md", import.meta.url))
+  const start = "<!-- results:start -->"
+  const end = "<!-- results:end -->"
+  const current = readFileSync(readme, "utf8")
+  const from = current.indexOf(start)
+  const to = current.indexOf(end)
+  if (from >= 0 && to > from) {
+    writeFileSync(readme, `${current.slice(0, from + start.length)}\n${text}\n${current.slice(to)}`)
+  }
+  // The repository's formatter owns Markdown too (`pnpm format:check`): lay the tables out its way.
+  spawnSync("biome", ["format", "--write", results, readme], { stdio: "ignore" })
+}
