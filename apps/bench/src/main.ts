@@ -50,18 +50,21 @@ const text = [
 ].join("\n")
 console.log(text)
 if (!settings.quick) {
-  // The full run is the one the README shows: RESULTS.md, and the block between the markers.
+  // The full run is the one the READMEs show: RESULTS.md, and the blocks between the markers in
+  // the root README and the bench's own.
   const results = fileURLToPath(new URL("../RESULTS.md", import.meta.url))
   writeFileSync(results, `# Latest results\n\n${text}\n`)
-  const readme = fileURLToPath(new URL("../README.md", import.meta.url))
+  const readmes = ["../README.md", "../../../README.md"].map((path) => fileURLToPath(new URL(path, import.meta.url)))
   const start = "<!-- results:start -->"
   const end = "<!-- results:end -->"
-  const current = readFileSync(readme, "utf8")
-  const from = current.indexOf(start)
-  const to = current.indexOf(end)
-  if (from >= 0 && to > from) {
-    writeFileSync(readme, `${current.slice(0, from + start.length)}\n${text}\n${current.slice(to)}`)
+  for (const readme of readmes) {
+    const current = readFileSync(readme, "utf8")
+    const from = current.indexOf(start)
+    const to = current.indexOf(end)
+    if (from >= 0 && to > from) {
+      writeFileSync(readme, `${current.slice(0, from + start.length)}\n${text}\n${current.slice(to)}`)
+    }
   }
   // The repository's formatter owns Markdown too (`pnpm format:check`): lay the tables out its way.
-  spawnSync("biome", ["format", "--write", results, readme], { stdio: "ignore" })
+  spawnSync("biome", ["format", "--write", results, ...readmes], { stdio: "ignore" })
 }
