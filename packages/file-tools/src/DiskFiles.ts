@@ -81,6 +81,17 @@ const writeAll = (fd: number, data: Uint8Array): void => {
   while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset)
 }
 
+/** Writes `content` to a file opened with `flag`, and flushes it to disk before returning. */
+const writeSynced = (file: string, flag: "w" | "a", content: string): void => {
+  const fd = fs.openSync(file, flag)
+  try {
+    writeAll(fd, Buffer.from(content, "utf8"))
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 const fsyncDirectory = (dir: string): void => {
   let fd: number
   try {
@@ -155,13 +166,7 @@ export const makeUnsafe = (dir: string): FilesShape => {
         temps += 1
         const temp = nodePath.join(root, `${tempPrefix}${process.pid}-${temps}`)
         try {
-          const fd = fs.openSync(temp, "w")
-          try {
-            writeAll(fd, Buffer.from(content, "utf8"))
-            fs.fsyncSync(fd)
-          } finally {
-            fs.closeSync(fd)
-          }
+          writeSynced(temp, "w", content)
           fs.renameSync(temp, target)
         } catch (error) {
           fs.rmSync(temp, { force: true })
@@ -173,13 +178,7 @@ export const makeUnsafe = (dir: string): FilesShape => {
       io("append", path, () => {
         const target = fileOf(path)
         const created = !fs.existsSync(target)
-        const fd = fs.openSync(target, "a")
-        try {
-          writeAll(fd, Buffer.from(content, "utf8"))
-          fs.fsyncSync(fd)
-        } finally {
-          fs.closeSync(fd)
-        }
+        writeSynced(target, "a", content)
         if (created) fsyncDirectory(root)
       }),
     list: io("list", root, list),

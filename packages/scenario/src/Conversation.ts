@@ -12,7 +12,7 @@ import { Effect, Result } from "effect"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
-import type * as Verdict from "./Verdict.ts"
+import * as Verdict from "./Verdict.ts"
 
 /**
  * The annotations a conversation run records on the trace so that `Capture` can replay it: the
@@ -143,15 +143,10 @@ export const run = (
     )
     const finalFiles = yield* files.snapshot
     yield* Trace.record({ type: "annotation", key: annotations.finalFiles, value: finalFiles })
-    const base = { name: scenario.name, file, kind: scenario.kind, variant: variant.name, reserved: scenario.reserved }
     if (Result.isFailure(played)) {
       const failure = fromModelError(played.failure)
-      return {
-        ...base,
-        passed: false,
-        outcome: { stop: "diverged", files: finalFiles, turns: played.failure.turn },
-        failures: [failure]
-      }
+      const diverged: Verdict.ConversationOutcome = { stop: "diverged", files: finalFiles, turns: played.failure.turn }
+      return Verdict.make(scenario, file, variant.name, diverged, [failure])
     }
     const result = played.success
     const failures: Array<Verdict.Failure> = []
@@ -186,10 +181,11 @@ export const run = (
         })
       }
     }
-    return {
-      ...base,
-      passed: failures.length === 0,
-      outcome: { stop: result.stop, text: result.text, files: finalFiles, turns: result.turns.length },
-      failures
+    const outcome: Verdict.ConversationOutcome = {
+      stop: result.stop,
+      text: result.text,
+      files: finalFiles,
+      turns: result.turns.length
     }
+    return Verdict.make(scenario, file, variant.name, outcome, failures)
   })

@@ -13,7 +13,7 @@ import { differentFiles } from "./Conversation.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
-import type * as Verdict from "./Verdict.ts"
+import * as Verdict from "./Verdict.ts"
 
 /**
  * The scripted tools of a plan file: each takes any object, and its n-th call gets the n-th
@@ -101,14 +101,5 @@ export const run = (
         compare("files", `file '${path}' differs after the run`, expected.files[path] ?? null, finalFiles[path] ?? null)
       }
     }
-    return {
-      name: scenario.name,
-      file,
-      kind: scenario.kind,
-      variant: variant.name,
-      reserved: scenario.reserved,
-      passed: failures.length === 0,
-      outcome,
-      failures
-    }
+    return Verdict.make(scenario, file, variant.name, outcome, failures)
   })

@@ -10,7 +10,7 @@ import type { ResponseContract } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as Variant from "./Variant.ts"
-import type * as Verdict from "./Verdict.ts"
+import * as Verdict from "./Verdict.ts"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -110,14 +110,5 @@ export const run = (
     const parser = variant.parser(fields(scenario.file.contract))
     const cases = scenario.file.cases.map((c) => runCase(parser, c))
     const failures = cases.filter((c) => !c.passed).map(failure)
-    return {
-      name: scenario.name,
-      file,
-      kind: scenario.kind,
-      variant: variant.name,
-      reserved: scenario.reserved,
-      passed: failures.length === 0,
-      outcome: { cases },
-      failures
-    }
+    return Verdict.make(scenario, file, variant.name, { cases }, failures)
   })

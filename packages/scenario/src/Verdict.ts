@@ -116,3 +116,25 @@ export interface Verdict<O extends Outcome = Outcome> {
   readonly outcome: O
   readonly failures: ReadonlyArray<Failure>
 }
+
+/**
+ * The verdict on a scenario that ran: passed exactly when nothing failed.
+ *
+ * @since 0.1.0
+ */
+export const make = <O extends Outcome>(
+  scenario: { readonly name: string; readonly kind: string; readonly reserved: boolean },
+  file: string,
+  variant: string,
+  outcome: O,
+  failures: ReadonlyArray<Failure>
+): Verdict<O> => ({
+  name: scenario.name,
+  file,
+  kind: scenario.kind,
+  variant,
+  reserved: scenario.reserved,
+  passed: failures.length === 0,
+  outcome,
+  failures
+})
