@@ -8,8 +8,7 @@
  */
 import { Budget, Deadline } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Duration, Effect } from "effect"
-import * as Result_ from "effect/Result"
+import { type Duration, Effect, Result } from "effect"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
 import { Model, ModelError } from "./Model.ts"
@@ -65,7 +64,7 @@ export interface Turn {
  *
  * @since 0.1.0
  */
-export interface Result {
+export interface RunResult {
   readonly stop: StopReason
   /** The final reply's text (`end`), or `undefined` at the turn cap. */
   readonly text: string | undefined
@@ -90,7 +89,7 @@ export const defaultMaxTurns = 10
  */
 export const run = <T extends Tool.Any>(
   options: Options<T>
-): Effect.Effect<Result, ModelError, Model | Tool.Services<T>> =>
+): Effect.Effect<RunResult, ModelError, Model | Tool.Services<T>> =>
   Effect.gen(function* () {
     const model = yield* Model
     const trace = yield* Effect.service(Trace.Trace)
@@ -125,8 +124,8 @@ export const run = <T extends Tool.Any>(
       )
     while (true) {
       const spent = Budget.spend(budget, 1)
-      if (Result_.isFailure(spent)) return yield* finish("turn_cap", undefined)
-      if (deadline !== undefined && Result_.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
+      if (Result.isFailure(spent)) return yield* finish("turn_cap", undefined)
+      if (deadline !== undefined && Result.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
         return yield* finish("time_budget", undefined)
       }
       budget = spent.success

@@ -3,7 +3,7 @@
  * exactly once (in the next user message, in call order), no call id executed twice, and a
  * typed stop reason. Each check returns a typed `Check` listing every violation; each `assert*`
  * variant throws an `InvariantError` (named `AssertionError`) whose message lists them. No test
- * framework is needed: they work with a `Loop.Result`, a raw message array, or trace events.
+ * framework is needed: they work with a `Loop.RunResult`, a raw message array, or trace events.
  *
  * @since 0.1.0
  */
@@ -345,7 +345,7 @@ export const stopReasons: ReadonlyArray<Loop.StopReason> = ["end", "turn_cap", "
 export const isStopReason = (u: unknown): u is Loop.StopReason => stopReasons.some((reason) => reason === u)
 
 /**
- * How a run ended, as a `Loop.Result` or a trace's `stop` event has it.
+ * How a run ended, as a `Loop.RunResult` or a trace's `stop` event has it.
  *
  * @since 0.1.0
  */
@@ -437,7 +437,7 @@ export const expectStop = <R extends Stopped, S extends Loop.StopReason>(result:
  *
  * @since 0.1.0
  */
-export const assertLoopResult = (result: Loop.Result): void => {
+export const assertLoopResult = (result: Loop.RunResult): void => {
   assertAnsweredOnce(result)
   assertUniqueCallIds(result)
   assertStopReason(result)

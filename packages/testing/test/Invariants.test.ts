@@ -318,7 +318,7 @@ describe("with the real loop", () => {
     }
   }
 
-  it.effect("a Loop.Result and its trace hold every invariant", () =>
+  it.effect("a Loop.RunResult and its trace hold every invariant", () =>
     Effect.gen(function* () {
       const { trace, events } = yield* Trace.memory
       const result = yield* Loop.run({ toolset: Toolset.make(Read), messages: opening }).pipe(
