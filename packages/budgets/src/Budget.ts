@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import { type Cause, Result, Schema } from "effect"
 import { dual } from "effect/Function"
 
 /**
@@ -13,7 +13,12 @@ import { dual } from "effect/Function"
  *
  * @since 0.1.0
  */
-export const Kind = Schema.Literals(["steps", "replans", "turns", "time"])
+export const Kind: Schema.Literals<readonly ["steps", "replans", "turns", "time"]> = Schema.Literals([
+  "steps",
+  "replans",
+  "turns",
+  "time"
+])
 
 /** @since 0.1.0 */
 export type Kind = typeof Kind.Type
@@ -23,7 +28,11 @@ export type Kind = typeof Kind.Type
  *
  * @since 0.1.0
  */
-export const Budget = Schema.Struct({
+export const Budget: Schema.Struct<{
+  readonly kind: typeof Kind
+  readonly limit: Schema.Int
+  readonly used: Schema.Int
+}> = Schema.Struct({
   kind: Kind,
   limit: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   used: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -52,12 +61,26 @@ export type Reason = (typeof reasons)[Kind]
  *
  * @since 0.1.0
  */
-export class Exhausted extends Schema.TaggedError<Exhausted>()("BudgetExhausted", {
+const ExhaustedBase: Schema.Class<
+  Exhausted,
+  Schema.TaggedStruct<
+    "BudgetExhausted",
+    {
+      readonly kind: typeof Kind
+      readonly limit: Schema.Int
+      readonly used: Schema.Int
+      readonly requested: Schema.Int
+    }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<Exhausted>()("BudgetExhausted", {
   kind: Kind,
   limit: Schema.Int,
   used: Schema.Int,
   requested: Schema.Int
-}) {
+})
+
+export class Exhausted extends ExhaustedBase {
   /** The stop reason (`step_budget`, `replan_budget`, `turn_cap`, `time_budget`). */
   get reason(): Reason {
     return reasons[this.kind]

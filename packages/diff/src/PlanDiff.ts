@@ -27,7 +27,11 @@ export interface DiffableStep {
  *
  * @since 0.1.0
  */
-export const PlanDiff = Schema.Struct({
+export const PlanDiff: Schema.Struct<{
+  readonly removed: Schema.$Array<Schema.Int>
+  readonly added: Schema.$Array<Schema.Int>
+  readonly revised: Schema.$Array<Schema.Int>
+}> = Schema.Struct({
   removed: Schema.Array(Schema.Int),
   added: Schema.Array(Schema.Int),
   revised: Schema.Array(Schema.Int)
