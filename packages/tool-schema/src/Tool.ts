@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { Effect, Schema, SchemaAST } from "effect"
+import * as Render from "./Render.ts"
 
 /**
  * What a tool may do to its environment, with the meanings of MCP's tool annotation hints.
@@ -120,25 +121,13 @@ type EffectServices<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R
 
 /**
  * Renders any value as observation text: strings as they are, `undefined` as `""`, other
- * values as JSON (falling back to `String` for what JSON cannot hold).
+ * values as JSON, with markers where JSON cannot hold them (see `Render.value`). Never throws.
  *
  * @since 0.1.0
  */
-export const renderValue = (value: unknown): string => {
-  if (typeof value === "string") return value
-  if (value === undefined) return ""
-  try {
-    const json = JSON.stringify(value)
-    return json === undefined ? String(value) : json
-  } catch {
-    return String(value)
-  }
-}
+export const renderValue: (value: unknown) => string = Render.value
 
-const defaultFailureMessage = (error: unknown): string =>
-  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
-    ? error.message
-    : renderValue(error)
+const defaultFailureMessage = (error: unknown): string => Render.messageOf(error) ?? Render.value(error)
 
 /**
  * Defines a tool.

@@ -10,6 +10,8 @@ export * as JsonSchema from "./JsonSchema.ts"
 /** @since 0.1.0 */
 export * as MessageCatalog from "./MessageCatalog.ts"
 /** @since 0.1.0 */
+export * as Render from "./Render.ts"
+/** @since 0.1.0 */
 export * as ResponseContract from "./ResponseContract.ts"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.ts"

@@ -398,7 +398,7 @@ describe("Tool.make", () => {
     expect(Tool.renderValue(10n)).toBe("10")
     const cyclic: { self?: unknown } = {}
     cyclic.self = cyclic
-    expect(Tool.renderValue(cyclic)).toBe("[object Object]")
+    expect(Tool.renderValue(cyclic)).toBe('{"self":"[Circular]"}')
   })
 
   it("the default failure message is an error's message, else the rendered value", () => {
