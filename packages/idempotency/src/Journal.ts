@@ -4,16 +4,20 @@
  * call id whose outcome is recorded replays the stored observation and runs nothing. A call id
  * that started and never finished is **outcome unknown**: it is never re-run blindly, and the
  * model and the caller are told so. Idempotent calls may re-run. A call id reused for another
- * call (another tool or other input) is refused.
+ * call (another tool or other input) is refused; inputs are compared by their canonical JSON
+ * text (`Canonical`), and an input that has none (a cycle, `NaN`...) is refused before anything
+ * runs. A journal write that fails is tried twice more (the tool never is); a result that still
+ * cannot be recorded is answered loudly: an error observation that says so, with the typed
+ * failure {@link NotRecorded}.
  *
  * It plugs into the executor as middleware (`Journal.layer(store)`): the loop does not change.
  *
  * @since 0.1.0
  */
-import { PlanDiff } from "@agent-harness/diff"
 import { Execute, type Outcome } from "@agent-harness/executor"
 import { MessageCatalog, Tool } from "@agent-harness/tool-schema"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Result, Schema } from "effect"
+import * as Canonical from "./Canonical.ts"
 
 /**
  * What the model was shown for a call, as recorded.
@@ -60,7 +64,24 @@ export class JournalError extends Schema.TaggedError<JournalError>()("JournalErr
 }
 
 /**
- * A journal backend. `start` and `finish` return only once the record is durable.
+ * The text a store records for a call's input: its canonical JSON (`Canonical.encode`), or a
+ * `JournalError` naming the call and what cannot be encoded. Every store records this text, so
+ * every store compares inputs alike.
+ *
+ * @since 0.1.0
+ */
+export const inputText = (file: string, id: string, input: unknown): Result.Result<string, JournalError> => {
+  const text = Canonical.encode(input)
+  return Result.isSuccess(text)
+    ? Result.succeed(text.success)
+    : Result.fail(
+        new JournalError({ file, problem: `call '${id}': its input cannot be recorded (${text.failure.message})` })
+      )
+}
+
+/**
+ * A journal backend. `start` and `finish` return only once the record is durable; an input
+ * they cannot record (see {@link inputText}) fails them with a `JournalError`.
  *
  * @since 0.1.0
  */
@@ -119,15 +140,18 @@ export const middleware =
     Effect.gen(function* () {
       const catalog = yield* Effect.service(MessageCatalog.MessageCatalog)
       const refuse = (reason: string) => refused(catalog, call, reason)
+      const input = Canonical.encode(call.input)
+      if (Result.isFailure(input)) return refuse(`the journal cannot record its input (${input.failure.message})`)
       const existing = yield* Effect.result(store.get(call.id))
       if (existing._tag === "Failure") return refuse(`the journal cannot be read (${existing.failure.message})`)
       const entry = existing.success
       const idempotent = Tool.isIdempotent(tool)
       if (entry !== undefined) {
-        if (entry.tool !== call.name || !PlanDiff.equalArgs(entry.input, call.input)) {
-          return refuse(
-            `call id '${call.id}' was already used for another call (${entry.tool} ${JSON.stringify(entry.input)})`
-          )
+        const recorded = Canonical.encode(entry.input)
+        const same = Result.isSuccess(recorded) && recorded.success === input.success
+        if (entry.tool !== call.name || !same) {
+          const shown = Result.isSuccess(recorded) ? recorded.success : `(unreadable: ${recorded.failure.message})`
+          return refuse(`call id '${call.id}' was already used for another call (${entry.tool} ${shown})`)
         }
         if (entry.state === "done" && entry.observation !== undefined) {
           const replayed: Outcome.Outcome = {

@@ -15,7 +15,7 @@
  */
 import type * as Sqlite from "node:sqlite"
 import { Effect, Result, Schema, type Scope } from "effect"
-import { type Entry, JournalError, Observation, type Store } from "./Journal.ts"
+import { type Entry, inputText, JournalError, Observation, type Store } from "./Journal.ts"
 
 /** The format this store writes; a database with another (or none) is not one of ours. */
 export const format = "agent-harness-journal/1"
@@ -184,21 +184,23 @@ export const make = (file: string): Effect.Effect<Store, JournalError, Scope.Sco
           (row) => (row === undefined ? Effect.undefined : decode(row))
         ),
       start: (id, tool, input) =>
-        Effect.asVoid(
-          Effect.try({
-            try: () => start.run(id, tool, JSON.stringify(input) ?? "null"),
-            catch: (error) =>
-              new JournalError({
-                file,
-                problem: /UNIQUE constraint failed/.test(messageOf(error))
-                  ? `call '${id}' is already in the journal`
-                  : `write: ${messageOf(error)}`
-              })
-          })
+        Effect.flatMap(Effect.fromResult(inputText(file, id, input)), (text) =>
+          Effect.asVoid(
+            Effect.try({
+              try: () => start.run(id, tool, text),
+              catch: (error) =>
+                new JournalError({
+                  file,
+                  problem: /UNIQUE constraint failed/.test(messageOf(error))
+                    ? `call '${id}' is already in the journal`
+                    : `write: ${messageOf(error)}`
+                })
+            })
+          )
         ),
       finish: (id, tool, input, observation) =>
-        Effect.asVoid(
-          attempt("write", () => finish.run(id, tool, JSON.stringify(input) ?? "null", JSON.stringify(observation)))
+        Effect.flatMap(Effect.fromResult(inputText(file, id, input)), (text) =>
+          Effect.asVoid(attempt("write", () => finish.run(id, tool, text, JSON.stringify(observation))))
         ),
       entries: Effect.flatMap(
         attempt("read", () => all.all()),

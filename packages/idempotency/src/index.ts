@@ -6,6 +6,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Canonical from "./Canonical.ts"
+/** @since 0.1.0 */
 export * as Journal from "./Journal.ts"
 /** @since 0.1.0 */
 export * as MemoryStore from "./MemoryStore.ts"

@@ -64,7 +64,12 @@ const makeTools = (store: Journal.Store) => {
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
     run: (_input, { id }) => Effect.sync(() => `saldo tras ${runs.push(id)} ejecuciones`)
   })
-  return { toolset: Toolset.make(cobrar, rechazar, consultar), runs, seenWhileRunning }
+  const anotar = Tool.make("anotar", {
+    description: "Notes anything: not idempotent, takes any object.",
+    parameters: Schema.Record(Schema.String, Schema.Unknown),
+    run: (_input, { id }) => Effect.sync(() => `anotado (${runs.push(id)})`)
+  })
+  return { toolset: Toolset.make(cobrar, rechazar, consultar, anotar), runs, seenWhileRunning }
 }
 
 type Tools = ReturnType<typeof makeTools>["toolset"]
@@ -233,6 +238,60 @@ for (const backend of backends) {
           const again = yield* exec(toolset, watched, "q1", "consultar", {})
           assert.strictEqual(again._tag, "Replayed")
           assert.deepStrictEqual(runs, ["q1", "c1"])
+        })
+      )
+    )
+
+    it.effect("an input with no canonical JSON (a cycle, NaN) is refused before it runs; comparing ends", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* yield* backend.journal
+          const { toolset, runs } = makeTools(store)
+          const loop: Record<string, unknown> = { nota: "pan" }
+          loop.self = loop
+          const twin: Record<string, unknown> = { nota: "pan" }
+          twin.self = twin
+          const reason = "the journal cannot record its input (a cycle (the value contains itself) at $.self)"
+          const first = yield* exec(toolset, store, "n1", "anotar", loop)
+          assert.deepStrictEqual(first, {
+            _tag: "Refused",
+            id: "n1",
+            name: "anotar",
+            reason,
+            content: `not executed: ${reason}`
+          })
+          // The same id with an equal cyclic input: refused again, at once.
+          const again = yield* exec(toolset, store, "n1", "anotar", twin)
+          assert.strictEqual(again.content, `not executed: ${reason}`)
+          const nan = yield* exec(toolset, store, "n2", "anotar", { cantidad: Number.NaN })
+          assert.strictEqual(
+            nan.content,
+            "not executed: the journal cannot record its input (NaN is not a JSON number at $.cantidad)"
+          )
+          assert.deepStrictEqual(runs, [])
+          assert.deepStrictEqual(yield* store.entries, [])
+          // The store refuses such an input itself, naming the call.
+          const error = yield* Effect.flip(store.start("n3", "anotar", loop))
+          assert.strictEqual(
+            error.message,
+            `${store.location}: call 'n3': its input cannot be recorded (a cycle (the value contains itself) at $.self)`
+          )
+        })
+      )
+    )
+
+    it.effect("an entry keeps the input as recorded: changing the caller's object later changes nothing", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* yield* backend.journal
+          const { toolset, runs } = makeTools(store)
+          const input: Record<string, unknown> = { nota: "pan", cosas: ["a"] }
+          yield* exec(toolset, store, "n1", "anotar", input)
+          input.nota = "leche"
+          assert.deepStrictEqual((yield* store.get("n1"))?.input, { cosas: ["a"], nota: "pan" })
+          const changed = yield* exec(toolset, store, "n1", "anotar", input)
+          assert.strictEqual(changed._tag, "Refused")
+          assert.deepStrictEqual(runs, ["n1"])
         })
       )
     )
