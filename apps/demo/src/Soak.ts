@@ -2,7 +2,10 @@
  * The crash-safety soak: fault injection for real. Each run starts the soak child (a journaled
  * conversation full of `append` and `write` calls over a durable environment) in a fresh
  * folder, kills it with SIGKILL at a random instant after it is loaded, starts it again on the
- * same journal and environment, a random number of times, then lets it finish, and checks:
+ * same journal and environment, a random number of times, then lets it finish. Each kill is
+ * planned in a call of the conversation, and the child is told to hold in that call (after it
+ * ran, before its outcome is recorded): every planned kill lands, there at the latest, however
+ * late a loaded machine lets the driver read the child's output. Then it checks:
  *
  * - no append ran twice: each append's mark (`[a17]`) is counted in the environment's files,
  *   and more than one is `duplicated`;
@@ -55,6 +58,13 @@ export interface Options {
    * find appends run twice.
    */
   readonly withoutJournal?: boolean | undefined
+  /**
+   * Kill at random instants (default true). Each kill is planned in some call of the
+   * conversation; the child is told to hold in that call (after it ran, before its outcome is
+   * recorded), so the kill lands there at the latest, however loaded the machine. With `false`
+   * every kill lands exactly there: the same calls are interrupted on every run of the soak.
+   */
+  readonly randomInstants?: boolean | undefined
   /** Keep the folder (journal and environment) of a run that went wrong (default true). */
   readonly keepFailed?: boolean | undefined
   /** Called after each run. */
@@ -74,10 +84,12 @@ export interface RunReport {
   readonly calls: number
   /** Children started (kills + 1 when all went well). */
   readonly starts: number
-  /** The kills planned; a kill planned after the child's end is not made. */
+  /** The kills planned. */
   readonly planned: number
-  /** SIGKILLs that hit a running child. */
+  /** SIGKILLs that hit a running child: every planned one, unless a child failed first. */
   readonly kills: number
+  /** Of them, the kills that found the child holding in the call they were planned in. */
+  readonly held: number
   /** Appends whose mark is in the environment more than once. */
   readonly duplicated: number
   /** Calls the last child reported as outcome unknown (the journal's unfinished calls). */
@@ -99,6 +111,8 @@ export interface RunReport {
 export interface Summary {
   readonly runs: number
   readonly kills: number
+  /** Kills that found the child holding in its planned call (the rest hit it at a random instant). */
+  readonly held: number
   readonly duplicated: number
   readonly unknown: number
   /** The journals' unfinished calls: equal to `unknown` when every one was reported. */
@@ -220,6 +234,8 @@ interface ChildRun {
   readonly signal: NodeJS.Signals | null
   /** We sent the SIGKILL (and the child had not exited yet). */
   readonly killed: boolean
+  /** The child was holding in its planned call when it was killed. */
+  readonly held: boolean
   readonly stuck: boolean
   readonly stderr: string
   readonly problems: ReadonlyArray<string>
@@ -231,15 +247,16 @@ interface ChildRun {
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /**
- * Starts the child and waits for it to exit; `killAfter` gives, once the child is ready, after
- * how many milliseconds to kill it (or `undefined` to let it finish).
+ * Starts the child and waits for it to exit. With `kill`, the child holds in call `kill.holdAt`
+ * and is killed when it says so, or earlier, `kill.after` milliseconds after it is ready (when
+ * that gives a number); without, it is let finish.
  */
 const startChild = (
   entry: string,
   journal: string | undefined,
   envdir: string,
   seed: number,
-  killAfter: (calls: number) => number | undefined
+  kill: { readonly holdAt: number; readonly after: (calls: number) => number | undefined } | undefined
 ): Effect.Effect<ChildRun> =>
   Effect.callback<ChildRun>((resume) => {
     const child = spawn(
@@ -250,7 +267,8 @@ const startChild = (
         journal ?? "-",
         envdir,
         String(seed),
-        ...(journal === undefined ? ["--no-journal"] : [])
+        ...(journal === undefined ? ["--no-journal"] : []),
+        ...(kill === undefined ? [] : ["--hold-at", String(kill.holdAt)])
       ],
       { stdio: ["ignore", "pipe", "pipe"] }
     )
@@ -261,16 +279,17 @@ const startChild = (
     const replayed = makeTimer()
     let done = false
     let killed = false
+    let held = false
     let stuck = false
     let stdout = ""
     let stderr = ""
     let killTimer: ReturnType<typeof setTimeout> | undefined
-    const kill = () => {
-      if (child.exitCode === null && child.signalCode === null) killed = child.kill("SIGKILL")
+    const sigkill = () => {
+      if (child.exitCode === null && child.signalCode === null && !killed) killed = child.kill("SIGKILL")
     }
     const stuckTimer = setTimeout(() => {
       stuck = true
-      kill()
+      sigkill()
     }, stuckMillis)
     const onLine = (text: string) => {
       let line: unknown
@@ -284,8 +303,12 @@ const startChild = (
         problems.push(`the child printed ${text.slice(0, 200)}`)
       } else if (line.ready === true && typeof line.calls === "number") {
         ready = line.calls
-        const delay = killAfter(line.calls)
-        if (delay !== undefined) killTimer = setTimeout(kill, delay)
+        const delay = kill?.after(line.calls)
+        if (delay !== undefined) killTimer = setTimeout(sigkill, delay)
+      } else if (typeof line.holding === "string") {
+        if (kill === undefined) problems.push(`the child held in ${line.holding} unasked`)
+        held = !killed
+        sigkill()
       } else if (line.done === true) {
         done = true
       } else if (typeof line.id === "string" && typeof line.outcome === "string") {
@@ -326,6 +349,7 @@ const startChild = (
           code,
           signal,
           killed: killed && signal === "SIGKILL",
+          held: held && killed && signal === "SIGKILL",
           stuck,
           stderr,
           problems,
@@ -334,7 +358,7 @@ const startChild = (
         })
       )
     })
-    return Effect.sync(kill)
+    return Effect.sync(sigkill)
   })
 
 /** How many times each append's mark is in the environment. */
@@ -379,6 +403,7 @@ type Pace = ReturnType<typeof makePace>
 const runOne = (
   entry: string,
   journaled: boolean,
+  randomInstants: boolean,
   keepFailed: boolean,
   run: number,
   seed: number,
@@ -402,18 +427,32 @@ const runOne = (
     /** For each call first reported unknown: its mark count before the child that reported it started. */
     const unknownBaseline = new Map<string, number>()
     let kills = 0
+    let held = 0
     let replayed = 0
     let starts = 0
     let last: ChildRun | undefined
     while (true) {
       const before = yield* Effect.orDie(countMarks(envdir))
       const at = killAt[kills]
-      const child = yield* startChild(entry, journaled ? journal : undefined, envdir, seed, () => {
-        if (at === undefined) return undefined
-        // The answered calls replay first; a kill planned among them lands during the replay.
-        const replay = known.size * pace.replayed()
-        return at > known.size ? replay + (at - known.size) * pace.ran() : next() * replay
-      })
+      // The kill planned in call ⌊at⌋: at a random instant estimated from the pace, and at the
+      // latest where the child holds, in that call.
+      const child = yield* startChild(
+        entry,
+        journaled ? journal : undefined,
+        envdir,
+        seed,
+        at === undefined
+          ? undefined
+          : {
+              holdAt: Math.floor(at),
+              after: () => {
+                if (!randomInstants) return undefined
+                // The answered calls replay first; a kill planned among them lands during the replay.
+                const replay = known.size * pace.replayed()
+                return at > known.size ? replay + (at - known.size) * pace.ran() : next() * replay
+              }
+            }
+      )
       starts += 1
       pace.update(child)
       if (child.ready !== undefined && child.ready !== calls.length) {
@@ -441,6 +480,7 @@ const runOne = (
       }
       if (child.killed) {
         kills += 1
+        if (child.held) held += 1
         continue
       }
       if (child.code !== 0 || !child.done) {
@@ -511,6 +551,7 @@ const runOne = (
       starts,
       planned: target,
       kills,
+      held,
       duplicated,
       unknown,
       unfinished,
@@ -546,6 +587,7 @@ export const run = (options: Options): Effect.Effect<Summary> =>
           runOne(
             entry.path,
             options.withoutJournal !== true,
+            options.randomInstants !== false,
             options.keepFailed !== false,
             i + 1,
             base + i,
@@ -561,6 +603,7 @@ export const run = (options: Options): Effect.Effect<Summary> =>
     return {
       runs: reports.length,
       kills: sum((r) => r.kills),
+      held: sum((r) => r.held),
       duplicated: sum((r) => r.duplicated),
       unknown: sum((r) => r.unknown),
       unfinished: sum((r) => r.unfinished),

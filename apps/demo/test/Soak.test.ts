@@ -6,11 +6,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Soak from "../src/Soak.ts"
+import * as SoakChild from "../src/SoakChild.ts"
 import * as SoakConversation from "../src/SoakConversation.ts"
 
 describe("the crash-safety soak", () => {
   it.live(
-    "after 200+ SIGKILLs no append ran twice, every unfinished call was reported outcome unknown, finished calls replayed",
+    "after 320 SIGKILLs no append ran twice, every unfinished call was reported outcome unknown, finished calls replayed",
     () =>
       Effect.gen(function* () {
         const reports: Array<Soak.RunReport> = []
@@ -23,7 +24,9 @@ describe("the crash-safety soak", () => {
         expect(summary.bundleError).toBeUndefined()
         expect(summary.violations).toEqual([])
         expect(summary.runs).toBe(80)
-        expect(summary.kills).toBeGreaterThanOrEqual(200)
+        // Every planned kill lands (the child holds in the call it was planned in).
+        expect(summary.kills).toBe(320)
+        expect(reports.every((r) => r.kills === r.planned)).toBe(true)
         expect(summary.duplicated).toBe(0)
         // Every call the journals hold as started and never finished was reported outcome
         // unknown by the last child, and kills landed mid-call.
@@ -43,6 +46,27 @@ describe("the crash-safety soak", () => {
     600_000
   )
 
+  it("the child's arguments: a journal, a folder, a seed, then --no-journal and --hold-at K in any order", () => {
+    expect(SoakChild.parseArgs(["j.db", "env", "7"])).toEqual({ journal: "j.db", envdir: "env", seed: 7 })
+    expect(SoakChild.parseArgs(["j.db", "env", "7", "--hold-at", "12", "--no-journal"])).toEqual({
+      journal: undefined,
+      envdir: "env",
+      seed: 7,
+      holdAt: 12
+    })
+    for (const bad of [
+      ["j.db", "env"],
+      ["j.db", "env", "x"],
+      ["j.db", "env", "7", "--hold-at"],
+      ["j.db", "env", "7", "--hold-at", "-1"],
+      ["j.db", "env", "7", "--hold-at", "1.5"],
+      ["j.db", "env", "7", "--no-journal", "--no-journal"],
+      ["j.db", "env", "7", "--bogus"]
+    ]) {
+      expect(SoakChild.parseArgs(bad)).toBeUndefined()
+    }
+  })
+
   it("the conversation is the same at every start, full of appends and writes with unique ids", () => {
     const one = SoakConversation.calls(SoakConversation.conversation(7))
     expect(SoakConversation.calls(SoakConversation.conversation(7))).toEqual(one)
@@ -59,19 +83,50 @@ describe("the crash-safety soak", () => {
     "the soak finds what it is for: without the journal, a restart runs appends again, and that is counted",
     () =>
       Effect.gen(function* () {
+        const reports: Array<Soak.RunReport> = []
         const summary = yield* Soak.run({
           runs: 4,
           killsPerRun: 3,
           seed: 2000,
           withoutJournal: true,
-          keepFailed: false
+          keepFailed: false,
+          onRun: (report) => Effect.sync(() => void reports.push(report))
         })
-        expect(summary.kills).toBeGreaterThan(0)
+        // Without the journal a child runs its whole conversation in a few milliseconds, often
+        // before a loaded driver has read its first line: the kills must land all the same.
+        expect(summary.kills).toBe(12)
+        expect(reports.map((r) => [r.kills, r.starts])).toEqual([
+          [3, 4],
+          [3, 4],
+          [3, 4],
+          [3, 4]
+        ])
         expect(summary.duplicated).toBeGreaterThan(0)
         expect(summary.unknown).toBe(0)
         expect(Soak.passed(summary)).toBe(false)
         expect(summary.violations.some((v) => /a\d+ ran [2-9] times/.test(v))).toBe(true)
         expect(summary.violations.some((v) => v.includes("folder is kept"))).toBe(false)
+      }),
+    120_000
+  )
+
+  it.live(
+    "kills at fixed points (no random instants): every kill finds the child holding in its planned call",
+    () =>
+      Effect.gen(function* () {
+        const reports: Array<Soak.RunReport> = []
+        const summary = yield* Soak.run({
+          runs: 2,
+          killsPerRun: 2,
+          seed: 3000,
+          randomInstants: false,
+          onRun: (report) => Effect.sync(() => void reports.push(report))
+        })
+        expect(summary.violations).toEqual([])
+        expect(summary.kills).toBe(4)
+        expect(summary.held).toBe(4)
+        expect(summary.duplicated).toBe(0)
+        expect(reports.every((r) => r.starts === 3)).toBe(true)
       }),
     120_000
   )
