@@ -34,6 +34,8 @@ export interface MessageCatalog {
   readonly outcomeUnknown: string
   /** What repeating a call would do, appended to an observation when retry notes are on. */
   readonly retryNote: (safety: RetryNote) => string
+  /** An option of the harness is invalid (`value` rendered as JSON), so the call is refused. */
+  readonly invalidOption: (option: string, value: string) => string
 }
 
 /**
@@ -131,7 +133,7 @@ export const english: MessageCatalog = {
   violation: (v) => {
     switch (v._tag) {
       case "UnknownTool":
-        return `unknown tool '${v.name}'`
+        return `unknown tool '${String(v.name)}'`
       case "InputNotObject":
         return "input must be an object"
       case "MissingField":
@@ -144,6 +146,8 @@ export const english: MessageCatalog = {
         return `unexpected field '${v.field}'`
       case "InvalidInput":
         return `invalid input: ${v.message}`
+      case "UncheckableInput":
+        return `the input could not be checked: ${v.message}`
     }
   },
   thrownValue: (rendered) => `the tool failed with ${rendered}`,
@@ -166,7 +170,8 @@ export const english: MessageCatalog = {
       case "outcome_unknown":
         return "(outcome unknown: do not repeat blindly)"
     }
-  }
+  },
+  invalidOption: (option, value) => `the harness option '${option}' is invalid: ${value}`
 }
 
 /**
@@ -180,7 +185,7 @@ export const spanish: MessageCatalog = {
   violation: (v) => {
     switch (v._tag) {
       case "UnknownTool":
-        return `no existe la herramienta '${v.name}'`
+        return `no existe la herramienta '${String(v.name)}'`
       case "InputNotObject":
         return "la entrada debe ser un objeto"
       case "MissingField":
@@ -193,6 +198,8 @@ export const spanish: MessageCatalog = {
         return `sobra el campo '${v.field}'`
       case "InvalidInput":
         return `la entrada no es válida: ${v.message}`
+      case "UncheckableInput":
+        return `no se ha podido comprobar la entrada: ${v.message}`
     }
   },
   thrownValue: (rendered) => `la herramienta ha fallado con ${rendered}`,
@@ -215,7 +222,8 @@ export const spanish: MessageCatalog = {
       case "outcome_unknown":
         return "(resultado desconocido: no repetir sin mirar)"
     }
-  }
+  },
+  invalidOption: (option, value) => `la opción '${option}' del harness no es válida: ${value}`
 }
 
 /**
@@ -236,10 +244,54 @@ export const MessageCatalog: Context.Reference<MessageCatalog> = Context.Referen
   { defaultValue: () => english }
 )
 
+/** The last resort of `say`, when even English cannot word a text. */
+const unworded = "the harness could not word this message"
+
 /**
- * The full observation text for a refused call: `notExecuted(violation(v))`.
+ * A text of a catalogue that never throws: `text(catalog)`, or, when that throws or gives
+ * something other than a string (a custom catalogue with a bug, or one written before a text
+ * existed), `text(english)`.
+ *
+ * @example
+ * ```ts
+ * import { MessageCatalog } from "@agent-harness/tool-schema"
+ *
+ * MessageCatalog.say(MessageCatalog.spanish, (c) => c.timedOut(1000))
+ * ```
  *
  * @since 0.1.0
  */
-export const notExecuted = (catalog: MessageCatalog, violation: Violation): string =>
-  catalog.notExecuted(catalog.violation(violation))
+export const say = (catalog: MessageCatalog, text: (catalog: MessageCatalog) => string): string => {
+  try {
+    const out: unknown = text(catalog)
+    if (typeof out === "string") return out
+  } catch {
+    // The catalogue's bug is not the model's: English says it instead.
+  }
+  try {
+    const out: unknown = text(english)
+    if (typeof out === "string") return out
+  } catch {
+    // A violation whose fields no catalogue can word.
+  }
+  return unworded
+}
+
+/**
+ * The full observation text for a refused call: `notExecuted(violation(v))`. Never throws (see
+ * `say`).
+ *
+ * @since 0.1.0
+ */
+export const notExecuted = (catalog: MessageCatalog, violation: Violation): string => {
+  try {
+    const reason: unknown = catalog.violation(violation)
+    if (typeof reason === "string") {
+      const out: unknown = catalog.notExecuted(reason)
+      if (typeof out === "string") return out
+    }
+  } catch {
+    // Falls back to English below.
+  }
+  return say(english, (c) => c.notExecuted(c.violation(violation)))
+}

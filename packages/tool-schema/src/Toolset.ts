@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import type { Cause } from "effect"
-import { type Effect, Exit, Result, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
+import { Cause, type Effect, Exit, Result, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
 import { dual } from "effect/Function"
 import { firstViolation } from "./Diagnose.ts"
 import * as Fast from "./FastDecode.ts"
+import * as Render from "./Render.ts"
 import type * as Tool from "./Tool.ts"
 import * as Violation from "./Violation.ts"
 
@@ -79,9 +79,9 @@ const all: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "error" }
 
 /**
  * `SchemaParser.decodeUnknownResult`, without entering the Effect runtime when decoding is
- * synchronous: the parser already answers with an `Exit`, which is read as it is. Anything else
- * (an asynchronous decode, a cause that is not only schema issues) goes through
- * `decodeUnknownResult` itself, so the answer, and what is thrown, stay the same.
+ * synchronous: the parser already answers with an `Exit`, which is read as it is. A defect (a
+ * check of the schema that threw) is thrown as it is, so `decodeInput` can say what it was;
+ * anything else (an asynchronous decode) goes through `decodeUnknownResult` itself.
  */
 const resultDecoder = (
   parameters: Tool.Parameters
@@ -93,7 +93,10 @@ const resultDecoder = (
     if (!Exit.isExit(out)) return viaRuntime(input, options)
     if (Exit.isSuccess(out)) return Result.succeed(out.value)
     const issue = Fast.issueOf(out.cause as Cause.Cause<SchemaIssue.Issue>)
-    return issue === undefined ? viaRuntime(input, options) : Result.fail(issue)
+    if (issue !== undefined) return Result.fail(issue)
+    const defect = Cause.findDefect(out.cause)
+    if (Result.isSuccess(defect)) throw defect.success
+    return viaRuntime(input, options)
   }
 }
 
@@ -166,7 +169,8 @@ const isObject = (input: unknown): input is object =>
 /**
  * Decodes a raw call: the typed call, or the first violation in contract order (unknown tool,
  * input not an object, each declared field in order: missing then wrong type, then unexpected
- * fields). Unexpected fields are never dropped, and nothing is coerced.
+ * fields). Unexpected fields are never dropped, and nothing is coerced. Never throws: an input
+ * that throws while it is read, or a schema check that throws, gives `UncheckableInput`.
  *
  * @since 0.1.0
  */
@@ -178,7 +182,13 @@ export const decode: {
   <T extends Tool.Any>(self: Toolset<T>, call: RawCall): Result.Result<DecodedCall<T>, Violation.Violation> => {
     const entry = self.entries.get(call.name)
     if (entry === undefined) return Result.fail(Violation.unknownTool(call.name))
-    const decoded = decodeInput(entry, call.input)
+    let input: unknown
+    try {
+      input = call.input
+    } catch (thrown) {
+      return uncheckable(thrown)
+    }
+    const decoded = decodeInput(entry, input)
     if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
     return Result.succeed({ id: call.id, name: call.name, tool: entry.tool, input: decoded.success } as DecodedCall<T>)
   }
@@ -187,32 +197,43 @@ export const decode: {
 /**
  * Decodes the input of a call to a tool of the toolset: the decoded input, or the first
  * violation (in the order of `decode`). The executor's synchronous core uses it to skip building
- * the typed call.
+ * the typed call. Never throws: an input or a schema check that throws while the input is
+ * checked gives `UncheckableInput`.
  *
  * @since 0.1.0
  */
 export const decodeInput = (entry: Entry, input: unknown): Result.Result<unknown, Violation.Violation> => {
-  if (!isObject(input)) return Result.fail(Violation.inputNotObject)
-  // An empty struct accepts any object in Effect Schema: refuse its keys here.
-  if (entry.empty) {
-    const extra = Object.keys(input)[0]
-    if (extra !== undefined) return Result.fail(Violation.unexpectedField(extra))
+  // One guard around the whole decode, not one per field: reading the input may throw (a
+  // getter, a Proxy trap, a revoked Proxy) and so may a check of the schema.
+  try {
+    if (!isObject(input)) return Result.fail(Violation.inputNotObject)
+    // An empty struct accepts any object in Effect Schema: refuse its keys here.
+    if (entry.empty) {
+      const extra = Object.keys(input)[0]
+      if (extra !== undefined) return Result.fail(Violation.unexpectedField(extra))
+    }
+    const fast = entry.fast
+    if (fast !== undefined) {
+      // Plain structs: the same answers as below, without the strict decoder's generator, and
+      // with the common violations named without decoding twice.
+      const value = Fast.decode(fast, input)
+      if (value !== Fast.slow) return Result.succeed(value)
+      const violation = Fast.violation(fast, input)
+      if (violation !== undefined) return Result.fail(violation)
+    }
+    const decoded = entry.decode(input, strict)
+    if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+    const every = entry.decode(input, all)
+    const issue = Result.isFailure(every) ? every.failure : decoded.failure
+    return Result.fail(firstViolation(issue, entry.fields, input, formatIssue))
+  } catch (thrown) {
+    return uncheckable(thrown)
   }
-  const fast = entry.fast
-  if (fast !== undefined) {
-    // Plain structs: the same answers as below, without the strict decoder's generator, and
-    // with the common violations named without decoding twice.
-    const value = Fast.decode(fast, input)
-    if (value !== Fast.slow) return Result.succeed(value)
-    const violation = Fast.violation(fast, input)
-    if (violation !== undefined) return Result.fail(violation)
-  }
-  const decoded = entry.decode(input, strict)
-  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
-  const every = entry.decode(input, all)
-  const issue = Result.isFailure(every) ? every.failure : decoded.failure
-  return Result.fail(firstViolation(issue, entry.fields, input, formatIssue))
 }
+
+/** The violation of an input whose checking threw. */
+const uncheckable = (thrown: unknown): Result.Result<never, Violation.Violation> =>
+  Result.fail(Violation.uncheckableInput(Render.thrown(thrown)))
 
 /**
  * The toolset's entry for a tool name, or `undefined`.

@@ -60,6 +60,17 @@ export interface InvalidInput {
 }
 
 /**
+ * Checking the input threw: a getter, a `Proxy` trap or a revoked `Proxy` in the input, or a
+ * check of the schema itself. `message` is what was thrown. Nothing ran.
+ *
+ * @since 0.1.0
+ */
+export interface UncheckableInput {
+  readonly _tag: "UncheckableInput"
+  readonly message: string
+}
+
+/**
  * Every reason a call can be refused before it runs.
  *
  * @since 0.1.0
@@ -72,6 +83,7 @@ export type Violation =
   | InvalidValue
   | UnexpectedField
   | InvalidInput
+  | UncheckableInput
 
 /** @since 0.1.0 */
 export const unknownTool = (name: string): Violation => ({ _tag: "UnknownTool", name })
@@ -87,3 +99,5 @@ export const invalidValue = (field: string, expected: string): Violation => ({ _
 export const unexpectedField = (field: string): Violation => ({ _tag: "UnexpectedField", field })
 /** @since 0.1.0 */
 export const invalidInput = (message: string): Violation => ({ _tag: "InvalidInput", message })
+/** @since 0.1.0 */
+export const uncheckableInput = (message: string): Violation => ({ _tag: "UncheckableInput", message })

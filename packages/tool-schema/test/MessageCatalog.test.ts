@@ -198,3 +198,54 @@ describe("the MessageCatalog service", () => {
     })
   )
 })
+
+describe("input that could not be checked, and an invalid harness option", () => {
+  it("both catalogues", () => {
+    const violation = Violation.uncheckableInput("getter boom")
+    expect(MessageCatalog.notExecuted(english, violation)).toBe(
+      "not executed: the input could not be checked: getter boom"
+    )
+    expect(MessageCatalog.notExecuted(spanish, violation)).toBe(
+      "no se ha ejecutado: no se ha podido comprobar la entrada: getter boom"
+    )
+    expect(english.invalidOption("timeout", '"banana"')).toBe(`the harness option 'timeout' is invalid: "banana"`)
+    expect(spanish.invalidOption("timeout", '"banana"')).toBe(`la opción 'timeout' del harness no es válida: "banana"`)
+  })
+})
+
+describe("a catalogue that throws or answers no text", () => {
+  const throwing: MessageCatalog.MessageCatalog = {
+    ...spanish,
+    violation: () => {
+      throw new Error("catalogue bug")
+    },
+    thrownValue: () => {
+      throw new Error("catalogue bug")
+    }
+  }
+  // A catalogue written before a violation existed: its switch answers nothing for it.
+  const outdated = { ...spanish, violation: () => undefined } as unknown as MessageCatalog.MessageCatalog
+
+  it("notExecuted falls back to English, never throwing", () => {
+    expect(MessageCatalog.notExecuted(throwing, Violation.missingField("ruta"))).toBe(
+      "not executed: missing field 'ruta'"
+    )
+    expect(MessageCatalog.notExecuted(outdated, Violation.uncheckableInput("x"))).toBe(
+      "not executed: the input could not be checked: x"
+    )
+  })
+
+  it("say gives any text the same way", () => {
+    expect(MessageCatalog.say(throwing, (c) => c.thrownValue("undefined"))).toBe("the tool failed with undefined")
+    expect(MessageCatalog.say(spanish, (c) => c.thrownValue("undefined"))).toBe(
+      "la herramienta ha fallado con undefined"
+    )
+  })
+
+  it("a violation even English cannot word still answers a text", () => {
+    const name = Symbol("tool") as unknown as string
+    expect(MessageCatalog.notExecuted(english, Violation.unknownTool(name))).toBe(
+      "not executed: unknown tool 'Symbol(tool)'"
+    )
+  })
+})

@@ -480,3 +480,90 @@ describe("Toolset.decode: refinements", () => {
     expect(decodeRange({ from: 3, to: 2, x: 1 })).toEqual(Result.fail({ _tag: "UnexpectedField", field: "x" }))
   })
 })
+
+describe("Toolset.decode: input that throws while it is checked", () => {
+  const Nested = Tool.make("nested", {
+    description: "A struct inside: not on the fast path",
+    parameters: Schema.Struct({ opts: Schema.Struct({ depth: Schema.Finite }) }),
+    run: ({ opts }) => opts.depth
+  })
+  const Checked = Tool.make("checked", {
+    description: "A filter that throws",
+    parameters: Schema.Struct({
+      path: Schema.String.check(
+        Schema.makeFilter((path) => {
+          if (path === "boom") throw new Error("filter boom")
+          return true
+        })
+      )
+    }),
+    run: ({ path }) => path
+  })
+  const hostile = Toolset.make(Read, Nested, Checked)
+  const decodeHostile = (name: string, input: unknown) => Toolset.decode(hostile, { id: "h", name, input })
+  const uncheckable = (message: string) => Result.fail(Violation.uncheckableInput(message))
+  const trap = (name: "ownKeys" | "has" | "get" | "getOwnPropertyDescriptor") =>
+    new Proxy(
+      { path: "a.txt" },
+      {
+        [name]: () => {
+          throw new Error(`${name} boom`)
+        }
+      }
+    )
+
+  it("a throwing getter is refused with what it threw, on the fast and the slow path", () => {
+    const getter = {
+      get path(): string {
+        throw new Error("getter boom")
+      }
+    }
+    expect(decodeHostile("read", getter)).toEqual(uncheckable("getter boom"))
+    const deep = {
+      opts: {
+        get depth(): number {
+          throw new Error("deep boom")
+        }
+      }
+    }
+    expect(decodeHostile("nested", deep)).toEqual(uncheckable("deep boom"))
+  })
+
+  it("a Proxy whose traps throw is refused", () => {
+    expect(decodeHostile("read", trap("ownKeys"))).toEqual(uncheckable("ownKeys boom"))
+    expect(decodeHostile("read", trap("get"))).toEqual(uncheckable("get boom"))
+    expect(decodeHostile("nested", trap("ownKeys"))).toEqual(uncheckable("ownKeys boom"))
+    // `has` is not consulted on the fast path: the input reads as a valid call there.
+    expect(Result.isSuccess(decodeHostile("read", trap("has")))).toBe(true)
+  })
+
+  it("a revoked Proxy is refused", () => {
+    const { proxy, revoke } = Proxy.revocable({ path: "a.txt" }, {})
+    revoke()
+    const decoded = decodeHostile("read", proxy)
+    assert.isTrue(Result.isFailure(decoded))
+    if (Result.isSuccess(decoded)) return
+    expect(decoded.failure._tag).toBe("UncheckableInput")
+    expect(decoded.failure._tag === "UncheckableInput" && decoded.failure.message).toMatch(/revoked/)
+  })
+
+  it("a check of the schema that throws is refused with what it threw", () => {
+    expect(decodeHostile("checked", { path: "boom" })).toEqual(uncheckable("filter boom"))
+    expect(Result.getOrThrow(decodeHostile("checked", { path: "fine" })).input).toEqual({ path: "fine" })
+  })
+
+  it("something thrown without a message is described", () => {
+    const input = {
+      get path(): string {
+        throw undefined
+      }
+    }
+    expect(decodeHostile("read", input)).toEqual(uncheckable("undefined"))
+  })
+
+  it("decodeInput answers the same", () => {
+    const entry = Toolset.entry(hostile, "read")
+    assert(entry !== undefined)
+    expect(Toolset.decodeInput(entry, trap("ownKeys"))).toEqual(uncheckable("ownKeys boom"))
+  })
+})
