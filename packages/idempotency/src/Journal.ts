@@ -116,6 +116,51 @@ export const observationOf = (outcome: Outcome.Outcome): Observation => ({
   content: outcome.content
 })
 
+/**
+ * The typed failure of a call whose result the journal could not record, even after trying
+ * again: the call ran (or may have), and the journal does not know it. The journal answers such
+ * a call `Failed`, with this as its `Defect` failure and an error observation that says so
+ * ({@link notRecordedNote}): `execute` never fails, so this is how it fails loudly.
+ *
+ * @since 0.1.0
+ */
+export class NotRecorded extends Schema.TaggedError<NotRecorded>()("NotRecorded", {
+  id: Schema.String,
+  tool: Schema.String,
+  /** The observation that could not be recorded: what the call's outcome was. */
+  observation: Observation,
+  /** Why the journal could not record it. */
+  problem: Schema.String,
+  /**
+   * Whether the journal holds the call as started (a non-idempotent call): after a restart it is
+   * outcome unknown and is not run again. An idempotent call has no mark and may run again.
+   */
+  started: Schema.Boolean
+}) {
+  override get message(): string {
+    return `the journal could not record the result of call '${this.id}' (${this.tool}): ${this.problem}`
+  }
+}
+
+/**
+ * How many more times a journal write (`start`, `finish`) that failed is tried, at once, before
+ * the journal gives up. The tool itself is never run again. (The SQLite store already waits for
+ * another process's lock inside each try.)
+ *
+ * @since 0.1.0
+ */
+export const writeRetries = 2
+
+/**
+ * The note appended to the observation of a call whose result could not be recorded.
+ *
+ * @since 0.1.0
+ */
+export const notRecordedNote = (notRecorded: NotRecorded): string =>
+  notRecorded.started
+    ? ` (not recorded: the journal could not record this result (${notRecorded.problem}); the call ran, so do not repeat it blindly: after a restart it is reported as outcome unknown and not run again)`
+    : ` (not recorded: the journal could not record this result (${notRecorded.problem}); the tool is idempotent, so after a restart it may run again)`
+
 /** A refused call: `reason` says why, `content` is the catalogue's `not executed: <reason>`. */
 const refused = (
   catalog: MessageCatalog.MessageCatalog,
@@ -176,14 +221,34 @@ export const middleware =
         }
       }
       if (!idempotent) {
-        const started = yield* Effect.result(store.start(call.id, call.name, call.input))
+        const started = yield* Effect.result(
+          Effect.retry(store.start(call.id, call.name, call.input), { times: writeRetries })
+        )
         if (started._tag === "Failure") return refuse(`the journal cannot record the call (${started.failure.message})`)
       }
       const outcome = yield* run
-      // If this write fails, a non-idempotent call stays "started": after a restart it is
-      // reported as outcome unknown, never run again. Nothing is lost by going on.
-      yield* Effect.ignore(store.finish(call.id, call.name, call.input, observationOf(outcome)))
-      return outcome
+      const observation = observationOf(outcome)
+      const finished = yield* Effect.result(
+        Effect.retry(store.finish(call.id, call.name, call.input, observation), { times: writeRetries })
+      )
+      if (finished._tag === "Success") return outcome
+      // The call ran and the journal does not know it: say so, loudly. A non-idempotent call
+      // stays "started" (outcome unknown after a restart, never run twice).
+      const notRecorded = new NotRecorded({
+        id: call.id,
+        tool: call.name,
+        observation,
+        problem: finished.failure.message,
+        started: !idempotent
+      })
+      const loud: Outcome.Outcome = {
+        _tag: "Failed",
+        id: call.id,
+        name: call.name,
+        failure: { _tag: "Defect", defect: notRecorded },
+        content: `${outcome.content}${notRecordedNote(notRecorded)}`
+      }
+      return loud
     })
 
 /**

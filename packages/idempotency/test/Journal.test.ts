@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Execute, Loop, Message, Model, type Outcome } from "@agent-harness/executor"
+import { Execute, Loop, Message, Model, Outcome } from "@agent-harness/executor"
 import { Files, FileTools, SeedFiles } from "@agent-harness/file-tools"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -356,19 +356,81 @@ for (const backend of backends) {
       )
     )
 
-    it.effect("an outcome that cannot be recorded is still answered; the call stays started (unknown later)", () =>
+    it.effect("a journal write that fails is tried again (the tool is not): a passing retry changes nothing", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* yield* backend.journal
+          const { toolset, runs } = makeTools(store)
+          const broken = new Journal.JournalError({ file: store.location, problem: "database is locked" })
+          const tries = { start: 0, finish: 0 }
+          // Each write fails twice, then works.
+          const flaky: Journal.Store = {
+            ...store,
+            start: (id, tool, input) =>
+              Effect.suspend(() => (++tries.start <= 2 ? Effect.fail(broken) : store.start(id, tool, input))),
+            finish: (id, tool, input, observation) =>
+              Effect.suspend(() =>
+                ++tries.finish <= 2 ? Effect.fail(broken) : store.finish(id, tool, input, observation)
+              )
+          }
+          const outcome = yield* exec(toolset, flaky, "c1", "cobrar", { euros: 1 })
+          assert.strictEqual(outcome._tag, "Succeeded")
+          assert.deepStrictEqual(tries, { start: 3, finish: 3 })
+          assert.deepStrictEqual(runs, ["c1"])
+          assert.strictEqual((yield* store.get("c1"))?.state, "done")
+        })
+      )
+    )
+
+    it.effect("a result that cannot be recorded is answered loudly: an error saying so, typed NotRecorded", () =>
       Effect.scoped(
         Effect.gen(function* () {
           const store = yield* yield* backend.journal
           const { toolset, runs } = makeTools(store)
           const broken = new Journal.JournalError({ file: store.location, problem: "disk full" })
-          const full: Journal.Store = { ...store, finish: () => Effect.fail(broken) }
+          let finishes = 0
+          const full: Journal.Store = {
+            ...store,
+            finish: () =>
+              Effect.suspend(() => {
+                finishes++
+                return Effect.fail(broken)
+              })
+          }
           const outcome = yield* exec(toolset, full, "c1", "cobrar", { euros: 1 })
-          assert.strictEqual(outcome._tag, "Succeeded")
+          assert.strictEqual(finishes, 1 + Journal.writeRetries)
+          assert.strictEqual(outcome._tag, "Failed")
+          if (outcome._tag !== "Failed") return
+          assert.strictEqual(outcome.failure._tag, "Defect")
+          const failure = outcome.failure._tag === "Defect" ? outcome.failure.defect : undefined
+          assert.instanceOf(failure, Journal.NotRecorded)
+          assert.deepStrictEqual(
+            { ...(failure as Journal.NotRecorded) },
+            {
+              _tag: "NotRecorded",
+              id: "c1",
+              tool: "cobrar",
+              observation: { original: "Succeeded", is_error: false, content: "cobrados 1 euros" },
+              problem: `${store.location}: disk full`,
+              started: true
+            }
+          )
+          assert.strictEqual(
+            outcome.content,
+            `cobrados 1 euros (not recorded: the journal could not record this result (${store.location}: disk full); the call ran, so do not repeat it blindly: after a restart it is reported as outcome unknown and not run again)`
+          )
+          // The model reads an error.
+          assert.isTrue(Outcome.isError(outcome))
+          // As the note says: the call stays started, and is outcome unknown from then on.
           const later = yield* exec(toolset, store, "c1", "cobrar", { euros: 1 })
-          assert.strictEqual(later._tag, "Failed")
           assert.deepStrictEqual(later._tag === "Failed" ? later.failure : undefined, { _tag: "OutcomeUnknown" })
-          assert.deepStrictEqual(runs, ["c1"])
+          // An idempotent call has no mark: the note says it may run again.
+          const read = yield* exec(toolset, full, "q1", "consultar", {})
+          assert.strictEqual(
+            read.content,
+            `saldo tras 2 ejecuciones (not recorded: the journal could not record this result (${store.location}: disk full); the tool is idempotent, so after a restart it may run again)`
+          )
+          assert.deepStrictEqual(runs, ["c1", "q1"])
         })
       )
     )
