@@ -7,14 +7,22 @@
  * commit is atomic and durable, and it needs no native addon to build (`node:sqlite` ships with
  * the runtime).
  *
- * A file that is not a journal, is corrupt or truncated, or holds a row that does not decode is
- * refused with an error naming the file and what is wrong; nothing is written to it, so no
- * record that was whole is lost.
+ * Several processes may share one journal file: a statement waits for another's lock (the busy
+ * timeout, {@link defaultBusyTimeout}) instead of failing at once with "database is locked", and
+ * the setup of a new file is one transaction.
+ *
+ * A file that is not a journal, is corrupt or truncated, holds anything besides the journal's
+ * tables, or holds a row that does not decode is refused with an error naming the file and what
+ * is wrong; nothing is written to it, so no record that was whole is lost. What would not be
+ * durable is refused before anything is opened: `""` and `":memory:"` (a URI that SQLite opens
+ * in memory is refused once opened, before anything is written), and a path that is not a
+ * regular file (`/dev/null`, a folder).
  *
  * @since 0.1.0
  */
+import { type Stats, statSync } from "node:fs"
 import type * as Sqlite from "node:sqlite"
-import { Effect, Result, Schema, type Scope } from "effect"
+import { Duration, Effect, Option, Result, Schema, type Scope } from "effect"
 import { type Entry, inputText, JournalError, Observation, type Store } from "./Journal.ts"
 
 /** The format this store writes; a database with another (or none) is not one of ours. */
@@ -75,48 +83,141 @@ interface Opened {
 const decodeRow = (file: string, row: unknown): Result.Result<Entry, JournalError> =>
   isRow(row) ? toEntry(file, row) : Result.fail(new JournalError({ file, problem: "a row of calls is not a call" }))
 
+/** What SQLite itself keeps beside our two tables: the AUTOINCREMENT counter and the UNIQUE index. */
+const ours: ReadonlyArray<string> = [
+  "table journal_format",
+  "table calls",
+  "table sqlite_sequence",
+  "index sqlite_autoindex_calls_1"
+]
+
 /**
- * Opens a journal. Everything that can refuse the file (not SQLite, corrupt, foreign tables,
- * another format, a row that does not decode) is checked by reading only, before anything is
- * written, so a refused file is left exactly as it was.
+ * Why the schema of the database is not (or not only) a journal's, or `undefined`: with no
+ * `journal_format` table, any table is foreign; with one, so is anything that is not ours (a
+ * table, an index, a view or a trigger).
  */
-const open = (sqlite: typeof Sqlite, file: string): Result.Result<Opened, JournalError> => {
+const foreignSchema = (db: Sqlite.DatabaseSync): string | undefined => {
+  const objects = db
+    .prepare("SELECT type, name FROM sqlite_master")
+    .all()
+    .map((row) => ({ type: String(row.type), name: String(row.name) }))
+  if (!objects.some((o) => o.type === "table" && o.name === "journal_format")) {
+    const tables = objects.filter((o) => o.type === "table").map((o) => o.name)
+    return tables.length === 0 ? undefined : `not an agent-harness journal (it has the tables ${tables.join(", ")})`
+  }
+  const foreign = objects.filter((o) => !ours.includes(`${o.type} ${o.name}`))
+  if (foreign.length === 0) return undefined
+  return `not only an agent-harness journal (it also has ${foreign.map((o) => `the ${o.type} ${o.name}`).join(", ")})`
+}
+
+/** Why the journal's format row is not ours, or `undefined` (also when there is no such table yet). */
+const foreignFormat = (db: Sqlite.DatabaseSync): string | undefined => {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_format'").get()
+  if (hasTable === undefined) return undefined
+  const rows = db.prepare("SELECT format FROM journal_format").all()
+  if (rows.length === 0) return undefined
+  const formats = rows.map((row) => row.format)
+  if (formats.every((f) => f === format)) return undefined
+  return `journal format ${formats.map((f) => JSON.stringify(f ?? null)).join(", ")}, expected ${format}`
+}
+
+/** What kind of thing a path is, for a refusal. */
+const kindOf = (stats: Stats): string => {
+  if (stats.isDirectory()) return "a folder"
+  if (stats.isCharacterDevice()) return "a character device"
+  if (stats.isBlockDevice()) return "a block device"
+  if (stats.isFIFO()) return "a named pipe"
+  if (stats.isSocket()) return "a socket"
+  return "not a regular file"
+}
+
+/**
+ * Refuses, before SQLite opens anything, what cannot be a durable journal: the names SQLite
+ * takes for a database in memory or a temporary one, and a path that exists but is not a
+ * regular file (`/dev/null`, a folder), which SQLite would open and then surround with its own
+ * `-journal` or `-wal` files.
+ */
+const refuseBeforeOpening = (file: string): string | undefined => {
+  if (file === "") {
+    return "an empty path is a temporary SQLite database, deleted when it is closed: a journal needs a file (use MemoryStore for one in memory)"
+  }
+  if (file === ":memory:") {
+    return "':memory:' is a SQLite database in memory, lost when the process ends: a journal needs a file (use MemoryStore for one in memory)"
+  }
+  let stats: Stats
+  try {
+    stats = statSync(file)
+  } catch {
+    // Missing (SQLite creates it), or a `file:` URI: SQLite decides.
+    return undefined
+  }
+  return stats.isFile() ? undefined : `${kindOf(stats)}, not a file: a journal needs a regular file`
+}
+
+/**
+ * Opens a journal. Everything that can refuse the file (not durable, not SQLite, corrupt,
+ * foreign tables, another format, a row that does not decode) is checked by reading only,
+ * before anything is written, so a refused file is left exactly as it was. The setup (creating
+ * the tables, recording the format) is one `BEGIN IMMEDIATE` transaction that checks again, so
+ * processes opening one new file at once agree on it.
+ */
+const open = (sqlite: typeof Sqlite, file: string, busyTimeout: number): Result.Result<Opened, JournalError> => {
   const fail = (problem: string) => Result.fail(new JournalError({ file, problem }))
+  const before = refuseBeforeOpening(file)
+  if (before !== undefined) return fail(`${before}; nothing was opened`)
   let db: Sqlite.DatabaseSync
   try {
     db = new sqlite.DatabaseSync(file)
   } catch (error) {
     return fail(`cannot be opened: ${messageOf(error)}`)
   }
+  const close = () => {
+    try {
+      db.close()
+    } catch {
+      // Already unusable: the error given says why.
+    }
+  }
   const refuse = (problem: string) => {
-    db.close()
+    close()
     return fail(`${problem}; it was not changed`)
   }
+  let writing = false
   try {
+    // A setting of this connection, not of the file (the constructor's `timeout` option is not
+    // in every runtime's node:sqlite).
+    db.exec(`PRAGMA busy_timeout = ${busyTimeout}`)
+    const main = db
+      .prepare("PRAGMA database_list")
+      .all()
+      .find((row) => row.name === "main")
+    if (main?.file === "" || main?.file === null) {
+      return refuse(
+        "SQLite opened it in memory (a URI with mode=memory, or ':memory:'), lost when the process ends: a journal needs a file"
+      )
+    }
     const check = db.prepare("PRAGMA quick_check").all()
     const problems = check.map((row) => String(Object.values(row)[0])).filter((v) => v !== "ok")
     if (problems.length > 0) return refuse(`the journal is corrupt (SQLite: ${problems.slice(0, 3).join("; ")})`)
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-      .all()
-      .map((r) => String(r.name))
-    if (tables.length > 0 && !tables.includes("journal_format")) {
-      return refuse(`not an agent-harness journal (it has the tables ${tables.join(", ")})`)
-    }
-    if (tables.includes("journal_format")) {
-      const row = db.prepare("SELECT format FROM journal_format").get()
-      if (row?.format !== format) {
-        return refuse(`journal format ${JSON.stringify(row?.format ?? null)}, expected ${format}`)
-      }
-    }
-    if (tables.includes("calls")) {
+    const schema = foreignSchema(db) ?? foreignFormat(db)
+    if (schema !== undefined) return refuse(schema)
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'").get() !== undefined) {
       for (const row of db.prepare(`SELECT ${columns} FROM calls ORDER BY seq`).all()) {
         const entry = decodeRow(file, row)
         if (Result.isFailure(entry)) return refuse(entry.failure.problem)
       }
     }
+    writing = true
     db.exec("PRAGMA journal_mode = WAL")
     db.exec("PRAGMA synchronous = FULL")
+    db.exec("BEGIN IMMEDIATE")
+    // Another process may have set the file up (or filled it) since the checks above.
+    const now = foreignSchema(db) ?? foreignFormat(db)
+    if (now !== undefined) {
+      db.exec("ROLLBACK")
+      close()
+      return fail(now)
+    }
     db.exec(`CREATE TABLE IF NOT EXISTS journal_format (format TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS calls (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -129,6 +230,7 @@ const open = (sqlite: typeof Sqlite, file: string): Result.Result<Opened, Journa
     if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
       db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
     }
+    db.exec("COMMIT")
     return Result.succeed({
       db,
       get: db.prepare(`SELECT ${columns} FROM calls WHERE id = ?`),
@@ -140,12 +242,10 @@ const open = (sqlite: typeof Sqlite, file: string): Result.Result<Opened, Journa
       )
     })
   } catch (error) {
-    try {
-      db.close()
-    } catch {
-      // Already unusable: the error below says why.
-    }
-    return fail(`${unusable(messageOf(error))}; it was not changed`)
+    // Closing rolls back a setup transaction left open.
+    close()
+    const message = messageOf(error)
+    return fail(writing ? `cannot be set up as a journal: ${message}` : `${unusable(message)}; it was not changed`)
   }
 }
 
@@ -157,19 +257,54 @@ const unusable = (message: string): string => {
 }
 
 /**
- * Opens (or creates) a journal file for the scope's lifetime. `node:sqlite` is loaded here, on
- * first use, so importing this module (or a CLI that links it) prints no `ExperimentalWarning`.
+ * How long a statement waits for another connection's lock before it fails with "database is
+ * locked" (SQLite's busy timeout): 10 seconds. Writes are single statements that hold the lock
+ * for one commit, so a wait this long only happens on a machine that is badly stuck.
  *
  * @since 0.1.0
  */
-export const make = (file: string): Effect.Effect<Store, JournalError, Scope.Scope> =>
+export const defaultBusyTimeout: Duration.Input = "10 seconds"
+
+/**
+ * Options of a SQLite journal.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** How long to wait for another process's lock; default {@link defaultBusyTimeout}. */
+  readonly busyTimeout?: Duration.Input | undefined
+}
+
+const busyMillis = (file: string, input: Duration.Input): Result.Result<number, JournalError> => {
+  const duration = Duration.fromInput(input)
+  const millis = Option.isSome(duration) ? Duration.toMillis(duration.value) : Number.NaN
+  return Number.isFinite(millis) && millis >= 0 && millis <= 2 ** 31 - 1
+    ? Result.succeed(Math.ceil(millis))
+    : Result.fail(
+        new JournalError({
+          file,
+          problem: `the busy timeout must be a finite duration of at least 0 (at most about 24 days), got ${JSON.stringify(String(input))}`
+        })
+      )
+}
+
+/**
+ * Opens (or creates) a journal file for the scope's lifetime. `node:sqlite` is loaded here, on
+ * first use, so importing this module (or a CLI that links it) prints no `ExperimentalWarning`.
+ * Fails with a `JournalError` naming the file and the problem when it cannot be a journal, or
+ * when the busy timeout is not a finite duration of at least 0.
+ *
+ * @since 0.1.0
+ */
+export const make = (file: string, options?: Options): Effect.Effect<Store, JournalError, Scope.Scope> =>
   Effect.gen(function* () {
+    const busyTimeout = yield* Effect.fromResult(busyMillis(file, options?.busyTimeout ?? defaultBusyTimeout))
     const sqlite = yield* Effect.tryPromise({
       try: () => import("node:sqlite"),
       catch: (error) =>
         new JournalError({ file, problem: `cannot be opened: node:sqlite is not available (${messageOf(error)})` })
     })
-    const opened = open(sqlite, file)
+    const opened = open(sqlite, file, busyTimeout)
     if (Result.isFailure(opened)) return yield* opened.failure
     const { db, get, all, start, finish } = opened.success
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
