@@ -2,14 +2,17 @@
  * `execute(toolset, call)`: runs one tool call and answers it, whatever happens. The Effect
  * never fails and never dies: a call that fails its schema is not run and answers
  * `not executed: <reason>`; a typed failure, a throw, a rejection, a throw of a non-Error or a
- * defect answers an error with a readable message; a success answers its content. The
- * interruption of the caller passes through, so the caller of the loop sees it.
+ * defect answers an error with a readable message; a success answers its content. Hostile values
+ * change nothing: an input that throws while it is checked is not run, and whatever a tool
+ * throws, fails with or returns is described without throwing. The interruption of the caller
+ * passes through, so the caller of the loop sees it.
  *
  * @since 0.1.0
  */
-import { MessageCatalog, ResponseContract, type Tool, Toolset, Violation } from "@agent-harness/tool-schema"
+import { MessageCatalog, Render, ResponseContract, type Tool, Toolset, Violation } from "@agent-harness/tool-schema"
 import { Cause, Context, Duration, Effect, Exit, Option, Result } from "effect"
 import { dual } from "effect/Function"
+import * as Boundary from "./Boundary.ts"
 import type * as Outcome from "./Outcome.ts"
 
 /**
@@ -18,7 +21,11 @@ import type * as Outcome from "./Outcome.ts"
  * @since 0.1.0
  */
 export interface Options {
-  /** Interrupt the call after this long; it answers an error saying it may have partly run. */
+  /**
+   * Interrupt the call after this long; it answers an error saying it may have partly run. A
+   * duration longer than zero (`Infinity`: no limit); anything else refuses the call (`Refused`,
+   * nothing runs).
+   */
   readonly timeout?: Duration.Input | undefined
 }
 
@@ -34,39 +41,38 @@ const runTool = (tool: Tool.Any, input: unknown, id: string): Effect.Effect<unkn
   })
 
 /**
- * The message of something a tool threw: an `Error`'s message, a string as it is, anything
- * else described through the catalogue.
+ * The message of something a tool threw, failed or died with: an `Error`'s (or any object's)
+ * message, a string as it is, anything else described through the catalogue. Never throws: a
+ * value that cannot be read (a revoked `Proxy`, a throwing getter) is described by what reading
+ * it threw, and a catalogue that throws is replaced by English.
  *
  * @since 0.1.0
  */
 export const thrownMessage = (catalog: MessageCatalog.MessageCatalog, thrown: unknown): string => {
-  try {
-    if (thrown instanceof Error) return thrown.message === "" ? catalog.emptyError(thrown.name) : thrown.message
-    if (typeof thrown === "string") return thrown === "" ? catalog.thrownValue("''") : thrown
-    if (typeof thrown === "object" && thrown !== null && "message" in thrown) {
-      const message = thrown.message
-      if (typeof message === "string" && message !== "") return message
-    }
-    if (thrown === undefined) return catalog.thrownValue("undefined")
-    return catalog.thrownValue(JSON.stringify(thrown) ?? String(thrown))
-  } catch {
-    // A value that cannot be described (a throwing getter, a bigint inside, no prototype).
-    return catalog.thrownValue(describeType(thrown))
-  }
+  const message = Render.messageOf(thrown)
+  if (message !== undefined) return message
+  // An `Error` without a message says its name; anything else is rendered.
+  const name = emptyErrorName(thrown)
+  return name === undefined
+    ? MessageCatalog.say(catalog, (c) => c.thrownValue(Render.thrown(thrown)))
+    : MessageCatalog.say(catalog, (c) => c.emptyError(name))
 }
 
-const describeType = (u: unknown): string => {
+/** The name of an `Error` without a message (empty, or unreadable), or `undefined`. */
+const emptyErrorName = (thrown: unknown): string | undefined => {
   try {
-    return String(u)
+    if (!(thrown instanceof Error)) return undefined
+    const name: unknown = thrown.name
+    return typeof name === "string" && name !== "" ? name : "Error"
   } catch {
-    return Object.prototype.toString.call(u)
+    return undefined
   }
 }
 
 /** A typed failure's text: the tool's `failureMessage`, never empty, never throwing. */
 const failureText = (catalog: MessageCatalog.MessageCatalog, tool: Tool.Any, failure: unknown): string => {
   try {
-    const text = (tool.failureMessage as (error: unknown) => string)(failure)
+    const text: unknown = (tool.failureMessage as (error: unknown) => unknown)(failure)
     return typeof text === "string" && text !== "" ? text : thrownMessage(catalog, failure)
   } catch (error) {
     return thrownMessage(catalog, error)
@@ -87,17 +93,20 @@ const fromValue = (
     if (tool.envelope) {
       const parsed = parser(value)
       if (!parsed.ok) {
+        const { error_code, message } = parsed
         return {
           _tag: "Failed",
           id,
           name,
-          failure: { _tag: "StatusError", error_code: parsed.error_code, message: parsed.message },
-          content: catalog.statusError(parsed.error_code, parsed.message)
+          failure: { _tag: "StatusError", error_code, message },
+          content: MessageCatalog.say(catalog, (c) => c.statusError(error_code, message))
         }
       }
       value = parsed.answer
+      // An ok envelope without content (`answer: null`) is an empty answer, not the text "null".
+      if (value === null) return { _tag: "Succeeded", id, name, value, content: "" }
     }
-    const content = (tool.content as (value: unknown) => string)(value)
+    const content: unknown = (tool.content as (value: unknown) => unknown)(value)
     if (typeof content !== "string") throw new TypeError(`the tool's content function returned ${typeof content}`)
     return { _tag: "Succeeded", id, name, value, content }
   } catch (defect) {
@@ -136,7 +145,7 @@ const fromExit = (
         id,
         name,
         failure: { _tag: "TimedOut", millis: ms },
-        content: catalog.timedOut(ms)
+        content: MessageCatalog.say(catalog, (c) => c.timedOut(ms))
       })
     }
     return Effect.succeed(fromValue(catalog, parser, tool, id, exit.value.value))
@@ -162,7 +171,7 @@ const fromExit = (
     id,
     name,
     failure: { _tag: "Interrupted" },
-    content: catalog.interrupted
+    content: MessageCatalog.say(catalog, (c) => c.interrupted)
   })
 }
 
@@ -275,31 +284,69 @@ const start = (
   const catalog = harness.catalog
   const entry = Toolset.entry(toolset, call.name)
   if (entry === undefined) return notExecuted(catalog, call, Violation.unknownTool(call.name))
-  const decoded = Toolset.decodeInput(entry, call.input)
+  let input: unknown
+  try {
+    input = call.input
+  } catch (thrown) {
+    return notExecuted(catalog, call, Violation.uncheckableInput(Render.thrown(thrown)))
+  }
+  // Never throws: an input or a check that throws is `UncheckableInput`.
+  const decoded = Toolset.decodeInput(entry, input)
   if (Result.isFailure(decoded)) return notExecuted(catalog, call, decoded.failure)
   const tool = entry.tool
   const id = call.id
   let out: unknown
+  // One guard around the call and around telling what it returned: `Effect.isEffect` and
+  // `then` read the value, and a revoked Proxy or a throwing `then` getter throws there.
   try {
     out = (tool.run as (input: unknown, context: Tool.CallContext) => unknown)(decoded.success, { id })
+    // Strings, numbers, `undefined`...: neither an Effect nor a promise.
+    if ((typeof out === "object" || typeof out === "function") && out !== null) {
+      if (Effect.isEffect(out)) return finishLater(catalog, harness.parser, tool, id, out)
+      if (isPromiseLike(out)) {
+        const promise = out
+        return finishLater(
+          catalog,
+          harness.parser,
+          tool,
+          id,
+          Effect.promise(() => promise)
+        )
+      }
+    }
   } catch (defect) {
     return fromDefect(catalog, tool, id, defect)
   }
-  // Strings, numbers, `undefined`...: neither an Effect nor a promise.
-  if ((typeof out !== "object" && typeof out !== "function") || out === null) {
-    return fromValue(catalog, harness.parser, tool, id, out)
-  }
-  const running: Effect.Effect<unknown, unknown, unknown> | undefined = Effect.isEffect(out)
-    ? out
-    : isPromiseLike(out)
-      ? Effect.promise(() => out)
-      : undefined
-  if (running === undefined) return fromValue(catalog, harness.parser, tool, id, out)
-  return new Pending(
-    Effect.flatMap(Effect.exit(Effect.asSome(running)), (exit) =>
-      fromExit(catalog, harness.parser, tool, id, exit, undefined)
-    )
+  return fromValue(catalog, harness.parser, tool, id, out)
+}
+
+/** The rest of a call whose tool returned an Effect or a promise: run it once, answer its exit. */
+const finishLater = (
+  catalog: MessageCatalog.MessageCatalog,
+  parser: ResponseContract.Parser,
+  tool: Tool.Any,
+  id: string,
+  running: Effect.Effect<unknown, unknown, unknown>
+): Pending =>
+  new Pending(
+    Effect.flatMap(Effect.exit(Effect.asSome(running)), (exit) => fromExit(catalog, parser, tool, id, exit, undefined))
   )
+
+/** A call refused because an option of the harness is invalid: nothing runs. */
+const invalidOption = (
+  catalog: MessageCatalog.MessageCatalog,
+  call: Toolset.RawCall,
+  option: string,
+  value: unknown
+): Outcome.Outcome => {
+  const shown = Boundary.show(value)
+  return {
+    _tag: "Refused",
+    id: call.id,
+    name: call.name,
+    reason: `the option '${option}' is invalid: ${shown}`,
+    content: MessageCatalog.say(catalog, (c) => c.notExecuted(c.invalidOption(option, shown)))
+  }
 }
 
 /**
@@ -365,12 +412,18 @@ const executeIn = (
       const now = start(toolset, call, current)
       return now instanceof Pending ? now.effect : Effect.succeed(now)
     }
+    let millis: number | undefined
+    if (options?.timeout !== undefined) {
+      millis = Boundary.millis(options.timeout)
+      if (millis === undefined || millis === 0) {
+        return Effect.succeed(invalidOption(catalog, call, "timeout", options.timeout))
+      }
+      if (millis === Infinity) millis = undefined
+    }
     const decoded = Toolset.decode(toolset, call)
     if (Result.isFailure(decoded)) return Effect.succeed(notExecuted(catalog, call, decoded.failure))
     const { tool, input } = decoded.success
     const running = runTool(tool, input, call.id)
-    const millis =
-      options?.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
     const bounded =
       millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
     const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))

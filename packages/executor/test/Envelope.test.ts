@@ -38,6 +38,19 @@ describe("execute with the tool-response contract", () => {
     })
   )
 
+  it.effect("status ok without content: the answer is null and the model reads an empty text", () =>
+    Effect.gen(function* () {
+      const Bare = Tool.make("bare", {
+        description: "answers ok and nothing else",
+        parameters: Schema.Struct({}),
+        envelope: true,
+        run: () => ({ status: "ok" })
+      })
+      const outcome = yield* Execute.execute(Toolset.make(Bare), { id: "b", name: "bare", input: {} })
+      expect(outcome).toStrictEqual({ _tag: "Succeeded", id: "b", name: "bare", value: null, content: "" })
+    })
+  )
+
   it.effect("a failure status is an is_error observation with the code and message", () =>
     Effect.gen(function* () {
       const outcome = yield* Execute.execute(toolset, call("slow"))

@@ -576,7 +576,7 @@ describe("thrownMessage", () => {
     expect(Execute.thrownMessage(en, { message: 3 })).toBe('the tool failed with {"message":3}')
     const cyclic: { self?: unknown } = {}
     cyclic.self = cyclic
-    expect(Execute.thrownMessage(en, cyclic)).toBe("the tool failed with [object Object]")
+    expect(Execute.thrownMessage(en, cyclic)).toBe('the tool failed with {"self":"[Circular]"}')
     expect(Execute.thrownMessage(MessageCatalog.spanish, undefined)).toBe("la herramienta ha fallado con undefined")
   })
 
@@ -619,10 +619,10 @@ describe("nothing escapes, whatever is thrown", () => {
       return outcome
     })
 
-  it.effect("a returned value that cannot be rendered: Defect", () =>
+  it.effect("a returned value that neither JSON nor String can render: rendered readably", () =>
     Effect.gen(function* () {
-      const outcome = yield* answers(hostile(unrenderable), "hostile_return")
-      expect(failureTag(outcome)).toBe("Defect")
+      const outcome = yield* Execute.execute(hostile(unrenderable), call("hostile_return"))
+      expect([outcome._tag, outcome.content]).toEqual(["Succeeded", '{"n":1}'])
     })
   )
 

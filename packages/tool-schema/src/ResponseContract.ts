@@ -60,7 +60,9 @@ const text = (value: unknown): string => (value === undefined || value === null 
 
 /**
  * The contract: success only when the status field holds the ok value. A response that is not
- * an object has no status, so it is a failure (`UNKNOWN`).
+ * an object has no status, so it is a failure (`UNKNOWN`). An ok response without content
+ * answers `null`, as the seed's Python reads it (`response.get("content")` is `None`), so the
+ * parsed result is the same JSON in both.
  *
  * @since 0.1.0
  */
@@ -68,7 +70,7 @@ export const contract = (fields: Partial<Fields> = {}): Parser => {
   const f = { ...defaultFields, ...fields }
   return (response) =>
     field(response, f.status) === f.ok
-      ? { ok: true, answer: field(response, f.content) }
+      ? { ok: true, answer: field(response, f.content) ?? null }
       : { ok: false, error_code: code(field(response, f.errorCode)), message: text(field(response, f.content)) }
 }
 

@@ -12,7 +12,13 @@ describe("ResponseContract.contract", () => {
 
   it("an empty result with status ok is a valid answer", () => {
     expect(fixed({ status: "ok", content: [] })).toStrictEqual({ ok: true, answer: [] })
-    expect(fixed({ status: "ok" })).toStrictEqual({ ok: true, answer: undefined })
+  })
+
+  it("an ok response without content answers null, as the seed's Python does (response.get('content'))", () => {
+    expect(fixed({ status: "ok" })).toStrictEqual({ ok: true, answer: null })
+    expect(fixed({ status: "ok", content: null })).toStrictEqual({ ok: true, answer: null })
+    const parsed = fixed({ status: "ok" })
+    expect(Schema.decodeUnknownSync(ResponseContract.Parsed)(JSON.parse(JSON.stringify(parsed)))).toStrictEqual(parsed)
   })
 
   it("never decides from the text of the content", () => {
