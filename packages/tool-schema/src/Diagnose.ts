@@ -78,6 +78,8 @@ const describe = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): V
     case "OneOf":
       return Violation.wrongType(pathText(path), expectedOf(issue.ast))
     case "Filter": {
+      // A check that names the field at fault: that field's problem.
+      if (issue.issue._tag === "Pointer") return describe(issue.issue, path)
       const expected = issue.filter.annotations?.expected
       return Violation.invalidValue(pathText(path), typeof expected === "string" ? expected : "a valid value")
     }
@@ -100,6 +102,9 @@ const byField = (
   } else if (issue._tag === "Pointer" && issue.path.length > 0) {
     const key = issue.path[0] as PropertyKey
     if (!into.has(key)) into.set(key, issue)
+  } else if (issue._tag === "Filter" && issue.issue._tag === "Pointer") {
+    // A check on the whole input that names the field at fault (`{ path, issue }`).
+    byField(issue.issue, into, rest)
   } else {
     rest.push(issue)
   }
