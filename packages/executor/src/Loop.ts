@@ -8,10 +8,11 @@
  */
 import { Budget, Deadline } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Duration, Effect, Result } from "effect"
+import { Data, type Duration, Effect, Result } from "effect"
+import * as Boundary from "./Boundary.ts"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
-import { Model, ModelError } from "./Model.ts"
+import { type Failure, MalformedReply, Model, ModelError } from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
 import * as Trace from "./Trace.ts"
 
@@ -83,14 +84,57 @@ export interface RunResult {
 export const defaultMaxTurns = 10
 
 /**
- * Runs the loop. Fails only with a `ModelError` (a failure that belongs to no tool call).
+ * An option of `Loop.run` is invalid (`maxTurns: -1`, `timeout: "banana"`, `concurrency: 0`, a
+ * message that is not one...): the run fails with it before the model is called.
+ *
+ * @since 0.1.0
+ */
+export class InvalidOption extends Data.TaggedError("InvalidOption")<{
+  /** The option's name, as `Options` spells it. */
+  readonly option: string
+  /** What is wrong with it, and what was given. */
+  readonly problem: string
+}> {
+  override get message(): string {
+    return `Loop.run: option '${this.option}' ${this.problem}`
+  }
+}
+
+/**
+ * A call to the model: a throw or a defect, a failure that is not a `Failure`, and a reply that
+ * is not a list of blocks all become a typed `ModelError` naming the turn; a trace sees the
+ * failure first.
+ */
+const callModel = <A>(
+  turn: number,
+  call: () => Effect.Effect<A, Failure>,
+  record: (event: Trace.Event) => Effect.Effect<void>
+): Effect.Effect<A, ModelError> =>
+  Effect.suspend(() => {
+    const out: unknown = call()
+    return Effect.isEffect(out)
+      ? (out as Effect.Effect<A, Failure>)
+      : Effect.die(new TypeError(`the model answered ${Boundary.show(out)} instead of an Effect`))
+  }).pipe(
+    Effect.catchDefect((defect) => Effect.fail(Boundary.defectOf(defect))),
+    Effect.mapError(Boundary.failureOf),
+    Effect.tapError((reason) => record({ type: "model.failed", turn, message: reason.message })),
+    Effect.mapError((reason) => new ModelError({ turn, reason }))
+  )
+
+/**
+ * Runs the loop. Fails with `InvalidOption` before anything runs when an option is invalid, and
+ * otherwise only with a `ModelError` (a failure that belongs to no tool call: the model failed
+ * or died, or its reply is not a list of text and tool_use blocks with ids).
  *
  * @since 0.1.0
  */
 export const run = <T extends Tool.Any>(
   options: Options<T>
-): Effect.Effect<RunResult, ModelError, Model | Tool.Services<T>> =>
+): Effect.Effect<RunResult, ModelError | InvalidOption, Model | Tool.Services<T>> =>
   Effect.gen(function* () {
+    const invalid = Boundary.optionProblem(options)
+    if (invalid !== undefined) return yield* new InvalidOption(invalid)
     const model = yield* Model
     const trace = yield* Effect.service(Trace.Trace)
     const record = (event: Trace.Event) => (trace === Trace.none ? Effect.void : trace.record(event))
@@ -115,9 +159,10 @@ export const run = <T extends Tool.Any>(
         Effect.as(
           model.complete === undefined
             ? Effect.void
-            : Effect.mapError(
-                model.complete(messages),
-                (reason) => new ModelError({ turn: Math.max(turns.length, 1), reason })
+            : callModel(
+                Math.max(turns.length, 1),
+                () => (model.complete as NonNullable<typeof model.complete>)(messages),
+                () => Effect.void
               ),
           { stop, text, messages, turns, budget }
         )
@@ -131,10 +176,16 @@ export const run = <T extends Tool.Any>(
       budget = spent.success
       const turn = turns.length + 1
       yield* record({ type: "model.request", turn, messages: messages.length })
-      const reply = yield* model.reply({ messages: [...messages], toolset: options.toolset }).pipe(
-        Effect.tapError((reason) => record({ type: "model.failed", turn, message: reason.message })),
-        Effect.mapError((reason) => new ModelError({ turn, reason }))
+      const reply = yield* callModel(
+        turn,
+        () => model.reply({ messages: [...messages], toolset: options.toolset }),
+        record
       )
+      const malformed = Boundary.replyProblem(reply)
+      if (malformed !== undefined) {
+        yield* record({ type: "model.failed", turn, message: malformed })
+        return yield* new ModelError({ turn, reason: new MalformedReply({ message: malformed }) })
+      }
       yield* record({ type: "model.reply", turn, reply })
       messages.push(Message.assistant(reply))
       const calls = Message.toolUses(reply)

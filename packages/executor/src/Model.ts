@@ -37,6 +37,26 @@ export class ModelError extends Data.TaggedError("ModelError")<{
 }
 
 /**
+ * The model's reply broke the contract of `Model.reply`: it is not a list of text and tool_use
+ * blocks, or a tool_use has no id (no result could answer it) or no tool name. `message` says
+ * which block and what is wrong.
+ *
+ * @since 0.1.0
+ */
+export class MalformedReply extends Data.TaggedError("MalformedReply")<{ readonly message: string }> {}
+
+/**
+ * The model failed with something that is not a `Failure` (`undefined`, a string, an object
+ * without `_tag` and `message`), threw, or died. `defect` is what it failed or died with.
+ *
+ * @since 0.1.0
+ */
+export class ModelDefect extends Data.TaggedError("ModelDefect")<{
+  readonly defect: unknown
+  readonly message: string
+}> {}
+
+/**
  * What the model is asked for each turn.
  *
  * @since 0.1.0

@@ -194,6 +194,7 @@ describe("Loop.run", () => {
       const { toolset } = makeFiles({})
       const model = scripted([{ fail: { _tag: "Boom", message: "x" } }])
       const error = yield* Effect.flip(Loop.run({ toolset, messages: opening }).pipe(Effect.provide(model.layer)))
+      assert.instanceOf(error, Model.ModelError)
       expect(error.turn).toBe(1)
       expect(error.reason).toEqual({ _tag: "Boom", message: "x" })
     })
