@@ -15,11 +15,13 @@ export const PlanCreated = Schema.Struct({
   plan: Plan
 })
 
-/** A step is about to run. @since 0.1.0 */
+/** A step is about to run, with the call id it runs with (`Session.callId`). @since 0.1.0 */
 export const StepStarted = Schema.Struct({
   type: Schema.Literal("step.started"),
   revision: Schema.Int,
-  step: Step
+  step: Step,
+  /** `<session id>/step-<revision>-<step id>`: the key of the step's entry in a journal. */
+  call_id: Schema.String
 })
 
 /** A step ran and succeeded. @since 0.1.0 */
@@ -74,7 +76,9 @@ export const PlanRejected = Schema.Struct({
 export const SessionFinished = Schema.Struct({
   type: Schema.Literal("session.finished"),
   status: Schema.Literals(["completed", "failed"]),
-  reason: Schema.String
+  reason: Schema.String,
+  /** The session's id: give it again, with the same journal, to resume the session. */
+  session_id: Schema.String
 })
 
 /**

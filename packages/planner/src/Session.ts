@@ -16,6 +16,13 @@
  * run again (the partial-plan cache). Consecutive steps of one `group` run concurrently, each
  * counted against the budget, results kept in plan order.
  *
+ * Every session has an id, generated (a random UUID) unless given, and each step runs with the
+ * call id `<session id>/step-<revision>-<step id>` ({@link callId}): a journal (the idempotency
+ * package's middleware) then tells one session's calls from another's, so a second session on
+ * the same durable journal runs its steps instead of being handed the first one's results. To
+ * resume a session on purpose (after a crash), run it again with the same `sessionId` over the
+ * same journal: the steps it had finished are replayed, not run again.
+ *
  * @since 0.1.0
  */
 import { Budget } from "@agent-harness/budgets"
@@ -44,6 +51,11 @@ export type Strategy = "replan" | "skip" | "abort"
  */
 export interface Options<T extends Tool.Any, E, R> {
   readonly goal: string
+  /**
+   * The session's id, in every call id (see {@link callId}); default a fresh random UUID. Give
+   * the id of an earlier session, over the same journal, to resume it. Not empty.
+   */
+  readonly sessionId?: string | undefined
   readonly planner: Planner<E, R>
   readonly toolset: Toolset.Toolset<T>
   /** Default `replan`. */
@@ -71,6 +83,34 @@ type State =
   | { readonly _tag: "Done" }
   | { readonly _tag: "Failed"; readonly reason: Reason }
 
+/**
+ * The call id a step runs with: `<session id>/step-<revision>-<step id>`. The same session,
+ * revision and step always give the same id (so a resumed session replays), and two sessions
+ * never share one.
+ *
+ * @since 0.1.0
+ */
+export const callId = (sessionId: string, revision: number, stepId: number): string =>
+  `${sessionId}/step-${revision}-${stepId}`
+
+/**
+ * A fresh session id: a random UUID (`crypto.randomUUID`).
+ *
+ * @since 0.1.0
+ */
+export const makeSessionId = (): string => globalThis.crypto.randomUUID()
+
+/** The session id to use: the one given (checked), or a fresh one. */
+const sessionIdOf = (given: unknown): string => {
+  if (given === undefined) return makeSessionId()
+  if (typeof given !== "string" || given.trim() === "") {
+    throw new RangeError(
+      `a session id must be a non-empty string, got ${JSON.stringify(given) ?? String(given)}: give none to have one generated`
+    )
+  }
+  return given
+}
+
 interface Done {
   readonly id: number
   readonly tool_name: string
@@ -93,6 +133,7 @@ const runWith = <T extends Tool.Any, E, R>(
   keepEvents: boolean
 ): Effect.Effect<SessionResult, E, R | Tool.Services<T>> =>
   Effect.gen(function* () {
+    const sessionId = sessionIdOf(options.sessionId)
     const strategy = options.onFailure ?? "replan"
     const harness = yield* Execute.harness
     const direct = options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
@@ -178,9 +219,11 @@ const runWith = <T extends Tool.Any, E, R>(
         const spent = Budget.spend(steps, toRun.length)
         if (spent._tag === "Failure") return { _tag: "Failed", reason: "step_budget" } as const
         steps = spent.success
-        for (const step of toRun) yield* emit({ type: "step.started", revision, step })
+        for (const step of toRun) {
+          yield* emit({ type: "step.started", revision, step, call_id: callId(sessionId, revision, step.id) })
+        }
         const callOf = (step: Step.Step) => ({
-          id: `step-${revision}-${step.id}`,
+          id: callId(sessionId, revision, step.id),
           name: step.tool_name,
           input: step.args
         })
@@ -251,8 +294,17 @@ const runWith = <T extends Tool.Any, E, R>(
     }
     const reason: Reason = state._tag === "Done" ? (anyFailed ? "partial" : "goal_met") : state.reason
     const status = statusOf(reason)
-    yield* emit({ type: "session.finished", status, reason })
-    return { status, reason, history, revisions, events, steps: steps.used, replans: replans.used }
+    yield* emit({ type: "session.finished", status, reason, session_id: sessionId })
+    return {
+      session_id: sessionId,
+      status,
+      reason,
+      history,
+      revisions,
+      events,
+      steps: steps.used,
+      replans: replans.used
+    }
   })
 
 /**

@@ -32,6 +32,8 @@ export type Reason = typeof Reason.Type
  * @since 0.1.0
  */
 export const SessionResult = Schema.Struct({
+  /** The session's id, in every call id of its steps; give it again to resume the session. */
+  session_id: Schema.String,
   status: Status,
   reason: Reason,
   /** Every started step, in execution order across revisions, with its result or error. */

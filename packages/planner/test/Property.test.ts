@@ -91,6 +91,8 @@ const setUp = (c: Case) => {
   const { planner, requests } = recording(RulePlanner.make(c.rules))
   const options = {
     goal: "property",
+    // Fixed, so that two runs of one case give equal events.
+    sessionId: "property",
     planner,
     toolset: toolsetOf(...tools),
     onFailure: c.strategy,
@@ -128,7 +130,14 @@ const check = (c: Case, result: SessionResult.SessionResult, plannerCalls: numbe
     expect((entry.result === null) !== (entry.error === null)).toBe(true)
   }
   // Shape of the event list.
-  expect(events.at(-1)).toStrictEqual({ type: "session.finished", status: result.status, reason: result.reason })
+  expect(events.at(-1)).toStrictEqual({
+    type: "session.finished",
+    status: result.status,
+    reason: result.reason,
+    session_id: result.session_id
+  })
+  // Each step runs with its call id: this session's id, the revision, the step id.
+  for (const e of started) expect(e.call_id).toBe(`${result.session_id}/step-${e.revision}-${e.step.id}`)
   expect(of("session.finished")).toHaveLength(1)
   const head = events[0]?.type
   if (head === "session.finished") expect(events).toHaveLength(1)

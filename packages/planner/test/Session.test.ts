@@ -5,10 +5,15 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Event, Planner, RulePlanner, Session, SessionResult, Step } from "../src/index.ts"
 import { fail, historyIds, ok, recording, scriptedTool, startedIds, step, toolsetOf, types } from "./fixtures.ts"
 
-const finished = (status: SessionResult.Status, reason: SessionResult.Reason): Event.Event => ({
+const finished = (
+  status: SessionResult.Status,
+  reason: SessionResult.Reason,
+  result: { readonly session_id: string }
+): Event.Event => ({
   type: "session.finished",
   status,
-  reason
+  reason,
+  session_id: result.session_id
 })
 
 describe("Session.run: EXEC → NEXT → DONE", () => {
@@ -40,13 +45,13 @@ describe("Session.run: EXEC → NEXT → DONE", () => {
       expect(result.replans).toBe(0)
       expect(result.events).toStrictEqual([
         { type: "plan.created", revision: 0, plan },
-        { type: "step.started", revision: 0, step: plan[0] },
+        { type: "step.started", revision: 0, step: plan[0], call_id: `${result.session_id}/step-0-1` },
         { type: "step.succeeded", revision: 0, id: 1, result: "a done" },
-        { type: "step.started", revision: 0, step: plan[1] },
+        { type: "step.started", revision: 0, step: plan[1], call_id: `${result.session_id}/step-0-2` },
         { type: "step.succeeded", revision: 0, id: 2, result: "b done" },
-        { type: "step.started", revision: 0, step: plan[2] },
+        { type: "step.started", revision: 0, step: plan[2], call_id: `${result.session_id}/step-0-3` },
         { type: "step.succeeded", revision: 0, id: 3, result: "c done" },
-        finished("completed", "goal_met")
+        finished("completed", "goal_met", result)
       ])
       expect(a.calls.map((call) => call.input)).toStrictEqual([{ x: 1 }])
       expect(c.calls.map((call) => call.input)).toStrictEqual([{ y: "z" }])
@@ -220,7 +225,7 @@ describe("Session.run: REPLAN → FAILED (replan_budget)", () => {
         { removed: [], added: [], revised: [1] },
         { removed: [], added: [], revised: [] }
       ])
-      expect(result.events.at(-1)).toStrictEqual(finished("failed", "replan_budget"))
+      expect(result.events.at(-1)).toStrictEqual(finished("failed", "replan_budget", result))
       expect(types(result.events).slice(-3)).toStrictEqual(["step.started", "step.failed", "session.finished"])
     })
   )
@@ -293,7 +298,7 @@ describe("Session.run: budgets", () => {
       expect(
         rejected?.type === "plan.rejected" && [rejected.reason, rejected.detail, rejected.plan.length]
       ).toStrictEqual(["step_budget", "the plan needs 11 steps, 2 of 15 left", 11])
-      expect(result.events.at(-1)).toStrictEqual(finished("failed", "step_budget"))
+      expect(result.events.at(-1)).toStrictEqual(finished("failed", "step_budget", result))
     })
   )
 
@@ -356,7 +361,7 @@ describe("Session.run: budgets", () => {
           detail: "the plan needs 4 steps, 3 of 3 left",
           plan: [step(1, "a"), step(2, "a"), step(3, "a"), step(4, "a")]
         },
-        finished("failed", "step_budget")
+        finished("failed", "step_budget", result)
       ])
     })
   )
@@ -389,11 +394,12 @@ describe("Session.run: no_plan", () => {
         maxReplans: 5
       })
       expect(result).toStrictEqual({
+        session_id: result.session_id,
         status: "failed",
         reason: "no_plan",
         history: [],
         revisions: [],
-        events: [finished("failed", "no_plan")],
+        events: [finished("failed", "no_plan", result)],
         steps: 0,
         replans: 0
       })
@@ -450,7 +456,7 @@ describe("Session.run: onFailure", () => {
         "step.failed",
         "session.finished"
       ])
-      expect(result.events.at(-1)).toStrictEqual(finished("failed", "aborted"))
+      expect(result.events.at(-1)).toStrictEqual(finished("failed", "aborted", result))
     })
   )
 
@@ -517,11 +523,11 @@ describe("Session.run: the partial-plan cache", () => {
         { type: "plan.diff", revision: 1, last_error: "c failed", diff: { removed: [], added: [1, 2], revised: [3] } },
         { type: "plan.created", revision: 1, plan: second },
         { type: "step.cached", revision: 1, id: 1, result: "a result" },
-        { type: "step.started", revision: 1, step: second[1] },
+        { type: "step.started", revision: 1, step: second[1], call_id: `${result.session_id}/step-1-2` },
         { type: "step.succeeded", revision: 1, id: 2, result: "b second" },
-        { type: "step.started", revision: 1, step: second[2] },
+        { type: "step.started", revision: 1, step: second[2], call_id: `${result.session_id}/step-1-3` },
         { type: "step.succeeded", revision: 1, id: 3, result: "d result" },
-        finished("completed", "goal_met")
+        finished("completed", "goal_met", result)
       ])
     })
   )
@@ -880,6 +886,8 @@ describe("Session.events", () => {
     const parse = scriptedTool("parse", [fail("parse error"), ok("parsed")])
     return {
       goal: "g",
+      // One id for both runs: the events name it.
+      sessionId: "events-session",
       planner: RulePlanner.make([
         { when: null, plan: [step(1, "fetch"), step(2, "parse")] },
         { when: "parse error", plan: [step(1, "fetch"), step(2, "parse", { lenient: true })] }
@@ -895,7 +903,7 @@ describe("Session.events", () => {
       const result = yield* Session.run(scenario())
       const streamed = yield* Stream.runCollect(Session.events(scenario()))
       expect(streamed).toStrictEqual(result.events)
-      expect(streamed.at(-1)).toStrictEqual(finished("completed", "goal_met"))
+      expect(streamed.at(-1)).toStrictEqual(finished("completed", "goal_met", result))
       expect(types(streamed)).toContain("step.cached")
     })
   )
