@@ -5,8 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Toolset, Tool } from "@agent-harness/tool-schema"
+import { MessageCatalog, Toolset, Tool } from "@agent-harness/tool-schema"
 import { Effect, Option, Schema } from "effect"
+import * as FilePath from "./FilePath.ts"
 import { Files } from "./Files.ts"
 
 /**
@@ -28,28 +29,104 @@ export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFou
 }) {}
 
 /**
+ * A field of a tool's input was not a text when the tool read it: a throwing getter, or another
+ * type. Only a caller that runs a tool without its schema can send one (the executor decodes
+ * every call into plain texts first). Its `message` is the observation text, in the words of
+ * the schema's own refusal: `not executed: field 'path' must be a string`.
+ *
+ * @since 0.1.0
+ */
+export class InvalidField extends Schema.TaggedError<InvalidField>()("InvalidField", {
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * The `Files` service gave something other than a text as a file's content: a broken
+ * environment, a defect (the tools never pass it on as content).
+ *
+ * @since 0.1.0
+ */
+export class InvalidContent extends Schema.TaggedError<InvalidContent>()("InvalidContent", {
+  path: Schema.String,
+  found: Schema.String
+}) {
+  override get message(): string {
+    return `the file environment gave ${this.found} as the content of '${this.path}', not a text`
+  }
+}
+
+/**
+ * Why a file tool failed: a missing file (`read`/`leer` only), a refused path, or a field that
+ * is not a text.
+ *
+ * @since 0.1.0
+ */
+export type Failure = FileNotFound | FilePath.PathRefused | InvalidField
+
+/**
  * The texts the tools return, per locale.
  *
  * @since 0.1.0
  */
 export interface Texts {
   readonly notFound: (path: string) => string
+  /** `N` counts code points: an emoji is one character. */
   readonly wrote: (count: number, path: string) => string
+  /** `N` counts code points, like `wrote`. */
   readonly appended: (count: number, path: string) => string
+  /** A refused path: `not executed: path outside the root: '../x'`. */
+  readonly refused: (refusal: FilePath.PathRefused) => string
+  /** A field that is not a text: `not executed: field 'path' must be a string`. */
+  readonly notText: (field: string) => string
 }
+
+const refusedWith =
+  (catalog: MessageCatalog.MessageCatalog, words: FilePath.Words) =>
+  (refusal: FilePath.PathRefused): string =>
+    catalog.notExecuted(FilePath.describe(refusal.reason, refusal.path, words))
+
+const notTextWith =
+  (catalog: MessageCatalog.MessageCatalog) =>
+  (field: string): string =>
+    MessageCatalog.notExecuted(catalog, { _tag: "WrongType", field, expected: { kind: "string" } })
 
 /** @since 0.1.0 */
 export const englishTexts: Texts = {
   notFound: (path) => `file '${path}' does not exist`,
   wrote: (count, path) => `wrote ${count} characters to ${path}`,
-  appended: (count, path) => `appended ${count} characters to ${path}`
+  appended: (count, path) => `appended ${count} characters to ${path}`,
+  refused: refusedWith(MessageCatalog.english, FilePath.english),
+  notText: notTextWith(MessageCatalog.english)
 }
 
 /** @since 0.1.0 */
 export const spanishTexts: Texts = {
   notFound: (path) => `no existe el fichero '${path}'`,
   wrote: (count, path) => `escritos ${count} caracteres en ${path}`,
-  appended: (count, path) => `añadidos ${count} caracteres a ${path}`
+  appended: (count, path) => `añadidos ${count} caracteres a ${path}`,
+  refused: refusedWith(MessageCatalog.spanish, FilePath.spanish),
+  notText: notTextWith(MessageCatalog.spanish)
+}
+
+/**
+ * The number of characters of a text, as a person counts them: code points, so `"🍅"` is 1
+ * (its two UTF-16 code units are one character) and a lone surrogate is 1. The count of
+ * `wrote` / `appended`.
+ *
+ * @since 0.1.0
+ */
+export const characters = (text: string): number => {
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+    }
+    count++
+  }
+  return count
 }
 
 const readOnly: Tool.Annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false }
@@ -58,19 +135,65 @@ const appends: Tool.Annotations = { readOnly: false, destructive: false, idempot
 
 // The behaviour, shared by both locales.
 
-const readFile = (texts: Texts, path: string): Effect.Effect<string, FileNotFound, Files> =>
-  Files.use((files) =>
-    Effect.flatMap(
-      files.read(path),
-      Option.match({
-        onNone: () => Effect.fail(new FileNotFound({ path, message: texts.notFound(path) })),
-        onSome: Effect.succeed
-      })
+const typeName = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+
+/**
+ * The text fields of a tool's input, each read once. A throwing getter or a value that is not a
+ * text is an `InvalidField`, never a throw out of `run`.
+ */
+const textFields = <const K extends string>(
+  texts: Texts,
+  input: unknown,
+  names: ReadonlyArray<K>
+): Effect.Effect<Readonly<Record<K, string>>, InvalidField> =>
+  Effect.suspend(() => {
+    const out: Partial<Record<K, string>> = {}
+    for (const name of names) {
+      let value: unknown
+      try {
+        value = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[name] : undefined
+      } catch {
+        value = undefined
+      }
+      if (typeof value !== "string") return Effect.fail(new InvalidField({ field: name, message: texts.notText(name) }))
+      out[name] = value
+    }
+    return Effect.succeed(out as Readonly<Record<K, string>>)
+  })
+
+/** A path the tools accept (see `FilePath.problem`), or its refusal. */
+const checked = (
+  path: string,
+  options?: { readonly allowEmpty?: boolean }
+): Effect.Effect<string, FilePath.PathRefused> => {
+  const reason = FilePath.problem(path, options)
+  return reason === undefined ? Effect.succeed(path) : Effect.fail(new FilePath.PathRefused({ path, reason }))
+}
+
+/** A content the environment gave, checked to be a text. */
+const contentOf = (path: string, content: unknown): Effect.Effect<string> =>
+  typeof content === "string"
+    ? Effect.succeed(content)
+    : Effect.die(new InvalidContent({ path, found: typeName(content) }))
+
+const readFile = (texts: Texts, path: string): Effect.Effect<string, FileNotFound | FilePath.PathRefused, Files> =>
+  Effect.andThen(checked(path), () =>
+    Files.use((files) =>
+      Effect.flatMap(
+        files.read(path),
+        Option.match({
+          onNone: () => Effect.fail(new FileNotFound({ path, message: texts.notFound(path) })),
+          onSome: (content) => contentOf(path, content)
+        })
+      )
     )
   )
 
-const listFolder = (folder: string): Effect.Effect<string, never, Files> =>
-  Files.use((files) => Effect.map(files.list, (paths) => paths.filter((p) => p.startsWith(folder)).join("\n")))
+const listFolder = (folder: string): Effect.Effect<string, FilePath.PathRefused, Files> =>
+  Effect.andThen(checked(folder, { allowEmpty: true }), () =>
+    Files.use((files) => Effect.map(files.list, (paths) => paths.filter((p) => p.startsWith(folder)).join("\n")))
+  )
 
 /**
  * The lines of a text, as Python's `splitlines` sees them for `\n`, `\r\n` and `\r`: no line
@@ -86,24 +209,35 @@ export const lines = (text: string): ReadonlyArray<string> => {
 
 const searchLines = (pattern: string): Effect.Effect<string, never, Files> =>
   Files.use((files) =>
-    Effect.map(files.entries, (entries) =>
-      entries
-        .flatMap(([path, content]) =>
-          lines(content)
-            .filter((line) => line.includes(pattern))
-            .map((line) => `${path}: ${line}`)
-        )
-        .join("\n")
+    Effect.flatMap(files.entries, (entries) =>
+      Effect.map(
+        Effect.forEach(entries, ([path, content]) =>
+          Effect.map(contentOf(path, content), (text) =>
+            lines(text)
+              .filter((line) => line.includes(pattern))
+              .map((line) => `${path}: ${line}`)
+          )
+        ),
+        (found) => found.flat().join("\n")
+      )
     )
   )
 
-const writeFile = (texts: Texts, path: string, content: string): Effect.Effect<string, never, Files> =>
-  Files.use((files) => Effect.as(files.write(path, content), texts.wrote(content.length, path)))
+const writeFile = (texts: Texts, path: string, content: string): Effect.Effect<string, FilePath.PathRefused, Files> =>
+  Effect.andThen(checked(path), () =>
+    Files.use((files) => Effect.as(files.write(path, content), texts.wrote(characters(content), path)))
+  )
 
-const appendFile = (texts: Texts, path: string, content: string): Effect.Effect<string, never, Files> =>
-  Files.use((files) => Effect.as(files.append(path, content), texts.appended(content.length, path)))
+const appendFile = (texts: Texts, path: string, content: string): Effect.Effect<string, FilePath.PathRefused, Files> =>
+  Effect.andThen(checked(path), () =>
+    Files.use((files) => Effect.as(files.append(path, content), texts.appended(characters(content), path)))
+  )
 
-const failureMessage = (error: FileNotFound): string => error.message
+/** The observation text of a failure, in the tool's language. */
+const failureMessage =
+  (texts: Texts) =>
+  (error: Failure): string =>
+    error._tag === "PathRefused" ? texts.refused(error) : error.message
 
 const text = (description: string) => Schema.String.annotate({ description })
 
@@ -114,8 +248,8 @@ export const Read = Tool.make("read", {
   description: "Reads a file and returns its whole content.",
   parameters: Schema.Struct({ path: text("The path of the file, e.g. notes/todo.txt") }),
   annotations: readOnly,
-  run: ({ path }) => readFile(englishTexts, path),
-  failureMessage
+  run: (input) => Effect.flatMap(textFields(englishTexts, input, ["path"]), ({ path }) => readFile(englishTexts, path)),
+  failureMessage: failureMessage(englishTexts)
 })
 
 /** `list {folder}`: the paths that start with the folder, sorted, one per line. @since 0.1.0 */
@@ -124,7 +258,8 @@ export const List = Tool.make("list", {
     "Lists the paths that start with the given folder, sorted, one per line. An empty folder lists every file.",
   parameters: Schema.Struct({ folder: text("The folder prefix, e.g. notes/") }),
   annotations: readOnly,
-  run: ({ folder }) => listFolder(folder)
+  run: (input) => Effect.flatMap(textFields(englishTexts, input, ["folder"]), ({ folder }) => listFolder(folder)),
+  failureMessage: failureMessage(englishTexts)
 })
 
 /** `search {pattern}`: `path: line` for each line containing the pattern. @since 0.1.0 */
@@ -133,7 +268,8 @@ export const Search = Tool.make("search", {
     "Finds the lines that contain the given text (not a regular expression) in every file, as 'path: line', one per line. No matches gives an empty text.",
   parameters: Schema.Struct({ pattern: text("The text to look for") }),
   annotations: readOnly,
-  run: ({ pattern }) => searchLines(pattern)
+  run: (input) => Effect.flatMap(textFields(englishTexts, input, ["pattern"]), ({ pattern }) => searchLines(pattern)),
+  failureMessage: failureMessage(englishTexts)
 })
 
 /** `write {path, content}`: replaces the file; `wrote N characters to P`. @since 0.1.0 */
@@ -141,7 +277,11 @@ export const Write = Tool.make("write", {
   description: "Writes a file, replacing its whole content (creating it if needed).",
   parameters: Schema.Struct({ path: text("The path of the file"), content: text("The new content of the file") }),
   annotations: replaces,
-  run: ({ path, content }) => writeFile(englishTexts, path, content)
+  run: (input) =>
+    Effect.flatMap(textFields(englishTexts, input, ["path", "content"]), ({ path, content }) =>
+      writeFile(englishTexts, path, content)
+    ),
+  failureMessage: failureMessage(englishTexts)
 })
 
 /** `append {path, content}`: adds to the end of the file; `appended N characters to P`. @since 0.1.0 */
@@ -149,7 +289,11 @@ export const Append = Tool.make("append", {
   description: "Adds text to the end of a file (creating it if needed). Calling it twice adds the text twice.",
   parameters: Schema.Struct({ path: text("The path of the file"), content: text("The text to add at the end") }),
   annotations: appends,
-  run: ({ path, content }) => appendFile(englishTexts, path, content)
+  run: (input) =>
+    Effect.flatMap(textFields(englishTexts, input, ["path", "content"]), ({ path, content }) =>
+      appendFile(englishTexts, path, content)
+    ),
+  failureMessage: failureMessage(englishTexts)
 })
 
 // Spanish.
@@ -159,8 +303,8 @@ export const Leer = Tool.make("leer", {
   description: "Lee un fichero y devuelve todo su contenido.",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero, p. ej. notas/compra.txt") }),
   annotations: readOnly,
-  run: ({ ruta }) => readFile(spanishTexts, ruta),
-  failureMessage
+  run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["ruta"]), ({ ruta }) => readFile(spanishTexts, ruta)),
+  failureMessage: failureMessage(spanishTexts)
 })
 
 /** `listar {carpeta}`: las rutas que empiezan por la carpeta, ordenadas, una por línea. @since 0.1.0 */
@@ -169,7 +313,8 @@ export const Listar = Tool.make("listar", {
     "Lista las rutas que empiezan por la carpeta indicada, ordenadas, una por línea. Una carpeta vacía lista todos los ficheros.",
   parameters: Schema.Struct({ carpeta: text("El prefijo de la carpeta, p. ej. notas/") }),
   annotations: readOnly,
-  run: ({ carpeta }) => listFolder(carpeta)
+  run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["carpeta"]), ({ carpeta }) => listFolder(carpeta)),
+  failureMessage: failureMessage(spanishTexts)
 })
 
 /** `buscar {patron}`: `ruta: línea` por cada línea que contiene el patrón. @since 0.1.0 */
@@ -178,7 +323,8 @@ export const Buscar = Tool.make("buscar", {
     "Busca en todos los ficheros las líneas que contienen el texto indicado (no es una expresión regular), como 'ruta: línea', una por línea. Sin coincidencias devuelve un texto vacío.",
   parameters: Schema.Struct({ patron: text("El texto que se busca") }),
   annotations: readOnly,
-  run: ({ patron }) => searchLines(patron)
+  run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["patron"]), ({ patron }) => searchLines(patron)),
+  failureMessage: failureMessage(spanishTexts)
 })
 
 /** `escribir {ruta, contenido}`: sustituye el fichero; `escritos N caracteres en P`. @since 0.1.0 */
@@ -186,7 +332,11 @@ export const Escribir = Tool.make("escribir", {
   description: "Escribe un fichero y sustituye todo su contenido (lo crea si no existe).",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El nuevo contenido del fichero") }),
   annotations: replaces,
-  run: ({ ruta, contenido }) => writeFile(spanishTexts, ruta, contenido)
+  run: (input) =>
+    Effect.flatMap(textFields(spanishTexts, input, ["ruta", "contenido"]), ({ ruta, contenido }) =>
+      writeFile(spanishTexts, ruta, contenido)
+    ),
+  failureMessage: failureMessage(spanishTexts)
 })
 
 /**
@@ -199,7 +349,11 @@ export const Anadir = Tool.make("añadir", {
   description: "Añade texto al final de un fichero (lo crea si no existe). Dos llamadas iguales lo añaden dos veces.",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El texto que se añade al final") }),
   annotations: appends,
-  run: ({ ruta, contenido }) => appendFile(spanishTexts, ruta, contenido)
+  run: (input) =>
+    Effect.flatMap(textFields(spanishTexts, input, ["ruta", "contenido"]), ({ ruta, contenido }) =>
+      appendFile(spanishTexts, ruta, contenido)
+    ),
+  failureMessage: failureMessage(spanishTexts)
 })
 
 // Toolsets.

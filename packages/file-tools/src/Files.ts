@@ -1,11 +1,14 @@
 /**
  * The in-memory file environment of the file tools: a map from path to content behind a `Ref`,
  * provided as the `Files` service. Paths are plain strings (no folders, no normalisation):
- * `recetas/gazpacho.txt` is one key.
+ * `recetas/gazpacho.txt` is one key. The in-memory environment never refuses a path (the file
+ * tools refuse the ones that leave the root before they get here); `DiskFiles` refuses what its
+ * folder holds that is not a plain file.
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option, Ref } from "effect"
+import { Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import type { PathRefused } from "./FilePath.ts"
 
 /**
  * The operations of a file environment.
@@ -13,12 +16,12 @@ import { Context, Effect, Layer, Option, Ref } from "effect"
  * @since 0.1.0
  */
 export interface FilesShape {
-  /** The content of a file, `None` when there is no such path. */
-  readonly read: (path: string) => Effect.Effect<Option.Option<string>>
-  /** Creates or replaces a file. */
-  readonly write: (path: string, content: string) => Effect.Effect<void>
-  /** Adds to the end of a file, creating it when absent. */
-  readonly append: (path: string, content: string) => Effect.Effect<void>
+  /** The content of a file, `None` when there is no such path; refused when no file can be read there. */
+  readonly read: (path: string) => Effect.Effect<Option.Option<string>, PathRefused>
+  /** Creates or replaces a file; refused (and nothing written) when no file can be written there. */
+  readonly write: (path: string, content: string) => Effect.Effect<void, PathRefused>
+  /** Adds to the end of a file, creating it when absent; refused (and nothing written) like `write`. */
+  readonly append: (path: string, content: string) => Effect.Effect<void, PathRefused>
   /** Every path, sorted by UTF-16 code unit (plain `Array.prototype.sort`). */
   readonly list: Effect.Effect<ReadonlyArray<string>>
   /** Every file as `[path, content]`, sorted by path like `list`. */
@@ -32,11 +35,74 @@ export interface FilesShape {
 }
 
 /**
+ * The in-memory environment: `FilesShape` whose operations never fail (it refuses no path).
+ *
+ * @since 0.1.0
+ */
+export interface MemoryShape extends FilesShape {
+  readonly read: (path: string) => Effect.Effect<Option.Option<string>>
+  readonly write: (path: string, content: string) => Effect.Effect<void>
+  readonly append: (path: string, content: string) => Effect.Effect<void>
+}
+
+/**
  * The file environment service.
  *
  * @since 0.1.0
  */
 export class Files extends Context.Service<Files, FilesShape>()("@agent-harness/file-tools/Files") {}
+
+/**
+ * The initial files given to `makeFiles` are not a record of texts: the problem names the path.
+ *
+ * @since 0.1.0
+ */
+export class InvalidInitialFiles extends Schema.TaggedError<InvalidInitialFiles>()("InvalidInitialFiles", {
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `invalid initial files: ${this.problem}`
+  }
+}
+
+/** An error as text, whatever it is (a throwing getter or `toString` included). */
+const describeError = (error: unknown): string => {
+  try {
+    return error instanceof Error ? error.message : String(error)
+  } catch {
+    return "an error that cannot be shown"
+  }
+}
+
+const typeName = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+
+/** A copy of the initial files, each read once; throws `InvalidInitialFiles` naming what is wrong. */
+const copyInitial = (initial: unknown): Map<string, string> => {
+  if (typeof initial !== "object" || initial === null || Array.isArray(initial)) {
+    throw new InvalidInitialFiles({ problem: `expected a record of path to content, got ${typeName(initial)}` })
+  }
+  let keys: ReadonlyArray<string>
+  try {
+    keys = Object.keys(initial)
+  } catch (error) {
+    throw new InvalidInitialFiles({ problem: `its paths cannot be listed (${describeError(error)})` })
+  }
+  const copy = new Map<string, string>()
+  for (const key of keys) {
+    let content: unknown
+    try {
+      content = (initial as Record<string, unknown>)[key]
+    } catch (error) {
+      throw new InvalidInitialFiles({ problem: `the content of '${key}' cannot be read (${describeError(error)})` })
+    }
+    if (typeof content !== "string") {
+      throw new InvalidInitialFiles({ problem: `the content of '${key}' is ${typeName(content)}, not a string` })
+    }
+    copy.set(key, content)
+  }
+  return copy
+}
 
 const sortedEntries = (files: ReadonlyMap<string, string>): ReadonlyArray<readonly [string, string]> =>
   [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -46,29 +112,32 @@ const withFile = (files: ReadonlyMap<string, string>, path: string, content: str
 
 /**
  * A fresh environment holding a copy of `initial`, built synchronously (for tests that need
- * two independent copies, or callers outside an Effect).
+ * two independent copies, or callers outside an Effect). Each content is read once; throws
+ * `InvalidInitialFiles` when `initial` is not a record of strings (a JavaScript caller, or a
+ * record parsed from JSON without a schema) or a getter in it throws.
  *
  * @since 0.1.0
  */
-export const makeFiles = (initial: Readonly<Record<string, string>> = {}): FilesShape => {
-  const ref = Ref.makeUnsafe<ReadonlyMap<string, string>>(new Map(Object.entries(initial)))
+export const makeFiles = (initial: Readonly<Record<string, string>> = {}): MemoryShape => {
+  const ref = Ref.makeUnsafe<ReadonlyMap<string, string>>(copyInitial(initial))
   const entries = Effect.map(Ref.get(ref), sortedEntries)
-  return Files.of({
+  return {
     read: (path) => Effect.map(Ref.get(ref), (files) => Option.fromUndefinedOr(files.get(path))),
     write: (path, content) => Ref.update(ref, (files) => withFile(files, path, content)),
     append: (path, content) => Ref.update(ref, (files) => withFile(files, path, (files.get(path) ?? "") + content)),
     list: Effect.map(entries, (all) => all.map(([path]) => path)),
     entries,
     snapshot: Effect.map(entries, (all) => Object.fromEntries(all))
-  })
+  }
 }
 
 /**
- * A fresh environment holding a copy of `initial`, as an Effect.
+ * A fresh environment holding a copy of `initial`, as an Effect (an invalid `initial` is a
+ * defect carrying `InvalidInitialFiles`).
  *
  * @since 0.1.0
  */
-export const make = (initial: Readonly<Record<string, string>> = {}): Effect.Effect<FilesShape> =>
+export const make = (initial: Readonly<Record<string, string>> = {}): Effect.Effect<MemoryShape> =>
   Effect.sync(() => makeFiles(initial))
 
 /**

@@ -8,6 +8,8 @@
 
 /** A durable file environment over a real directory: `Files` with fsync'd appends and atomic writes. @since 0.1.0 */
 export * as DiskFiles from "./DiskFiles.ts"
+/** The paths the file tools accept, and `PathRefused`, the typed refusal of a path. @since 0.1.0 */
+export * as FilePath from "./FilePath.ts"
 /** The in-memory file environment: the `Files` service, `layer` and `makeFiles`. @since 0.1.0 */
 export * as Files from "./Files.ts"
 /** The five file tools in English and Spanish, and their toolsets. @since 0.1.0 */

@@ -66,4 +66,43 @@ describe("Files", () => {
       expect(yield* files.read("toString")).toEqual(Option.none())
     })
   )
+
+  it("makeFiles refuses initial files that are not a record of texts, naming the path", () => {
+    const bad: ReadonlyArray<readonly [unknown, string]> = [
+      [{ "a.txt": 42 }, "invalid initial files: the content of 'a.txt' is number, not a string"],
+      [{ "a.txt": "A", "b.txt": null }, "invalid initial files: the content of 'b.txt' is null, not a string"],
+      [{ "a.txt": ["x"] }, "invalid initial files: the content of 'a.txt' is an array, not a string"],
+      [null, "invalid initial files: expected a record of path to content, got null"],
+      ["a.txt", "invalid initial files: expected a record of path to content, got string"],
+      [
+        Object.defineProperty({}, "a.txt", {
+          enumerable: true,
+          get: () => {
+            throw new Error("getter exploded")
+          }
+        }),
+        "invalid initial files: the content of 'a.txt' cannot be read (getter exploded)"
+      ]
+    ]
+    for (const [initial, message] of bad) {
+      const make = () => Files.makeFiles(initial as Record<string, string>)
+      expect(make).toThrow(Files.InvalidInitialFiles)
+      expect(make).toThrow(message)
+    }
+  })
+
+  it.effect("each content is read once: a getter cannot hand a text to the check and something else to the map", () =>
+    Effect.gen(function* () {
+      let reads = 0
+      const initial = {
+        get "a.txt"() {
+          reads += 1
+          return reads === 1 ? "A" : (42 as unknown as string)
+        }
+      }
+      const files = Files.makeFiles(initial)
+      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
+      expect(reads).toBe(1)
+    })
+  )
 })
