@@ -4,8 +4,8 @@ import * as nodePath from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
 import fc from "fast-check"
-import { DiskFiles, Files, FileTools } from "../src/index.ts"
-import { runOn } from "./run.ts"
+import { DiskFiles, FilePath, Files, FileTools } from "../src/index.ts"
+import { observe, runOn } from "./run.ts"
 
 const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "disk-files-test-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -125,11 +125,58 @@ describe("DiskFiles", () => {
       const dir = fresh()
       const files = yield* DiskFiles.make(dir)
       yield* files.write("a.txt", "A")
-      fs.writeFileSync(nodePath.join(dir, ".tmp-999-1"), "half a write")
+      // A process that no longer runs (no pid is that high on Linux, macOS or Windows).
+      const leftover = ".agent-harness-diskfiles-999999999-1.tmp"
+      fs.writeFileSync(nodePath.join(dir, leftover), "half a write")
       expect(yield* files.list).toEqual(["a.txt"])
       expect(yield* files.snapshot).toEqual({ "a.txt": "A" })
       yield* DiskFiles.make(dir)
       expect(namesIn(dir)).toEqual(["a.txt"])
+    })
+  )
+
+  it.effect(
+    "make removes only its own leftovers: other hidden files, links and a running process's temporaries stay",
+    () =>
+      Effect.gen(function* () {
+        const dir = fresh()
+        fs.mkdirSync(dir)
+        const others = [
+          ".tmp-999-1",
+          ".tmp-notes",
+          ".tmp-",
+          ".agent-harness-diskfiles-999999999-1.tmp.bak",
+          ".agent-harness-diskfiles-x-1.tmp",
+          // pid 1 always runs: another process may be writing this one right now.
+          ".agent-harness-diskfiles-1-7.tmp"
+        ]
+        for (const name of others) fs.writeFileSync(nodePath.join(dir, name), "keep me")
+        const outside = nodePath.join(root, `outside-${folders}.txt`)
+        fs.writeFileSync(outside, "outside")
+        fs.symlinkSync(outside, nodePath.join(dir, ".agent-harness-diskfiles-999999999-2.tmp"))
+        fs.mkdirSync(nodePath.join(dir, ".agent-harness-diskfiles-999999999-3.tmp"))
+        yield* DiskFiles.make(dir)
+        expect(namesIn(dir)).toEqual(
+          [...others, ".agent-harness-diskfiles-999999999-2.tmp", ".agent-harness-diskfiles-999999999-3.tmp"].sort()
+        )
+        expect(fs.readFileSync(outside, "utf8")).toBe("outside")
+      })
+  )
+
+  it.effect("a write never writes through a link planted where its temporary file goes", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      const outside = nodePath.join(root, `outside-${folders}.txt`)
+      fs.writeFileSync(outside, "outside")
+      // The names of its first temporary files (and those of the version before, `.tmp-<pid>-<n>`).
+      for (const n of [1, 2]) {
+        fs.symlinkSync(outside, nodePath.join(dir, `.agent-harness-diskfiles-${process.pid}-${n}.tmp`))
+        fs.symlinkSync(outside, nodePath.join(dir, `.tmp-${process.pid}-${n}`))
+      }
+      yield* files.write("a.txt", "A")
+      expect(fs.readFileSync(outside, "utf8")).toBe("outside")
+      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
     })
   )
 
@@ -172,18 +219,86 @@ describe("DiskFiles", () => {
     })
   )
 
-  it.effect("an I/O failure is a defect carrying a DiskFilesError that names the path", () =>
+  it.effect("a name too long for the file system, or a lone surrogate, is a typed refusal", () =>
     Effect.gen(function* () {
       const files = yield* DiskFiles.make(fresh())
       const tooLong = "x".repeat(300)
-      const exit = yield* Effect.exit(files.write(tooLong, "x"))
-      const defect = defectOf(exit)
-      expect(defect).toBeInstanceOf(DiskFilesError)
-      expect(defect).toMatchObject({ operation: "write", path: tooLong })
-      const lone = yield* Effect.exit(files.append("\uD800", "x"))
+      const long = yield* Effect.flip(files.write(tooLong, "x"))
+      expect(long).toEqual(new FilePath.PathRefused({ path: tooLong, reason: "too-long" }))
+      expect(long.message).toBe("not executed: the path is too long")
+      expect(yield* Effect.flip(files.append(tooLong, "x"))).toMatchObject({ reason: "too-long" })
+      expect(yield* Effect.flip(files.read(tooLong))).toMatchObject({ reason: "too-long" })
       expect(wellFormed("\uD800")).toBe(false)
-      expect(defectOf(lone)).toMatchObject({ _tag: "DiskFilesError", operation: "append" })
+      expect(yield* Effect.flip(files.append("\uD800", "x"))).toMatchObject({
+        _tag: "PathRefused",
+        reason: "malformed"
+      })
       expect(yield* files.list).toEqual([])
+    })
+  )
+
+  it.effect("an I/O failure is a defect carrying a DiskFilesError; no message shows the folder's absolute path", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      yield* files.write("a.txt", "A")
+      fs.rmSync(dir, { recursive: true })
+      const exits: ReadonlyArray<Exit.Exit<unknown, unknown>> = [
+        yield* Effect.exit(files.write("a.txt", "x")),
+        yield* Effect.exit(files.append("a.txt", "x")),
+        yield* Effect.exit(files.read("a.txt")),
+        yield* Effect.exit(files.list)
+      ]
+      for (const exit of exits) {
+        const defect = defectOf(exit)
+        expect(defect).toBeInstanceOf(DiskFilesError)
+        expect(String((defect as Error).message)).not.toContain(root)
+      }
+      expect(defectOf(exits[0] ?? Exit.void)).toMatchObject({ operation: "write", path: "a.txt" })
+      expect((defectOf(exits[3] ?? Exit.void) as Error).message).toBe(
+        "list: the folder was removed, moved or replaced since the environment was made"
+      )
+      expect((defectOf(exits[1] ?? Exit.void) as Error).message).toBe(
+        "append a.txt: the folder was removed, moved or replaced since the environment was made"
+      )
+    })
+  )
+
+  it.effect("a folder swapped for a link to another folder is noticed before any operation", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      const elsewhere = fresh()
+      fs.mkdirSync(elsewhere)
+      fs.writeFileSync(nodePath.join(elsewhere, "a.txt"), "elsewhere")
+      fs.renameSync(dir, `${dir}-moved`)
+      fs.symlinkSync(elsewhere, dir)
+      const exit = yield* Effect.exit(files.append("a.txt", "!"))
+      expect(defectOf(exit)).toMatchObject({ _tag: "DiskFilesError", operation: "append", path: "a.txt" })
+      expect(fs.readFileSync(nodePath.join(elsewhere, "a.txt"), "utf8")).toBe("elsewhere")
+    })
+  )
+
+  it.effect("error observations of the file tools over disk show root-relative paths only", () =>
+    Effect.gen(function* () {
+      const dir = fresh()
+      const files = yield* DiskFiles.make(dir)
+      fs.mkdirSync(nodePath.join(dir, "sub"))
+      fs.symlinkSync("/etc/hostname", nodePath.join(dir, "link"))
+      const shown = [
+        yield* observe(FileTools.Read, { path: "sub" }, files),
+        yield* observe(FileTools.Read, { path: "link" }, files),
+        yield* observe(FileTools.Write, { path: "x".repeat(300), content: "x" }, files),
+        yield* observe(FileTools.Append, { path: "ñ".repeat(200), content: "x" }, files),
+        yield* observe(FileTools.Leer, { ruta: "nope" }, files)
+      ]
+      expect(shown.map((s) => s.content)).toEqual([
+        "not executed: 'sub' is a directory, not a file",
+        "not executed: 'link' is a symbolic link, and links are not followed",
+        "not executed: the path is too long",
+        "not executed: the path is too long",
+        "no existe el fichero 'nope'"
+      ])
     })
   )
 
