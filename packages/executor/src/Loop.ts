@@ -137,7 +137,7 @@ export const run = <T extends Tool.Any>(
     if (invalid !== undefined) return yield* new InvalidOption(invalid)
     const model = yield* Model
     const trace = yield* Effect.service(Trace.Trace)
-    const record = (event: Trace.Event) => (trace === Trace.none ? Effect.void : trace.record(event))
+    const record = (event: Trace.Event) => Trace.recordOn(trace, event)
     let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
     const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
     const concurrency = options.concurrency ?? 1

@@ -4,8 +4,14 @@
  * a scenario that replays the conversation. The `Trace` service is off unless provided; point
  * it at a file with `Trace.jsonl(path)` or keep events in memory with `Trace.memory`.
  *
+ * Tracing never changes the outcome of a run. A value JSON cannot hold (a cycle, a bigint, an
+ * `undefined` input, a getter that throws) is written as `{ "~unencodable": "<rendering>" }` in
+ * its place, so every line decodes; a write that fails stops the trace with a warning in the
+ * log, and a trace service that throws or dies is skipped the same way.
+ *
  * @since 0.1.0
  */
+import { Render } from "@agent-harness/tool-schema"
 import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema } from "effect"
 import * as Message from "./Message.ts"
 
@@ -100,19 +106,103 @@ export const Trace: Context.Reference<Trace> = Context.Reference<Trace>("@agent-
 })
 
 /**
- * Records an event on the current trace.
+ * Records an event on a trace without ever failing or dying: a trace that throws or dies is
+ * skipped, with a warning in the log. The loop records through this.
+ *
+ * @since 0.1.0
+ */
+export const recordOn = (trace: Trace, event: Event): Effect.Effect<void> =>
+  trace === none
+    ? Effect.void
+    : Effect.suspend(() => {
+        const out: unknown = trace.record(event)
+        return Effect.isEffect(out) ? (out as Effect.Effect<void>) : Effect.void
+      }).pipe(
+        Effect.catchDefect((defect) =>
+          Effect.logWarning(`trace: an event was not recorded (${Render.thrown(defect)}); the run goes on`)
+        )
+      )
+
+/**
+ * Records an event on the current trace (see `recordOn`).
  *
  * @since 0.1.0
  */
 export const record = (event: Event): Effect.Effect<void> =>
-  Effect.flatMap(Effect.service(Trace), (trace) => (trace === none ? Effect.void : trace.record(event)))
+  Effect.flatMap(Effect.service(Trace), (trace) => recordOn(trace, event))
 
 /**
- * One event as its JSON line (without the newline).
+ * The key that marks, in a trace line, a value JSON cannot hold: `{ "~unencodable": "<its
+ * rendering>" }` stands where the value was. Also the key of the annotation that stands for a
+ * whole event that does not fit `Event`.
  *
  * @since 0.1.0
  */
-export const line = (event: Event): string => JSON.stringify(Schema.encodeSync(Event)(event))
+export const unencodable = "~unencodable"
+
+/** A value of an `unknown` slot as a line holds it: itself when JSON holds it, else marked. */
+const slot = (value: unknown): unknown => {
+  try {
+    if (JSON.stringify(value) !== undefined) return value
+  } catch {
+    // Marked below.
+  }
+  return { [unencodable]: value === undefined ? "undefined" : Render.value(value) }
+}
+
+const block = (b: Message.ReplyBlock): Message.ReplyBlock =>
+  b.type === "tool_use" ? { type: "tool_use", id: b.id, name: b.name, input: slot(b.input) } : b
+
+const message = (m: Message.Message): Message.Message =>
+  m.role === "assistant" ? Message.assistant(m.content.map(block)) : m
+
+/** The event with every `unknown` slot (tool inputs, annotation values) as a line holds it. */
+const holdable = (event: Event): Event => {
+  switch (event.type) {
+    case "start":
+      return { ...event, messages: event.messages.map(message) }
+    case "annotation":
+      return { ...event, value: slot(event.value) }
+    case "model.reply":
+      return { ...event, reply: event.reply.map(block) }
+    case "call":
+      return {
+        ...event,
+        call: { type: "tool_use", id: event.call.id, name: event.call.name, input: slot(event.call.input) }
+      }
+    default:
+      return event
+  }
+}
+
+const encode = Schema.encodeSync(Event)
+
+/**
+ * One event as its JSON line (without the newline). Never throws, and the line always decodes
+ * as an `Event`: a value JSON cannot hold is replaced by `{ "~unencodable": "<rendering>" }`,
+ * and an event that does not fit `Event` at all becomes an annotation (key `~unencodable`) with
+ * its type, its rendering and the reason.
+ *
+ * @since 0.1.0
+ */
+export const line = (event: Event): string => {
+  try {
+    return JSON.stringify(encode(holdable(event)))
+  } catch (error) {
+    let type: unknown
+    try {
+      type = event.type
+    } catch {
+      type = undefined
+    }
+    const value = {
+      ...(typeof type === "string" ? { event_type: type } : {}),
+      rendering: Render.value(event),
+      error: Render.thrown(error)
+    }
+    return JSON.stringify(encode({ type: "annotation", key: unencodable, value }))
+  }
+}
 
 /**
  * A trace kept in memory, with an Effect to read what it holds.
@@ -128,7 +218,9 @@ export const memory: Effect.Effect<{ readonly trace: Trace; readonly events: Eff
 /**
  * A trace written to a JSON Lines file: the file is created (or emptied) when the layer is
  * built, and every event is appended as one line as it happens, so a crash keeps what came
- * before it. A write that fails is a defect: a trace that silently loses lines would lie.
+ * before it. A write that fails stops the trace: the failure is logged as a warning, nothing
+ * more is written (the file ends without its `stop` event, so `harness capture` refuses it as
+ * unfinished instead of replaying a trace with holes), and the run goes on unchanged.
  *
  * @since 0.1.0
  */
@@ -138,8 +230,20 @@ export const jsonl = (path: string): Layer.Layer<never, PlatformError.PlatformEr
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       yield* fs.writeFileString(path, "")
+      let stopped = false
       return {
-        record: (event: Event) => Effect.orDie(fs.writeFileString(path, `${line(event)}\n`, { flag: "a" }))
+        record: (event: Event) =>
+          stopped
+            ? Effect.void
+            : Effect.catch(
+                Effect.suspend(() => fs.writeFileString(path, `${line(event)}\n`, { flag: "a" })),
+                (error) => {
+                  stopped = true
+                  return Effect.logWarning(
+                    `Trace.jsonl: writing ${path} failed (${error.message}); the trace stops here, the run goes on`
+                  )
+                }
+              )
       }
     })
   )
