@@ -13,8 +13,14 @@
  * past `maxSteps`, a new plan that cannot fit in what is left is refused (`step_budget`), a
  * failure after `maxReplans` replans ends the session (`replan_budget`), and an empty plan ends
  * it (`no_plan`). A step of a new plan that already succeeded with the same tool and args is not
- * run again (the partial-plan cache). Consecutive steps of one `group` run concurrently, each
- * counted against the budget, results kept in plan order.
+ * run again (the partial-plan cache), under one rule: a result is never reused across a step
+ * that may have changed the environment. A step whose tool is not annotated `readOnly` is an
+ * action: once it succeeded it is done, and running it again would do it again, so it is
+ * reused. A read-only step's result describes the environment at the time it ran, so it is
+ * reused only while no step that may have changed it has run since (or alongside, in its
+ * group): a step of a tool that is not read-only, unless it provably did not run (it failed its
+ * schema, named no tool, or was refused). A failed step is never reused. Consecutive steps of
+ * one `group` run concurrently, each counted against the budget, results kept in plan order.
  *
  * Every session has an id, generated (a random UUID) unless given, and each step runs with the
  * call id `<session id>/step-<revision>-<step id>` ({@link callId}): a journal (the idempotency
@@ -28,7 +34,7 @@
 import { Budget } from "@agent-harness/budgets"
 import { PlanDiff } from "@agent-harness/diff"
 import { Execute, Outcome } from "@agent-harness/executor"
-import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { type Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Queue, Stream } from "effect"
 import * as Result_ from "effect/Result"
 import type { Event } from "./Event.ts"
@@ -111,11 +117,16 @@ const sessionIdOf = (given: unknown): string => {
   return given
 }
 
+/** A step's latest success, as the partial-plan cache keeps it. */
 interface Done {
   readonly id: number
   readonly tool_name: string
   readonly args: Readonly<Record<string, unknown>>
   readonly result: string
+  /** Whether its tool is read-only: its result is then only as fresh as `changes` says. */
+  readonly readOnly: boolean
+  /** How many runs had (possibly) changed the environment when its run started. */
+  readonly changes: number
 }
 
 /**
@@ -150,11 +161,41 @@ const runWith = <T extends Tool.Any, E, R>(
       if (keepEvents) events.push(event)
       return options.onEvent === undefined ? Effect.void : options.onEvent(event)
     }
-    const isCached = (step: Step.Step): boolean => {
-      const done = succeeded.get(step.id)
-      return done !== undefined && done.tool_name === step.tool_name && PlanDiff.equalArgs(done.args, step.args)
+    /** How many runs so far had a step that may have changed the environment. */
+    let changes = 0
+    const isReadOnly = (toolName: string): boolean =>
+      Toolset.get(options.toolset, toolName)?.annotations.readOnly === true
+    /** Whether a step may change the environment if it runs (a tool that exists and is not read-only). */
+    const mayChange = (toolName: string): boolean => {
+      const tool = Toolset.get(options.toolset, toolName)
+      return tool !== undefined && !tool.annotations.readOnly
     }
-    const toRunCount = (plan: Step.Plan) => plan.reduce((n, step) => (isCached(step) ? n : n + 1), 0)
+    /** The reusable success of a step, when `changing` runs have changed the environment so far. */
+    const cachedAt = (step: Step.Step, changing: number): Done | undefined => {
+      const done = succeeded.get(step.id)
+      if (done === undefined || done.tool_name !== step.tool_name || !PlanDiff.equalArgs(done.args, step.args)) {
+        return undefined
+      }
+      return done.readOnly && done.changes !== changing ? undefined : done
+    }
+    /**
+     * The steps of a plan that will run: those not cached, where a read-only step's result goes
+     * stale once a step before it (or in its group) may change the environment.
+     */
+    const toRunCount = (plan: Step.Plan) => {
+      let changing = changes
+      let count = 0
+      for (const run of Step.runs(plan)) {
+        let changed = false
+        for (const step of run) {
+          if (cachedAt(step, changing) !== undefined) continue
+          count++
+          if (mayChange(step.tool_name)) changed = true
+        }
+        if (changed) changing++
+      }
+      return count
+    }
 
     /** Asks the planner; an invalid plan becomes an `InvalidPlan` value, other errors fail. */
     const ask = (lastError: string | null): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan>, E, R> =>
@@ -211,8 +252,9 @@ const runWith = <T extends Tool.Any, E, R>(
         const current = runs[index]
         if (current === undefined) return { _tag: "Done" } as const satisfies State
         const toRun: Array<Step.Step> = []
+        const changesBefore = changes
         for (const step of current) {
-          const done = isCached(step) ? succeeded.get(step.id) : undefined
+          const done = cachedAt(step, changesBefore)
           if (done !== undefined) yield* emit({ type: "step.cached", revision, id: step.id, result: done.result })
           else toRun.push(step)
         }
@@ -241,8 +283,11 @@ const runWith = <T extends Tool.Any, E, R>(
           )
         }
         let failed: { readonly step: Step.Step; readonly error: string } | undefined
+        let changed = false
         for (const [i, step] of toRun.entries()) {
           const outcome = outcomes[i] as Outcome.Outcome
+          // A replayed outcome counts as what it replays: that call ran, at its time.
+          if (!Outcome.didNotRun(outcome) && !isReadOnly(step.tool_name)) changed = true
           if (Outcome.isError(outcome)) {
             history.push({ ...step, result: null, error: outcome.content })
             yield* emit({
@@ -255,10 +300,18 @@ const runWith = <T extends Tool.Any, E, R>(
             failed ??= { step, error: outcome.content }
           } else {
             history.push({ ...step, result: outcome.content, error: null })
-            succeeded.set(step.id, { id: step.id, tool_name: step.tool_name, args: step.args, result: outcome.content })
+            succeeded.set(step.id, {
+              id: step.id,
+              tool_name: step.tool_name,
+              args: step.args,
+              result: outcome.content,
+              readOnly: isReadOnly(step.tool_name),
+              changes: changesBefore
+            })
             yield* emit({ type: "step.succeeded", revision, id: step.id, result: outcome.content })
           }
         }
+        if (changed) changes++
         if (failed === undefined) return { _tag: "Exec", plan, runs, run: index + 1 } as const satisfies State
         switch (strategy) {
           case "abort":

@@ -6,6 +6,8 @@ import { type Event, RulePlanner, Session, SessionResult, type Step } from "../s
 import { fail, ok, recording, type Scripted, scriptedTool, step, toolsetOf } from "./fixtures.ts"
 
 const toolNames = ["t0", "t1", "t2"] as const
+/** t2 is read-only: its results are reused only while nothing may have changed; t0 and t1 are actions. */
+const readOnlyTools: ReadonlyArray<string> = ["t2"]
 const errors = ["X fail", "Y fail", "Z fail"] as const
 
 const scriptedArb: fc.Arbitrary<Scripted> = fc.oneof(
@@ -87,7 +89,9 @@ const caseArb = poolArb.chain((pool) => {
 type Case = typeof caseArb extends fc.Arbitrary<infer A> ? A : never
 
 const setUp = (c: Case) => {
-  const tools = toolNames.map((name, i) => scriptedTool(name, c.scripts[i] ?? [ok("r")]))
+  const tools = toolNames.map((name, i) =>
+    scriptedTool(name, c.scripts[i] ?? [ok("r")], { readOnly: readOnlyTools.includes(name) })
+  )
   const { planner, requests } = recording(RulePlanner.make(c.rules))
   const options = {
     goal: "property",
@@ -180,6 +184,7 @@ const check = (c: Case, result: SessionResult.SessionResult, plannerCalls: numbe
       expect(replansAfterAStep()).toBe(false)
       break
   }
+  checkCache(events)
   // Every diff compares what was left of the old plan (from the failed step on) with the new plan.
   let current: Step.Plan = []
   let remaining: Step.Plan = []
@@ -197,6 +202,45 @@ const check = (c: Case, result: SessionResult.SessionResult, plannerCalls: numbe
       expect(e.diff).toStrictEqual(PlanDiff.diff(remaining, next.plan))
     }
   })
+}
+
+/**
+ * The cache never serves a stale result: a read-only step is cached only if no run since its own
+ * (its own included) had a step that may have changed the environment (a step of a tool that is
+ * not read-only, unless it was not executed). A run is a group of `step.started` events and
+ * their results.
+ */
+const checkCache = (events: ReadonlyArray<Event.Event>) => {
+  let changes = 0
+  let run: { readonly changesAtStart: number; changed: boolean; answered: boolean } | undefined
+  const started = new Map<number, Step.Step>()
+  const lastSuccess = new Map<number, { readonly readOnly: boolean; readonly changes: number }>()
+  const closeRun = () => {
+    if (run?.changed === true) changes++
+    run = undefined
+  }
+  for (const e of events) {
+    if (e.type === "step.started") {
+      if (run?.answered === true) closeRun()
+      run ??= { changesAtStart: changes, changed: false, answered: false }
+      started.set(e.step.id, e.step)
+    } else if (e.type === "step.succeeded" || e.type === "step.failed") {
+      if (run === undefined) throw new Error(`${e.type} outside a run`)
+      run.answered = true
+      const tool = started.get(e.id)?.tool_name ?? ""
+      const readOnly = readOnlyTools.includes(tool)
+      const ran = e.type === "step.succeeded" || !e.not_executed
+      if (!readOnly && ran && tool !== "ghost") run.changed = true
+      if (e.type === "step.succeeded") lastSuccess.set(e.id, { readOnly, changes: run.changesAtStart })
+    } else {
+      closeRun()
+      if (e.type === "step.cached") {
+        const done = lastSuccess.get(e.id)
+        expect(done).toBeDefined()
+        if (done?.readOnly === true) expect(done.changes).toBe(changes)
+      }
+    }
+  }
 }
 
 describe("Session.run (property)", () => {

@@ -29,18 +29,19 @@ export interface ScriptedTool {
 
 /**
  * A tool taking any args whose n-th call gets the n-th scripted answer (calls past the end get
- * the last one), optionally sleeping first.
+ * the last one), optionally sleeping first; not read-only unless `readOnly` (MCP's defaults).
  */
 export const scriptedTool = (
   name: string,
   script: ReadonlyArray<Scripted>,
-  options?: { readonly sleep?: Duration.Input }
+  options?: { readonly sleep?: Duration.Input; readonly readOnly?: boolean }
 ): ScriptedTool => {
   const calls: Array<Call> = []
   let n = 0
   const tool = Tool.make(name, {
     description: `the scripted tool ${name}`,
     parameters: Schema.Record(Schema.String, Schema.Unknown),
+    annotations: options?.readOnly === true ? { readOnly: true, destructive: false, idempotent: true } : {},
     run: (input: Readonly<Record<string, unknown>>) =>
       Effect.gen(function* () {
         const answer = script[Math.min(n, script.length - 1)] ?? { ok: "" }
