@@ -65,7 +65,7 @@ export const systemPrompt = [
   "- tool_name: one of the available tools, exactly as named; args: an object matching that tool's parameters.",
   "- expected_outcome: one short sentence, what the step should achieve.",
   "- group (optional): consecutive steps with the same group run concurrently; use it only for independent steps.",
-  "The plan starts at the cursor: list the steps still to run. A step that already succeeded, listed again with the same id, tool and args, is not run again.",
+  "The plan starts at the cursor: list the steps still to run. A step that already succeeded, listed again with the same id, tool and args, is not run again; a read-only one is, if a step that changes things has run since (it reads the new state). To do an action again, give it a new id.",
   "After a failure, read the last error and route around it. An empty list of steps means you have nothing to offer and ends the session."
 ].join("\n")
 
