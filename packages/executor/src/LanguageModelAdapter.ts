@@ -2,15 +2,49 @@
  * Drives the loop with an effect/ai `LanguageModel`: the history becomes a `Prompt`, the tools
  * are declared from their JSON Schema, and the model's tool calls come back unresolved and
  * unvalidated (`disableToolCallResolution` + `toolCallValidation: "deferred"`), so that our
- * executor, not effect/ai, validates and runs them. Any provider layer plugs in this way.
+ * executor, not effect/ai, validates and runs them. Any provider layer plugs in this way. A reply
+ * that finished because of the token limit (`length`), an `error` or a `content-filter` is
+ * incomplete: it fails the model call with `IncompleteReply` instead of being taken as the end.
  *
  * @since 0.1.0
  */
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
-import { Effect, Layer } from "effect"
+import { Data, Effect, Layer } from "effect"
 import { type AiError, LanguageModel, Prompt, type Response, Tool as AiTool, Toolkit } from "effect/ai"
 import * as Message from "./Message.ts"
 import { Model, type Shape } from "./Model.ts"
+
+/**
+ * The finish reasons of an incomplete reply: cut off by the token limit (`length`), ended by a
+ * provider `error`, or stopped by a `content-filter`.
+ *
+ * @since 0.1.0
+ */
+export type IncompleteFinishReason = "length" | "error" | "content-filter"
+
+const incompleteReasons: Readonly<Record<IncompleteFinishReason, string>> = {
+  length: "the reply was cut off by the token limit",
+  error: "the provider ended the reply with an error",
+  "content-filter": "a content filter stopped the reply"
+}
+
+const isIncomplete = (reason: Response.FinishReason): reason is IncompleteFinishReason =>
+  Object.hasOwn(incompleteReasons, reason)
+
+/**
+ * The model's reply did not finish normally (seed 000: "una respuesta cortada por la reserva"
+ * is a model failure): it belongs to no tool call, so the loop fails with it, and nothing of
+ * the partial reply runs.
+ *
+ * @since 0.1.0
+ */
+export class IncompleteReply extends Data.TaggedError("IncompleteReply")<{
+  readonly finishReason: IncompleteFinishReason
+}> {
+  override get message(): string {
+    return `${incompleteReasons[this.finishReason]} (finish reason '${this.finishReason}')`
+  }
+}
 
 /**
  * The history as an effect/ai prompt. Tool results become `tool` messages whose parts carry
@@ -136,7 +170,7 @@ const toolkitOf = (toolset: Toolset.Toolset<Tool.Any>): Toolkit.Toolkit<Record<s
  */
 export const make = (languageModel: LanguageModel.LanguageModel): Shape => ({
   reply: (request) =>
-    Effect.map(
+    Effect.flatMap(
       // Dynamic tools declared from JSON Schema need no handler and no service.
       languageModel.generateText({
         prompt: toPrompt(request.messages),
@@ -144,7 +178,12 @@ export const make = (languageModel: LanguageModel.LanguageModel): Shape => ({
         disableToolCallResolution: true,
         toolCallValidation: "deferred"
       }) as Effect.Effect<LanguageModel.GenerateTextResponse<Record<string, AiTool.Any>, "deferred">, AiError.AiError>,
-      (response) => fromResponse(response.content)
+      (response) => {
+        const finishReason = response.finishReason
+        return isIncomplete(finishReason)
+          ? Effect.fail(new IncompleteReply({ finishReason }))
+          : Effect.succeed(fromResponse(response.content))
+      }
     )
 })
 

@@ -138,6 +138,47 @@ describe("Loop.run over a LanguageModel", () => {
   )
 })
 
+describe("the finish reason", () => {
+  const finishing = (reason: Response.FinishReason): Response.PartEncoded => ({ ...finish, reason })
+
+  it.effect.each(["length", "error", "content-filter"] as const)(
+    "a reply that finished with '%s' is a model failure naming it, not an end",
+    (reason) =>
+      Effect.gen(function* () {
+        runs.length = 0
+        const model = scriptedLanguageModel([
+          [
+            { type: "text", text: "The list is: tomatoes, cucu" },
+            { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } },
+            finishing(reason)
+          ]
+        ])
+        const error = yield* Effect.flip(
+          Loop.run({ toolset, messages: opening }).pipe(
+            Effect.provide(Layer.provide(LanguageModelAdapter.layer, model.layer))
+          )
+        )
+        assert.instanceOf(error, Model.ModelError)
+        expect(error.turn).toBe(1)
+        assert.instanceOf(error.reason, LanguageModelAdapter.IncompleteReply)
+        expect(error.reason.finishReason).toBe(reason)
+        expect(error.message).toContain(`finish reason '${reason}'`)
+        // Nothing of a cut-off reply runs.
+        expect(runs).toEqual([])
+      })
+  )
+
+  it.effect.each(["stop", "tool-calls", "pause", "other", "unknown"] as const)("'%s' is a normal reply", (reason) =>
+    Effect.gen(function* () {
+      const model = scriptedLanguageModel([[{ type: "text", text: "done" }, finishing(reason)]])
+      const result = yield* Loop.run({ toolset, messages: opening }).pipe(
+        Effect.provide(Layer.provide(LanguageModelAdapter.layer, model.layer))
+      )
+      expect([result.stop, result.text]).toEqual(["end", "done"])
+    })
+  )
+})
+
 describe("conversions", () => {
   it("toPrompt: tool results become a tool message with isFailure and the text as result", () => {
     const prompt = LanguageModelAdapter.toPrompt([
