@@ -221,7 +221,10 @@ class Walk {
         const entries: Record<string, unknown> = {}
         for (const [name, sub] of Object.entries(value)) {
           if (key === "patternProperties" && !compiles(name)) {
-            this.note(`${at}/${escapeToken(name)}`, `the pattern '${name}' does not compile: its properties are not checked`)
+            this.note(
+              `${at}/${escapeToken(name)}`,
+              `the pattern '${name}' does not compile: its properties are not checked`
+            )
             dropAdditional = true
             continue
           }

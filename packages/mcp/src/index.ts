@@ -13,3 +13,5 @@ export * as Hints from "./Hints.ts"
 export * as InputSchema from "./InputSchema.ts"
 /** @since 0.1.0 */
 export * as ToolName from "./ToolName.ts"
+/** @since 0.1.0 */
+export * as Serve from "./Serve.ts"

@@ -1,0 +1,362 @@
+/**
+ * Serves any toolset over MCP, on stdio or Streamable HTTP, with our semantics: every
+ * `tools/call` goes through `Execute.execute`, so an invalid call, an unknown tool, a failing
+ * or throwing tool all answer `isError: true` with our texts (`not executed: …`), never a
+ * JSON-RPC error and never a scrubbed "internal error". Calls run in the context the serve
+ * Effect runs in: provide a journal (`Execute.Middleware`), a permission gate, a
+ * `MessageCatalog`, or the tools' services to the serve Effect and every call sees them.
+ *
+ * Built on the official SDK's low-level `Server`: its `McpServer`, and effect's, validate
+ * arguments themselves (an extra field is accepted; an unknown tool is a JSON-RPC error in
+ * effect's; a thrown message is replaced by "internal error" in effect's). Here `tools/call`
+ * is only a transport for `execute`.
+ *
+ * @since 0.1.0
+ */
+import { Console as NodeConsole } from "node:console"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import process from "node:process"
+import type { Readable, Writable } from "node:stream"
+import { Execute } from "@agent-harness/executor"
+import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool as McpTool
+} from "@modelcontextprotocol/sdk/types.js"
+import { Console, type Duration, Effect, FiberSet, Logger, Schema, type Scope } from "effect"
+import * as CallResult from "./CallResult.ts"
+import * as Hints from "./Hints.ts"
+
+/**
+ * The server could not start: what went wrong, in words.
+ *
+ * @since 0.1.0
+ */
+export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", { message: Schema.String }) {}
+
+/**
+ * Options of a served toolset.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The server's name in the MCP handshake (default `agent-harness`). */
+  readonly name?: string | undefined
+  /** The server's version in the MCP handshake (default `0.1.0`). */
+  readonly version?: string | undefined
+  /** Instructions for the client's model, sent in the handshake. */
+  readonly instructions?: string | undefined
+  /** Interrupt a call after this long: it answers the catalogue's timed-out text. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * The `_meta` key a client may set on `tools/call` to give the call its id (the model's
+ * `tool_use_id`): a journal then keys the call by it, so a retried call is replayed, not run
+ * again. Without it each call gets a fresh id. `Mount` sends it.
+ *
+ * @since 0.1.0
+ */
+export const callIdKey = "agent-harness/call-id"
+
+/**
+ * How `tools/list` lists a toolset: each tool's JSON Schema (`JsonSchema.parameters`) and its
+ * annotations as MCP hints. A tool whose parameters have no JSON Schema is a `ServeError` that
+ * names it.
+ *
+ * @since 0.1.0
+ */
+export const listing = (toolset: Toolset.Toolset<Tool.Any>): Effect.Effect<ReadonlyArray<McpTool>, ServeError> =>
+  Effect.try({
+    try: () =>
+      toolset.tools.map((tool): McpTool => {
+        try {
+          return {
+            name: tool.name,
+            ...(tool.annotations.title === undefined ? {} : { title: tool.annotations.title }),
+            description: tool.description,
+            inputSchema: JsonSchema.parameters(tool) as McpTool["inputSchema"],
+            annotations: Hints.fromAnnotations(tool.annotations)
+          }
+        } catch (error) {
+          throw new ServeError({
+            message: `tool '${tool.name}': its parameters have no JSON Schema (${error instanceof Error ? error.message : String(error)})`
+          })
+        }
+      }),
+    catch: (error) => (error instanceof ServeError ? error : new ServeError({ message: String(error) }))
+  })
+
+/**
+ * Runs the Effect of one call to its result; `signal` aborts when the client cancels the call.
+ *
+ * @since 0.1.0
+ */
+export type Runner = (effect: Effect.Effect<CallToolResult>, signal: AbortSignal) => Promise<CallToolResult>
+
+const callIdOf = (meta: unknown): string => {
+  const given = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[callIdKey] : undefined
+  return typeof given === "string" && given !== "" ? given : `mcp-${globalThis.crypto.randomUUID()}`
+}
+
+/**
+ * An SDK `Server` for a toolset, its tools listed as `tools`, each call answered by
+ * `Execute.execute` run through `run`. A call whose run is interrupted (the server closing)
+ * answers `interrupted`. For a transport of your own; `stdio` and `http` use it.
+ *
+ * @since 0.1.0
+ */
+export const server = (
+  toolset: Toolset.Toolset<Tool.Any>,
+  tools: ReadonlyArray<McpTool>,
+  run: Runner,
+  interrupted: string,
+  options?: Options
+): Server => {
+  const mcp = new Server(
+    { name: options?.name ?? "agent-harness", version: options?.version ?? "0.1.0" },
+    {
+      capabilities: { tools: {} },
+      ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
+    }
+  )
+  const timeout = options?.timeout
+  mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }))
+  mcp.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const call = {
+      id: callIdOf(request.params._meta),
+      name: request.params.name,
+      // A tool without parameters is often called without arguments.
+      input: request.params.arguments ?? {}
+    }
+    const answer = Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout }).pipe(
+      Effect.map(CallResult.fromOutcome)
+    )
+    try {
+      return await run(answer, extra.signal)
+    } catch {
+      return CallResult.error(interrupted)
+    }
+  })
+  return mcp
+}
+
+/** The next turn of the event loop: every message already read has reached its handler, every answer its transport. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** What the calls of a served toolset need: a runner in the caller's context, and the texts. */
+const prepare = <T extends Tool.Any>(toolset: Toolset.Toolset<T>) =>
+  Effect.gen(function* () {
+    const tools = yield* listing(toolset)
+    const { catalog } = yield* Execute.harness
+    const fibers = yield* FiberSet.make<CallToolResult>()
+    const runPromise = yield* FiberSet.runtimePromise(fibers)<Tool.Services<T>>()
+    const pending = new Set<Promise<CallToolResult>>()
+    const run: Runner = (effect, signal) => {
+      const running = runPromise(effect, { signal })
+      pending.add(running)
+      const forget = () => void pending.delete(running)
+      running.then(forget, forget)
+      return running
+    }
+    /** Resolves once every call received so far has been answered. */
+    const idle = async (): Promise<void> => {
+      await nextTurn()
+      while (pending.size > 0) {
+        await Promise.allSettled([...pending])
+        await nextTurn()
+      }
+    }
+    return { tools, run, idle, interrupted: catalog.interrupted }
+  })
+
+/**
+ * Options of `stdio`: the streams (the process's own by default).
+ *
+ * @since 0.1.0
+ */
+export interface StdioOptions extends Options {
+  readonly stdin?: Readable | undefined
+  readonly stdout?: Writable | undefined
+}
+
+/** A console on stderr: stdout carries the protocol. */
+const stderrConsole = (): Console.Console => new NodeConsole({ stdout: process.stderr, stderr: process.stderr })
+
+/**
+ * Serves a toolset on stdio until stdin ends, then answers the calls already received and
+ * finishes. While it serves, Effect's logger and `Console` write to stderr (stdout carries the
+ * protocol; a tool that writes to `process.stdout` itself breaks it).
+ *
+ * @example
+ * ```ts
+ * import { Serve } from "@agent-harness/mcp"
+ * import { MessageCatalog } from "@agent-harness/tool-schema"
+ * import { Effect } from "effect"
+ *
+ * declare const tools: Parameters<typeof Serve.stdio>[0]
+ * Effect.runPromise(
+ *   Serve.stdio(tools).pipe(Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.spanish))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const stdio = <T extends Tool.Any>(
+  toolset: Toolset.Toolset<T>,
+  options?: StdioOptions
+): Effect.Effect<void, ServeError, Tool.Services<T>> => {
+  const stdin = options?.stdin ?? process.stdin
+  const stdout = options?.stdout ?? process.stdout
+  return Effect.scoped(
+    Effect.gen(function* () {
+      const { tools, run, idle, interrupted } = yield* prepare(toolset)
+      const mcp = server(toolset, tools, run, interrupted, options)
+      const transport = new StdioServerTransport(stdin, stdout)
+      yield* Effect.acquireRelease(
+        Effect.promise(() => mcp.connect(transport)),
+        () =>
+          Effect.promise(async () => {
+            await mcp.close()
+            // The last answers are written before the Effect finishes.
+            await new Promise<void>((resolve) => stdout.write("", () => resolve()))
+          })
+      )
+      yield* Effect.callback<void>((resume) => {
+        if (stdin.readableEnded) return resume(Effect.void)
+        const done = () => resume(Effect.void)
+        stdin.once("end", done)
+        stdin.once("close", done)
+        return Effect.sync(() => {
+          stdin.off("end", done)
+          stdin.off("close", done)
+        })
+      })
+      // Closing the server cancels the calls it is answering: answer them first.
+      yield* Effect.promise(idle)
+    })
+  ).pipe(Effect.provideService(Console.Console, stderrConsole()), Effect.provideService(Logger.LogToStderr, true))
+}
+
+/**
+ * Options of `http`: the port (0 picks a free one), the loopback address (default
+ * `127.0.0.1`), the path (default `/mcp`).
+ *
+ * @since 0.1.0
+ */
+export interface HttpOptions extends Options {
+  readonly port: number
+  readonly host?: "127.0.0.1" | "localhost" | "::1" | undefined
+  readonly path?: string | undefined
+}
+
+/**
+ * Where a served toolset listens.
+ *
+ * @since 0.1.0
+ */
+export interface Listening {
+  /** The endpoint for clients: `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string
+  readonly host: string
+  readonly port: number
+}
+
+const reply = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }))
+}
+
+/** The `Host` and `Origin` headers a loopback server accepts (DNS rebinding protection). */
+const loopbackNames = (port: number): ReadonlySet<string> =>
+  new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+
+/**
+ * Serves a toolset over Streamable HTTP on a loopback address, stateless (each POST is one
+ * exchange; JSON responses, no sessions), until the scope closes: then it stops listening,
+ * closes its connections and interrupts running calls. Requests whose `Host` or `Origin` is
+ * not this loopback server are refused (403), so a web page cannot reach the tools through DNS
+ * rebinding. A port in use, or an address that is not loopback, is a `ServeError`.
+ *
+ * @since 0.1.0
+ */
+export const http = <T extends Tool.Any>(
+  toolset: Toolset.Toolset<T>,
+  options: HttpOptions
+): Effect.Effect<Listening, ServeError, Tool.Services<T> | Scope.Scope> =>
+  Effect.gen(function* () {
+    const host = options.host ?? "127.0.0.1"
+    if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
+      return yield* new ServeError({
+        message: `'${host}' is not a loopback address: the tools would be reachable from the network without authentication`
+      })
+    }
+    if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+      return yield* new ServeError({ message: `'${options.port}' is not a port (0 to 65535)` })
+    }
+    const path = options.path ?? "/mcp"
+    const { tools, run, interrupted } = yield* prepare(toolset)
+    let allowed: ReadonlySet<string> = new Set()
+    const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const origin = req.headers.origin
+      if (
+        !allowed.has(req.headers.host ?? "") ||
+        (origin !== undefined && !allowed.has(origin.replace(/^http:\/\//, "")))
+      ) {
+        return reply(res, 403, "Forbidden: this server only answers its own loopback address")
+      }
+      if (new URL(req.url ?? "/", "http://localhost").pathname !== path)
+        return reply(res, 404, `Not found: use ${path}`)
+      if (req.method !== "POST")
+        return reply(res, 405, "Method not allowed: this server is stateless", { allow: "POST" })
+      const mcp = server(toolset, tools, run, interrupted, options)
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }) // no session id: stateless
+      res.on("close", () => {
+        void transport.close().catch(() => undefined)
+        void mcp.close().catch(() => undefined)
+      })
+      await mcp.connect(transport)
+      await transport.handleRequest(req, res)
+    }
+    const listener = createServer((req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent)
+          reply(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`)
+        else res.destroy()
+      })
+    })
+    const port = yield* Effect.acquireRelease(
+      Effect.callback<number, ServeError>((resume) => {
+        const failed = (error: NodeJS.ErrnoException) =>
+          resume(
+            Effect.fail(
+              new ServeError({
+                message:
+                  error.code === "EADDRINUSE"
+                    ? `port ${options.port} on ${host} is already in use`
+                    : `cannot listen on ${host}:${options.port}: ${error.message}`
+              })
+            )
+          )
+        listener.once("error", failed)
+        listener.listen(options.port, host, () => {
+          listener.off("error", failed)
+          const address = listener.address()
+          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : options.port))
+        })
+      }),
+      () =>
+        Effect.callback<void>((resume) => {
+          listener.close(() => resume(Effect.void))
+          listener.closeAllConnections()
+        })
+    )
+    allowed = loopbackNames(port)
+    const shown = host === "::1" ? "[::1]" : host
+    return { url: `http://${shown}:${port}${path}`, host, port }
+  })
