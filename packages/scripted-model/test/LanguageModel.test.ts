@@ -101,9 +101,11 @@ describe("ScriptedModel.languageModel through LanguageModelAdapter", () => {
       const { result } = yield* playThroughLanguageModel(short, 10)
       assert.strictEqual(result._tag, "Failure")
       if (result._tag !== "Failure") return
-      assert.strictEqual(result.failure.turn, 2)
+      const error = result.failure
+      assert.instanceOf(error, Model.ModelError)
+      assert.strictEqual(error.turn, 2)
       assert.strictEqual(
-        result.failure.reason.message,
+        error.reason.message,
         "ScriptedModel.generateText: turn 2: the model was called again, but the script has only 1 turn(s)"
       )
     })

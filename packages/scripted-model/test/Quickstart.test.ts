@@ -1,7 +1,7 @@
 // The README's quick start, verbatim in substance: it must keep compiling and passing.
 import { Loop, Message, Model } from "@agent-harness/executor"
 import { JsonSchema, Tool, Toolset } from "@agent-harness/tool-schema"
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { Divergence, ScriptedModel } from "../src/index.ts"
 
@@ -74,7 +74,7 @@ describe("README quick start", () => {
           Effect.provide(ScriptedModel.layer(changed))
         )
       )
-      expect(error).toBeInstanceOf(Model.ModelError)
+      assert.instanceOf(error, Model.ModelError)
       expect(error.reason._tag).toBe("ScriptDivergence")
       if (error.reason instanceof Divergence.ScriptDivergence) {
         expect(error.reason.turn).toBe(1)

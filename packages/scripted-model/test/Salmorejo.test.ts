@@ -3,7 +3,7 @@
  * (RESPUESTAS and VISTO), `leer`/`listar`/`escribir` over the seed's environment, the Spanish
  * message catalogue, the real loop.
  */
-import { Loop, Message } from "@agent-harness/executor"
+import { Loop, Message, Model } from "@agent-harness/executor"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, Ref, Schema } from "effect"
@@ -135,6 +135,7 @@ describe("the salmorejo conversation of seed 000", () => {
           Effect.provide(ScriptedModel.layer(guion))
         )
       )
+      assert.instanceOf(error, Model.ModelError)
       assert.strictEqual(error.turn, 2)
       assert.strictEqual(
         error.reason.message,

@@ -216,6 +216,7 @@ describe("ScriptedModel.layer through Loop.run", () => {
   it.effect("the model called past the script: ScriptExhausted", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(play(script(turn1), { maxTurns: 5 }))
+      assert.instanceOf(error, Model.ModelError)
       assert.strictEqual(error.turn, 2)
       const reason = error.reason
       assert.instanceOf(reason, Divergence.ScriptExhausted)
@@ -231,6 +232,7 @@ describe("ScriptedModel.layer through Loop.run", () => {
   it.effect("turns left over at the turn cap: ScriptUnfinished with the leftover", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(play(script(turn1, turn2, turn3), { maxTurns: 1 }))
+      assert.instanceOf(error, Model.ModelError)
       // The failure comes from the end check, after the last model call made.
       assert.strictEqual(error.turn, 1)
       const reason = error.reason
@@ -247,6 +249,7 @@ describe("ScriptedModel.layer through Loop.run", () => {
   it.effect("turns left over after an early end: ScriptUnfinished", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(play(script(turn3, turn1), { maxTurns: 10 }))
+      assert.instanceOf(error, Model.ModelError)
       assert.strictEqual(error.turn, 1)
       const reason = error.reason
       assert.instanceOf(reason, Divergence.ScriptUnfinished)
