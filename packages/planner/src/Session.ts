@@ -182,10 +182,10 @@ const runWith = <T extends Tool.Any, E, R>(
      * The steps of a plan that will run: those not cached, where a read-only step's result goes
      * stale once a step before it (or in its group) may change the environment.
      */
-    const toRunCount = (plan: Step.Plan) => {
+    const toRunCount = (runs: ReadonlyArray<ReadonlyArray<Step.Step>>) => {
       let changing = changes
       let count = 0
-      for (const run of Step.runs(plan)) {
+      for (const run of runs) {
         let changed = false
         for (const step of run) {
           if (cachedAt(step, changing) !== undefined) continue
@@ -218,7 +218,8 @@ const runWith = <T extends Tool.Any, E, R>(
     const accept = (plan: Step.Plan, previous: Step.Plan, lastError: string | null) =>
       Effect.gen(function* () {
         if (plan.length === 0) return { _tag: "Failed", reason: "no_plan" } as const satisfies State
-        const needed = toRunCount(plan)
+        const runs = Step.runs(plan)
+        const needed = toRunCount(runs)
         if (!Budget.canSpend(steps, needed)) {
           yield* emit({
             type: "plan.rejected",
@@ -236,7 +237,7 @@ const runWith = <T extends Tool.Any, E, R>(
         }
         accepted = true
         yield* emit({ type: "plan.created", revision, plan })
-        return { _tag: "Exec", plan, runs: Step.runs(plan), run: 0 } as const satisfies State
+        return { _tag: "Exec", plan, runs, run: 0 } as const satisfies State
       })
 
     /** An invalid plan: shown, then replanned with its reason as the last error. */
@@ -287,7 +288,7 @@ const runWith = <T extends Tool.Any, E, R>(
         for (const [i, step] of toRun.entries()) {
           const outcome = outcomes[i] as Outcome.Outcome
           // A replayed outcome counts as what it replays: that call ran, at its time.
-          if (!Outcome.didNotRun(outcome) && !isReadOnly(step.tool_name)) changed = true
+          if (!Outcome.didNotRun(outcome) && mayChange(step.tool_name)) changed = true
           if (Outcome.isError(outcome)) {
             history.push({ ...step, result: null, error: outcome.content })
             yield* emit({
