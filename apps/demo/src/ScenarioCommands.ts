@@ -53,9 +53,9 @@ export const run = (
   })
 
 /**
- * Runs every scenario under the paths under a harness variant: a line each, reserved cases on
- * their own line, then `N passed, N failed`. Exit 2 if any file is invalid, else 1 if any
- * failed.
+ * Runs every scenario under the paths under a harness variant: a `SKIP` line for each entry
+ * not run (not a regular file, a link to a folder), a line per scenario, reserved cases on their
+ * own line, then `N passed, N failed`. Exit 2 if any file is invalid, else 1 if any failed.
  *
  * @since 0.1.0
  */
@@ -66,15 +66,19 @@ export const test = (
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const style = Style.current()
-    const files = yield* Effect.result(Suite.collect(paths))
-    if (Result.isFailure(files)) {
+    const found = yield* Effect.result(Suite.find(paths))
+    if (Result.isFailure(found)) {
       yield* json
-        ? Console.log(Report.invalidJson(files.failure, variant.name))
-        : Console.error(Report.invalid(files.failure, style))
+        ? Console.log(Report.invalidJson(found.failure, variant.name))
+        : Console.error(Report.invalid(found.failure, style))
       return yield* ExitCode.invalid
     }
     yield* announce(variant, json, style)
-    const entries = yield* Suite.runAll(files.success, variant)
+    const { files, skipped } = found.success
+    for (const entry of skipped) {
+      yield* Console.log(json ? Report.skippedJson(entry, variant.name) : Report.skipped(entry, style))
+    }
+    const entries = yield* Suite.runAll(files, variant)
     const verdicts = []
     let invalid = 0
     for (const entry of entries) {
@@ -88,7 +92,7 @@ export const test = (
         )
       }
     }
-    const totals = Report.totals(verdicts, invalid)
+    const totals = Report.totals(verdicts, invalid, skipped.length)
     if (!json) for (const line of Report.closing(totals)) yield* Console.log(line)
     if (invalid > 0) return yield* ExitCode.invalid
     if (totals.failed > 0) return yield* ExitCode.failed

@@ -3,15 +3,14 @@
  * runs here) and checks exit code and output against the CLI contract of
  * shared/docs/scenario-format.md.
  */
-import { spawnSync } from "node:child_process"
 import process from "node:process"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { harness, SLOW } from "./fixtures/harness.ts"
 import {
   at,
   caseIds,
   catalogo,
   catalogoTimeout,
-  demoDir,
   loadJson,
   jsonFilesUnder,
   salmorejo,
@@ -24,29 +23,6 @@ import {
   withWrongObservation,
   wrongT2
 } from "./fixtures/scenarios.ts"
-
-/** Whether a text has an ANSI escape sequence (ESC then "["). */
-const hasAnsi = (s: string): boolean => s.includes("\u001b[")
-
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-  /** stdout without its final line break, split into lines. */
-  readonly lines: ReadonlyArray<string>
-}
-
-const harness = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }): Run => {
-  const r = spawnSync(process.execPath, ["src/main.ts", ...args], { cwd: demoDir, env, encoding: "utf8" })
-  const stdout = r.stdout
-  const stderr = r.stderr
-  // NO_COLOR is set (and stdout is a pipe): nothing may be coloured, on either stream.
-  assert.isFalse(hasAnsi(stdout), "stdout has ANSI escapes")
-  assert.isFalse(hasAnsi(stderr), "stderr has ANSI escapes")
-  return { code: r.status, stdout, stderr, lines: stdout.replace(/\n$/, "").split("\n") }
-}
-
-const SLOW = { timeout: 30_000 }
 
 const temp = tempFolder("cli")
 afterAll(() => temp.remove())
@@ -128,7 +104,7 @@ describe("harness run", () => {
     assert.strictEqual(r.code, 2)
     assert.strictEqual(
       r.stderr,
-      "INVALID scenarios/es/no-such.json: (file): cannot be read: NotFound: FileSystem.readFile (scenarios/es/no-such.json)\n"
+      "INVALID scenarios/es/no-such.json: (file): cannot be read: NotFound: FileSystem.stat (scenarios/es/no-such.json)\n"
     )
   })
 

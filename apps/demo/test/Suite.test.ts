@@ -78,7 +78,7 @@ describe("Suite.load and runAll", () => {
       assert.strictEqual(unreadable.path, "(file)")
       assert.strictEqual(
         unreadable.problem,
-        `cannot be read: NotFound: FileSystem.readFile (${join(temp.root, "tree/missing.json")})`
+        `cannot be read: NotFound: FileSystem.stat (${join(temp.root, "tree/missing.json")})`
       )
     }).pipe(Effect.provide(NodeServices.layer))
   )

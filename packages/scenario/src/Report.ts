@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type * as ScenarioFile from "./ScenarioFile.ts"
+import type * as Suite from "./Suite.ts"
 import type * as Verdict from "./Verdict.ts"
 
 /**
@@ -108,6 +109,28 @@ export const invalid = (error: ScenarioFile.InvalidScenario, style: Style = plai
   `${style.fail("INVALID")} ${error.message}`
 
 /**
+ * The line for something `harness test` skipped under a folder: `SKIP path: reason`.
+ *
+ * @since 0.1.0
+ */
+export const skipped = (entry: Suite.Skipped, style: Style = plain): string =>
+  `${style.dim("SKIP")} ${entry.file}: ${entry.reason}`
+
+/**
+ * The `--json` object of something skipped: `{ "file", "skipped": true, "reason" }` (not a
+ * scenario: it has no verdict fields).
+ *
+ * @since 0.1.0
+ */
+export const skippedJson = (entry: Suite.Skipped, variant?: string): string =>
+  JSON.stringify({
+    file: entry.file,
+    skipped: true,
+    reason: entry.reason,
+    ...(variant === undefined ? {} : { variant })
+  })
+
+/**
  * Counts of a run of many scenarios.
  *
  * @since 0.1.0
@@ -118,6 +141,8 @@ export interface Totals {
   readonly invalid: number
   readonly reservedPassed: number
   readonly reservedFailed: number
+  /** Entries skipped under the folders (not scenarios: counted apart); `totals` always sets it. */
+  readonly skipped?: number | undefined
 }
 
 /**
@@ -127,7 +152,7 @@ export interface Totals {
  *
  * @since 0.1.0
  */
-export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: number): Totals => {
+export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: number, skippedCount = 0): Totals => {
   let passed = 0
   let reservedPassed = 0
   let reservedFailed = 0
@@ -143,13 +168,14 @@ export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: n
     failed: verdicts.length - passed + invalidCount,
     invalid: invalidCount,
     reservedPassed,
-    reservedFailed
+    reservedFailed,
+    skipped: skippedCount
   }
 }
 
 /**
- * The closing lines: reserved cases on their own line (when there are any), then
- * `N passed, N failed`.
+ * The closing lines: reserved cases on their own line (when there are any), invalid files and
+ * skipped entries (when there are any), then `N passed, N failed`.
  *
  * @since 0.1.0
  */
@@ -158,6 +184,7 @@ export const closing = (t: Totals): ReadonlyArray<string> => [
     ? [`reserved: ${t.reservedPassed} passed, ${t.reservedFailed} failed`]
     : []),
   ...(t.invalid > 0 ? [`${t.invalid} invalid file${t.invalid === 1 ? "" : "s"} (counted as failed)`] : []),
+  ...((t.skipped ?? 0) > 0 ? [`${t.skipped} skipped (not run: see the SKIP lines)`] : []),
   `${t.passed} passed, ${t.failed} failed`
 ]
 

@@ -7,6 +7,7 @@
  */
 import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { Message } from "@agent-harness/executor"
+import * as JsonText from "./JsonText.ts"
 
 /** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
 export const Block = Schema.Union([Message.TextBlock, Message.ToolUseBlock]).annotate({
@@ -446,28 +447,16 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
   }
 }
 
-const position = (text: string, message: string): string => {
-  const at = /at position (\d+)/.exec(message)
-  if (at?.[1] === undefined) return ""
-  const offset = Number(at[1])
-  const before = text.slice(0, offset).split("\n")
-  return ` (line ${before.length}, column ${(before[before.length - 1]?.length ?? 0) + 1})`
-}
-
 /**
- * Parses and decodes a scenario file's text.
+ * Parses and decodes a scenario file's text: strict JSON (`JsonText.parse`: no duplicate keys,
+ * nesting at most `JsonText.maxDepth` deep, a leading byte order mark dropped), then `decode`.
  *
  * @since 0.1.0
  */
 export const parse = (file: string, text: string): Result.Result<Scenario, InvalidScenario> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    return Result.fail(
-      new InvalidScenario({ file, path: "(root)", problem: `invalid JSON${position(text, message)}: ${message}` })
-    )
+  const json = JsonText.parse(text)
+  if (Result.isFailure(json)) {
+    return Result.fail(new InvalidScenario({ file, path: pathText(json.failure.path), problem: json.failure.problem }))
   }
-  return decode(file, json)
+  return decode(file, json.success)
 }

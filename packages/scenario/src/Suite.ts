@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, FileSystem, Path, Result } from "effect"
+import { Effect, FileSystem, Option, Path, Result } from "effect"
 import * as Conversation from "./Conversation.ts"
+import * as InputFile from "./InputFile.ts"
 import * as PlanScenario from "./PlanScenario.ts"
 import * as ResponseCases from "./ResponseCases.ts"
 import * as ScenarioFile from "./ScenarioFile.ts"
@@ -17,38 +18,114 @@ import type * as Verdict from "./Verdict.ts"
  *
  * @since 0.1.0
  */
-export const unreadable = (file: string, reason: string): ScenarioFile.InvalidScenario =>
-  new ScenarioFile.InvalidScenario({ file, path: "(file)", problem: `cannot be read: ${reason}` })
+export const unreadable = InputFile.unreadable
 
 /**
- * Every `*.json` file under the given files and folders, sorted; a path that does not exist is
- * an error naming it.
+ * Something under a folder that `harness test` does not run, and why: a `*.json` entry that is
+ * not a regular file (a FIFO, a device, a socket, a broken link), a link to a folder (links to
+ * folders are not followed: one pointing up the tree would walk it again and again), or a folder
+ * reached twice (a bind mount looping back).
+ *
+ * @since 0.1.0
+ */
+export interface Skipped {
+  readonly file: string
+  readonly reason: string
+}
+
+/**
+ * What `find` found: the scenario files to load, sorted and without repeats, and what it skipped.
+ *
+ * @since 0.1.0
+ */
+export interface Found {
+  readonly files: ReadonlyArray<string>
+  readonly skipped: ReadonlyArray<Skipped>
+}
+
+/**
+ * Every `*.json` regular file under the given files and folders. A path given directly is kept
+ * whatever it is (loading refuses what is not a regular file); a path that does not exist is an
+ * error naming it. Under a folder, links to files are followed, links to folders are not, and
+ * every `*.json` entry that is not a regular file is skipped with its reason, as is any folder
+ * reached a second time.
+ *
+ * @since 0.1.0
+ */
+export const find = (
+  paths: ReadonlyArray<string>
+): Effect.Effect<Found, ScenarioFile.InvalidScenario, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const files: Array<string> = []
+    const skipped: Array<Skipped> = []
+    const stat = (file: string) => Effect.mapError(fs.stat(file), (error) => unreadable(file, error.message))
+    for (const root of paths) {
+      const info = yield* stat(root)
+      if (info.type !== "Directory") {
+        files.push(root)
+        continue
+      }
+      const walked = new Set<string>()
+      const pending: Array<readonly [string, FileSystem.File.Info]> = [[root, info]]
+      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+        const [dir, dirInfo] = next
+        const id = `${dirInfo.dev}:${Option.getOrElse(dirInfo.ino, () => dir)}`
+        if (walked.has(id)) {
+          skipped.push({ file: dir, reason: "a folder already walked (the tree loops back on itself)" })
+          continue
+        }
+        walked.add(id)
+        const entries = yield* Effect.mapError(fs.readDirectoryEntries(dir), (error) => unreadable(dir, error.message))
+        for (const entry of entries) {
+          const file = path.join(dir, entry.name)
+          const json = entry.name.endsWith(".json")
+          const type =
+            entry.type === "Unknown"
+              ? (yield* Effect.mapError(fs.lstat(file), (error) => unreadable(file, error.message))).type
+              : entry.type
+          if (type === "Directory") {
+            pending.push([file, yield* stat(file)])
+          } else if (type === "SymbolicLink") {
+            const target = yield* Effect.result(fs.stat(file))
+            if (Result.isFailure(target)) {
+              if (json) skipped.push({ file, reason: "a broken link" })
+            } else if (target.success.type === "Directory") {
+              skipped.push({ file, reason: "a link to a folder (not followed)" })
+            } else if (json) {
+              const refused = InputFile.notRegular(target.success.type)
+              if (refused === undefined) files.push(file)
+              else
+                skipped.push({
+                  file,
+                  reason: `a link to ${InputFile.typeText(target.success.type)}, not a regular file`
+                })
+            }
+          } else if (json) {
+            const refused = InputFile.notRegular(type)
+            if (refused === undefined) files.push(file)
+            else skipped.push({ file, reason: `${InputFile.typeText(type)}, not a regular file` })
+          }
+        }
+      }
+    }
+    const byFile = (a: Skipped, b: Skipped) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)
+    return { files: [...new Set(files)].sort(), skipped: skipped.sort(byFile) }
+  })
+
+/**
+ * Every `*.json` file under the given files and folders, sorted (`find` without what it skipped).
  *
  * @since 0.1.0
  */
 export const collect = (
   paths: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyArray<string>, ScenarioFile.InvalidScenario, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const found: Array<string> = []
-    for (const root of paths) {
-      const info = yield* Effect.mapError(fs.stat(root), (error) => unreadable(root, error.message))
-      if (info.type === "Directory") {
-        const entries = yield* Effect.mapError(fs.readDirectory(root, { recursive: true }), (error) =>
-          unreadable(root, error.message)
-        )
-        for (const entry of entries) if (entry.endsWith(".json")) found.push(path.join(root, entry))
-      } else {
-        found.push(root)
-      }
-    }
-    return [...new Set(found)].sort()
-  })
+  Effect.map(find(paths), (found) => found.files)
 
 /**
- * Reads and decodes one scenario file.
+ * Reads and decodes one scenario file (`InputFile.read`, then `ScenarioFile.parse`).
  *
  * @since 0.1.0
  */
@@ -56,8 +133,7 @@ export const load = (
   file: string
 ): Effect.Effect<ScenarioFile.Scenario, ScenarioFile.InvalidScenario, FileSystem.FileSystem> =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.mapError(fs.readFileString(file), (error) => unreadable(file, error.message))
+    const text = yield* InputFile.read(file)
     const parsed = ScenarioFile.parse(file, text)
     return Result.isSuccess(parsed) ? parsed.success : yield* parsed.failure
   })

@@ -10,6 +10,10 @@ export * as Capture from "./Capture.ts"
 /** @since 0.1.0 */
 export * as Conversation from "./Conversation.ts"
 /** @since 0.1.0 */
+export * as InputFile from "./InputFile.ts"
+/** @since 0.1.0 */
+export * as JsonText from "./JsonText.ts"
+/** @since 0.1.0 */
 export * as PlanScenario from "./PlanScenario.ts"
 /** @since 0.1.0 */
 export * as Report from "./Report.ts"

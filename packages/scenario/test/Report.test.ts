@@ -118,7 +118,7 @@ describe("Report.invalid", () => {
 describe("Report.totals and closing", () => {
   it("all passing: only the closing line", () => {
     const t = Report.totals([verdict(), verdict()], 0)
-    assert.deepStrictEqual(t, { passed: 2, failed: 0, invalid: 0, reservedPassed: 0, reservedFailed: 0 })
+    assert.deepStrictEqual(t, { passed: 2, failed: 0, invalid: 0, reservedPassed: 0, reservedFailed: 0, skipped: 0 })
     assert.deepStrictEqual(Report.closing(t), ["2 passed, 0 failed"])
   })
 
@@ -131,7 +131,7 @@ describe("Report.totals and closing", () => {
       [verdict(), failing, verdict({ reserved: true }), { ...failing, reserved: true }, verdict({ reserved: true })],
       0
     )
-    assert.deepStrictEqual(t, { passed: 3, failed: 2, invalid: 0, reservedPassed: 2, reservedFailed: 1 })
+    assert.deepStrictEqual(t, { passed: 3, failed: 2, invalid: 0, reservedPassed: 2, reservedFailed: 1, skipped: 0 })
     assert.deepStrictEqual(Report.closing(t), ["reserved: 2 passed, 1 failed", "3 passed, 2 failed"])
   })
 
@@ -144,13 +144,26 @@ describe("Report.totals and closing", () => {
 
   it("invalid files are counted as failed, with a line saying so", () => {
     const one = Report.totals([verdict()], 1)
-    assert.deepStrictEqual(one, { passed: 1, failed: 1, invalid: 1, reservedPassed: 0, reservedFailed: 0 })
+    assert.deepStrictEqual(one, { passed: 1, failed: 1, invalid: 1, reservedPassed: 0, reservedFailed: 0, skipped: 0 })
     assert.deepStrictEqual(Report.closing(one), ["1 invalid file (counted as failed)", "1 passed, 1 failed"])
     assert.deepStrictEqual(Report.closing(Report.totals([failing, verdict({ reserved: true })], 2)), [
       "reserved: 1 passed, 0 failed",
       "2 invalid files (counted as failed)",
       "1 passed, 3 failed"
     ])
+  })
+
+  it("skipped entries get their own line before the closing line, and count neither as passed nor failed", () => {
+    const t = Report.totals([verdict()], 0, 2)
+    assert.deepStrictEqual(t, { passed: 1, failed: 0, invalid: 0, reservedPassed: 0, reservedFailed: 0, skipped: 2 })
+    assert.deepStrictEqual(Report.closing(t), ["2 skipped (not run: see the SKIP lines)", "1 passed, 0 failed"])
+    const entry = { file: "s/pipe.json", reason: "a FIFO (named pipe), not a regular file" }
+    assert.strictEqual(Report.skipped(entry), "SKIP s/pipe.json: a FIFO (named pipe), not a regular file")
+    assert.deepStrictEqual(JSON.parse(Report.skippedJson(entry, "fixed")), {
+      ...entry,
+      skipped: true,
+      variant: "fixed"
+    })
   })
 
   it("the last closing line always reads N passed, N failed", () => {

@@ -410,7 +410,7 @@ describe("response-cases: reports", () => {
 
   it("totals count reserved cases of a case file on the reserved line; the file counts once", () => {
     const t = Report.totals([run(Variant.before)], 0)
-    assert.deepStrictEqual(t, { passed: 0, failed: 1, invalid: 0, reservedPassed: 0, reservedFailed: 1 })
+    assert.deepStrictEqual(t, { passed: 0, failed: 1, invalid: 0, reservedPassed: 0, reservedFailed: 1, skipped: 0 })
     assert.deepStrictEqual(Report.closing(Report.totals([run(Variant.fixed)], 0)), [
       "reserved: 1 passed, 0 failed",
       "1 passed, 0 failed"

@@ -10,12 +10,12 @@
  *
  * @since 0.1.0
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
-import { Report, ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
+import { Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Result } from "effect"
 import { it } from "vitest"
+import * as SyncFileSystem from "./SyncFileSystem.ts"
 
 /**
  * Options of `scenarioTests`.
@@ -64,53 +64,40 @@ const list = (paths: string | ReadonlyArray<string>): ReadonlyArray<string> =>
   typeof paths === "string" ? [paths] : paths
 
 /**
- * Every `*.json` file under the given files and folders (nested folders included), sorted and
- * without repeats, found synchronously so that tests can be registered from the result. A file
- * given directly is kept whatever its name, as `harness test` does; a path that cannot be read
- * throws, naming it.
+ * What `harness test` would find under the paths (`Suite.find`, run synchronously): the
+ * scenario files, sorted and without repeats, and what it skips (a `*.json` entry that is not a
+ * regular file, a link to a folder). A path that cannot be read throws, naming it.
  *
  * @since 0.1.0
  */
-export const discover = (paths: string | ReadonlyArray<string>): ReadonlyArray<string> => {
-  const found: Array<string> = []
-  for (const root of list(paths)) {
-    let info: fs.Stats
-    try {
-      info = fs.statSync(root)
-    } catch (error) {
-      throw new Error(
-        `scenario path '${root}' cannot be read: ${error instanceof Error ? error.message : String(error)}`
-      )
-    }
-    if (!info.isDirectory()) {
-      found.push(root)
-      continue
-    }
-    for (const entry of fs.readdirSync(root, { recursive: true, encoding: "utf8" })) {
-      const file = path.join(root, entry)
-      if (entry.endsWith(".json") && fs.statSync(file).isFile()) found.push(file)
-    }
-  }
-  return [...new Set(found)].sort()
+export const find = (paths: string | ReadonlyArray<string>): Suite.Found => {
+  const found = Effect.runSync(Suite.find(list(paths)).pipe(Effect.result, Effect.provide(SyncFileSystem.layer)))
+  if (Result.isFailure(found)) throw new Error(`scenario path '${found.failure.file}' ${found.failure.problem}`)
+  return found.success
 }
+
+/**
+ * Every `*.json` scenario file under the given files and folders (nested folders included),
+ * sorted and without repeats, found synchronously so that tests can be registered from the
+ * result: `find` without what it skips. A file given directly is kept whatever its name, as
+ * `harness test` does; a path that cannot be read throws, naming it.
+ *
+ * @since 0.1.0
+ */
+export const discover = (paths: string | ReadonlyArray<string>): ReadonlyArray<string> => find(paths).files
 
 const baseName = (file: string): string => path.basename(file, ".json")
 
 /**
- * What a file is registered as: its scenario's name and reserved flag, read synchronously; an
- * unreadable or invalid file is named after the file (its test fails with the reason).
+ * What a file is registered as: its scenario's name and reserved flag, read synchronously (as
+ * `Suite.load` reads it: a FIFO or a device is never opened); an unreadable or invalid file is
+ * named after the file (its test fails with the reason).
  *
  * @since 0.1.0
  */
 export const entry = (file: string): Entry => {
-  let text: string | undefined
-  try {
-    text = fs.readFileSync(file, "utf8")
-  } catch {
-    text = undefined
-  }
-  const parsed = text === undefined ? undefined : ScenarioFile.parse(file, text)
-  const scenario = parsed !== undefined && Result.isSuccess(parsed) ? parsed.success : undefined
+  const loaded = Effect.runSync(Suite.load(file).pipe(Effect.result, Effect.provide(SyncFileSystem.layer)))
+  const scenario = Result.isSuccess(loaded) ? loaded.success : undefined
   const name = scenario?.name ?? baseName(file)
   const reserved = scenario?.reserved ?? false
   return { file, name, reserved, title: reserved ? `${name} [reserved]` : name }
@@ -163,14 +150,20 @@ export const check = async (file: string, options?: Pick<Options, "variant">): P
 
 /**
  * Registers one vitest test per scenario file under `paths` (call it at the top of a test file
- * or inside a `describe`). Returns what it registered, in order. Paths that cannot be read and
- * unknown variant names throw at once, failing the test file's collection.
+ * or inside a `describe`), and a skipped test `SKIP path: reason` for each entry `harness test`
+ * skips (a FIFO named `*.json`, a link to a folder). Returns the scenario files it registered, in
+ * order. Paths that cannot be read and unknown variant names throw at once, failing the test
+ * file's collection.
  *
  * @since 0.1.0
  */
 export const scenarioTests = (paths: string | ReadonlyArray<string>, options?: Options): ReadonlyArray<Entry> => {
   const chosen = variant(options?.variant)
-  const entries = discover(paths).map(entry)
+  const found = find(paths)
+  // Shown as skipped in vitest's report, as `harness test` prints a SKIP line: never run, never
+  // counted as passed.
+  for (const skipped of found.skipped) it.skip(Report.skipped(skipped))
+  const entries = found.files.map(entry)
   for (const e of entries) {
     it(
       e.title,

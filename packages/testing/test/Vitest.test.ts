@@ -3,7 +3,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { Variant } from "@agent-harness/scenario"
-import { check, discover, entry, ScenarioError, scenarioTests, variant } from "../src/Vitest.ts"
+import { execFileSync } from "node:child_process"
+import { check, discover, entry, find, ScenarioError, scenarioTests, variant } from "../src/Vitest.ts"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "agent-harness-testing-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -88,7 +89,30 @@ describe("discover", () => {
 
   it("a path that does not exist throws, naming it", () => {
     const missing = path.join(root, "nowhere")
-    expect(() => discover(missing)).toThrow(`scenario path '${missing}' cannot be read: ENOENT`)
+    expect(() => discover(missing)).toThrow(
+      `scenario path '${missing}' cannot be read: NotFound: FileSystem.stat (${missing})`
+    )
+  })
+
+  it("as harness test does: links to folders are not followed, what is not a regular file is skipped", () => {
+    const linked = path.join(root, "linked")
+    write("linked/x.json", conversation({ name: "x" }))
+    fs.symlinkSync("..", path.join(linked, "up"))
+    fs.symlinkSync(".", path.join(linked, "self"))
+    execFileSync("mkfifo", [path.join(linked, "pipe.json")], { timeout: 10_000 })
+    expect(find(linked)).toStrictEqual({
+      files: [path.join(linked, "x.json")],
+      skipped: [
+        { file: path.join(linked, "pipe.json"), reason: "a FIFO (named pipe), not a regular file" },
+        { file: path.join(linked, "self"), reason: "a link to a folder (not followed)" },
+        { file: path.join(linked, "up"), reason: "a link to a folder (not followed)" }
+      ]
+    })
+    expect(discover(linked)).toStrictEqual([path.join(linked, "x.json")])
+    // A FIFO given directly is kept, and never opened: its test fails with the reason.
+    const fifo = path.join(linked, "pipe.json")
+    expect(discover(fifo)).toStrictEqual([fifo])
+    expect(entry(fifo)).toMatchObject({ name: "pipe", title: "pipe" })
   })
 })
 
