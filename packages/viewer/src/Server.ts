@@ -1,0 +1,101 @@
+/**
+ * Serves a page on the loopback interface for as long as a scope is open: `GET /` answers the
+ * page (with its Content-Security-Policy as a header too), anything else 404, any other method
+ * 405. Requests whose `Host` is not the address served are refused (421), so a web page
+ * elsewhere cannot read the report through a DNS name pointed at 127.0.0.1.
+ *
+ * @since 0.1.0
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { Data, Effect, type Scope } from "effect"
+import * as Html from "./Html.ts"
+
+/**
+ * The server could not start (the port is taken, the address cannot be bound).
+ *
+ * @since 0.1.0
+ */
+export class ServeError extends Data.TaggedError("ServeError")<{ readonly message: string }> {}
+
+/**
+ * A page being served: where, and how to stop before the scope closes.
+ *
+ * @since 0.1.0
+ */
+export interface Served {
+  /** `http://127.0.0.1:<port>/`. */
+  readonly url: string
+  readonly port: number
+  /** Stops serving (open connections are closed); closing the scope does it too. */
+  readonly stop: Effect.Effect<void>
+}
+
+/**
+ * The options of `serve`.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The port; default 0, any free port. */
+  readonly port?: number | undefined
+}
+
+/** The loopback address served. */
+const host = "127.0.0.1"
+
+const answer = (html: string, port: number) => (request: IncomingMessage, response: ServerResponse) => {
+  const allowed = new Set([`${host}:${port}`, `localhost:${port}`])
+  const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
+    response.writeHead(status, {
+      "Content-Type": type,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      ...headers
+    })
+    response.end(request.method === "HEAD" ? undefined : body)
+  }
+  if (!allowed.has(request.headers.host ?? "")) {
+    send(421, "text/plain; charset=utf-8", `this server answers only to ${host}:${port}\n`)
+  } else if (request.method !== "GET" && request.method !== "HEAD") {
+    send(405, "text/plain; charset=utf-8", "only GET\n", { Allow: "GET, HEAD" })
+  } else if ((request.url ?? "/").split("?")[0] !== "/") {
+    send(404, "text/plain; charset=utf-8", "not found: the report is at /\n")
+  } else {
+    send(200, "text/html; charset=utf-8", html, {
+      "Content-Security-Policy": `${Html.policy}; frame-ancestors 'none'`
+    })
+  }
+}
+
+/**
+ * Serves a page (the HTML of `Html.render`) on 127.0.0.1 until the scope closes or `stop` runs.
+ *
+ * @since 0.1.0
+ */
+export const serve = (html: string, options?: Options): Effect.Effect<Served, ServeError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<Served, ServeError>((resume) => {
+      const server = createServer()
+      let stopped: Promise<void> | undefined
+      const stop = Effect.promise(() => {
+        stopped ??= new Promise<void>((done) => {
+          server.close(() => done())
+          server.closeAllConnections()
+        })
+        return stopped
+      })
+      server.once("error", (error) => resume(Effect.fail(new ServeError({ message: error.message }))))
+      server.listen(options?.port ?? 0, host, () => {
+        const address = server.address()
+        const port = typeof address === "object" && address !== null ? address.port : (options?.port ?? 0)
+        server.on("request", answer(html, port))
+        resume(Effect.succeed({ url: `http://${host}:${port}/`, port, stop }))
+      })
+      // Interrupted before it listened: nothing is left open.
+      return Effect.sync(() => {
+        server.close()
+      })
+    }),
+    (served) => served.stop
+  )
