@@ -1,10 +1,13 @@
 /**
  * A script: the opening messages, the model's replies in order, and before each next reply
- * the exact observations it must be shown.
+ * the exact observations it must be shown. A turn whose reply calls a tool must say what its
+ * results must be (`expect`), or say explicitly that they are not checked
+ * (`expect: Script.unchecked`); `validate` refuses a script that leaves it out.
  *
  * @since 0.1.0
  */
 import type { Message } from "@agent-harness/executor"
+import { Data, Result } from "effect"
 
 /**
  * An observation the model must be shown. `content` is the exact text, or a pattern it must
@@ -19,14 +22,33 @@ export interface ExpectedResult {
 }
 
 /**
+ * The explicit marker of a turn whose results are not checked: `expect: Script.unchecked`.
+ * For replays where only the calls matter (a benchmark, a captured run replayed for its side
+ * effects); a turn that calls a tool and has no `expect` at all is refused instead of silently
+ * checking nothing.
+ *
+ * @since 0.1.0
+ */
+export const unchecked: unique symbol = Symbol.for("@agent-harness/scripted-model/Script/unchecked")
+
+/**
+ * The type of `unchecked`.
+ *
+ * @since 0.1.0
+ */
+export type Unchecked = typeof unchecked
+
+/**
  * One model call: what it replies, and the results its tool calls must get (checked before
- * the next call, or when the loop stops).
+ * the next call, or when the loop stops). `expect` is required when the reply has a tool call:
+ * the exact results, in order, or `unchecked`. A reply without tool calls may leave it out
+ * (or give `[]`).
  *
  * @since 0.1.0
  */
 export interface Turn {
   readonly reply: ReadonlyArray<Message.ReplyBlock>
-  readonly expect?: ReadonlyArray<ExpectedResult> | undefined
+  readonly expect?: ReadonlyArray<ExpectedResult> | Unchecked | undefined
 }
 
 /**
@@ -59,3 +81,134 @@ export const matches = (expected: ExpectedResult, seen: Message.ToolResultBlock)
     ? expected.content === seen.content
     : // `search` ignores `lastIndex`, so a /g or /y pattern gives the same answer every time.
       seen.content.search(expected.content) !== -1)
+
+/**
+ * A script that cannot be played as it is: the problem names the turn (from 1) and what is
+ * wrong. The player fails its first model call with it, before any tool runs.
+ *
+ * @since 0.1.0
+ */
+export class ScriptInvalid extends Data.TaggedError("ScriptInvalid")<{
+  /** The turn at fault, from 1; `undefined` for the script as a whole. */
+  readonly turn: number | undefined
+  readonly problem: string
+}> {
+  override get message(): string {
+    return `invalid script: ${this.turn === undefined ? "" : `turn ${this.turn}: `}${this.problem}`
+  }
+}
+
+/** An error as text, whatever it is. */
+const describeError = (error: unknown): string => {
+  try {
+    return error instanceof Error ? error.message : String(error)
+  } catch {
+    return "an error that cannot be shown"
+  }
+}
+
+const typeName = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+
+/** `value[key]`, or a `ScriptInvalid` when reading it throws. */
+const field = (value: object, key: string, turn: number | undefined, what: string): unknown => {
+  try {
+    return (value as Record<string, unknown>)[key]
+  } catch (error) {
+    throw new ScriptInvalid({ turn, problem: `${what} cannot be read (${describeError(error)})` })
+  }
+}
+
+/** Whether an expected content is a text or a matcher (a `RegExp`, or any `{ test(s): boolean }`). */
+const isContent = (content: unknown): boolean =>
+  typeof content === "string" ||
+  (typeof content === "object" && content !== null && typeof (content as { test?: unknown }).test === "function")
+
+const checkExpected = (entry: unknown, turn: number, i: number): void => {
+  const at = `expect[${i}]`
+  if (typeof entry !== "object" || entry === null) {
+    throw new ScriptInvalid({ turn, problem: `${at} must be an expected result, got ${typeName(entry)}` })
+  }
+  const id = field(entry, "tool_use_id", turn, `${at}.tool_use_id`)
+  if (typeof id !== "string") {
+    throw new ScriptInvalid({ turn, problem: `${at}.tool_use_id must be a string, got ${typeName(id)}` })
+  }
+  const isError = field(entry, "is_error", turn, `${at}.is_error`)
+  if (typeof isError !== "boolean") {
+    throw new ScriptInvalid({ turn, problem: `${at}.is_error must be a boolean, got ${typeName(isError)}` })
+  }
+  const content = field(entry, "content", turn, `${at}.content`)
+  if (!isContent(content)) {
+    throw new ScriptInvalid({
+      turn,
+      problem: `${at}.content must be a string or a pattern, got ${typeName(content)}`
+    })
+  }
+}
+
+const checkTurn = (value: unknown, turn: number): void => {
+  if (typeof value !== "object" || value === null) {
+    throw new ScriptInvalid({ turn, problem: `a turn must be an object with a reply, got ${typeName(value)}` })
+  }
+  const reply = field(value, "reply", turn, "reply")
+  if (!Array.isArray(reply)) throw new ScriptInvalid({ turn, problem: `reply must be a list, got ${typeName(reply)}` })
+  const calls: Array<string> = []
+  for (const block of reply) {
+    if (typeof block === "object" && block !== null && field(block, "type", turn, "a reply block") === "tool_use") {
+      const id = field(block, "id", turn, "a tool_use id")
+      calls.push(typeof id === "string" ? id : "?")
+    }
+  }
+  const expect = field(value, "expect", turn, "expect")
+  if (expect === unchecked) return
+  if (expect === undefined) {
+    if (calls.length === 0) return
+    throw new ScriptInvalid({
+      turn,
+      problem: `its reply calls ${calls.length === 1 ? "a tool" : `${calls.length} tools`} (${calls.join(", ")}) but it has no expect: give the results the model must be shown, or expect: Script.unchecked to check nothing`
+    })
+  }
+  if (!Array.isArray(expect)) {
+    throw new ScriptInvalid({
+      turn,
+      problem: `expect must be a list of expected results or Script.unchecked, got ${typeName(expect)}`
+    })
+  }
+  if (calls.length === 0 && expect.length > 0) {
+    throw new ScriptInvalid({
+      turn,
+      problem: `it expects ${expect.length} result(s) but its reply calls no tool, so none would ever be checked`
+    })
+  }
+  expect.forEach((entry, i) => checkExpected(entry, turn, i))
+}
+
+/**
+ * The script if it can be played, or what is wrong with it: every turn that calls a tool has an
+ * `expect` (a list, or `unchecked`), a turn without calls expects nothing, every expected result
+ * has a string `tool_use_id`, a boolean `is_error` and a text or pattern `content`. Never
+ * throws: a throwing getter is a `ScriptInvalid` too.
+ *
+ * @since 0.1.0
+ */
+export const validate = (script: Script): Result.Result<Script, ScriptInvalid> => {
+  try {
+    if (typeof script !== "object" || script === null) {
+      throw new ScriptInvalid({ turn: undefined, problem: `expected { messages, turns }, got ${typeName(script)}` })
+    }
+    const messages = field(script, "messages", undefined, "messages")
+    if (!Array.isArray(messages)) {
+      throw new ScriptInvalid({ turn: undefined, problem: `messages must be a list, got ${typeName(messages)}` })
+    }
+    const turns = field(script, "turns", undefined, "turns")
+    if (!Array.isArray(turns)) {
+      throw new ScriptInvalid({ turn: undefined, problem: `turns must be a list, got ${typeName(turns)}` })
+    }
+    turns.forEach((turn, i) => checkTurn(turn, i + 1))
+    return Result.succeed(script)
+  } catch (error) {
+    return Result.fail(
+      error instanceof ScriptInvalid ? error : new ScriptInvalid({ turn: undefined, problem: describeError(error) })
+    )
+  }
+}

@@ -6,16 +6,17 @@
  * @since 0.1.0
  */
 import { LanguageModelAdapter, type Message, Model } from "@agent-harness/executor"
-import { Effect, Layer, Ref, Stream } from "effect"
+import { Effect, Layer, Ref, Result, Stream } from "effect"
 import { AiError, LanguageModel } from "effect/ai"
 import { ScriptDivergence, ScriptExhausted, ScriptUnfinished, showResult } from "./Divergence.ts"
-import { matches, type Script, type Turn } from "./Script.ts"
+import { matches, type Script, type ScriptInvalid, type Turn, unchecked, validate } from "./Script.ts"
 
 const showMessage = (message: Message.Message | undefined): string =>
   message === undefined ? "(nothing)" : JSON.stringify(message)
 
 /**
- * Compares what the model is shown with what turn `turn` expects.
+ * Compares what the model is shown with what turn `turn` expects. `undefined` (a turn without
+ * tool calls) and `Script.unchecked` check nothing.
  *
  * @since 0.1.0
  */
@@ -24,7 +25,7 @@ export const check = (
   expected: Turn["expect"],
   seen: ReadonlyArray<Message.ToolResultBlock>
 ): Effect.Effect<void, ScriptDivergence> => {
-  if (expected === undefined) return Effect.void
+  if (expected === undefined || expected === unchecked) return Effect.void
   const count = Math.max(expected.length, seen.length)
   for (let i = 0; i < count; i++) {
     const e = expected[i]
@@ -81,7 +82,8 @@ const lastResults = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Me
 
 /**
  * A script player: `next` checks what it is shown and gives the next reply; `finish` checks
- * the end. Shared by the `Model` and the `LanguageModel` faces.
+ * the end. Shared by the `Model` and the `LanguageModel` faces. The first `next` fails with
+ * `ScriptInvalid` when the script cannot be played (`Script.validate`), before any reply.
  *
  * @since 0.1.0
  */
@@ -89,7 +91,7 @@ export interface Player {
   readonly next: (
     shown: ReadonlyArray<Message.ToolResultBlock>,
     opening: ReadonlyArray<Message.Message> | undefined
-  ) => Effect.Effect<ReadonlyArray<Message.ReplyBlock>, ScriptDivergence | ScriptExhausted>
+  ) => Effect.Effect<ReadonlyArray<Message.ReplyBlock>, ScriptDivergence | ScriptExhausted | ScriptInvalid>
   readonly finish: (
     shown: ReadonlyArray<Message.ToolResultBlock>
   ) => Effect.Effect<void, ScriptDivergence | ScriptUnfinished>
@@ -108,7 +110,11 @@ export const player = (script: Script): Effect.Effect<Player> =>
     next: (shown, opening) =>
       Effect.gen(function* () {
         const n = yield* Ref.getAndUpdate(calls, (k) => k + 1)
-        if (n === 0 && opening !== undefined) yield* sameOpening(script, opening)
+        if (n === 0) {
+          const valid = validate(script)
+          if (Result.isFailure(valid)) return yield* valid.failure
+          if (opening !== undefined) yield* sameOpening(script, opening)
+        }
         if (n > 0) yield* check(n, script.turns[n - 1]?.expect, shown)
         const turn = script.turns[n]
         if (turn === undefined) return yield* new ScriptExhausted({ turn: n + 1 })
