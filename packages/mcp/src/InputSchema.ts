@@ -108,8 +108,9 @@ const effectImport = (prepared: SchemaWalk.Prepared): Schema.Top | undefined => 
       return undefined
     }
   }
-  const draft07 = () => EffectJsonSchema.fromSchemaDraft07(prepared.schema)
-  const draft2020 = () => EffectJsonSchema.fromSchemaDraft2020_12(prepared.schema)
+  const schema = SchemaWalk.withoutFormatPatterns(prepared.schema)
+  const draft07 = () => EffectJsonSchema.fromSchemaDraft07(schema)
+  const draft2020 = () => EffectJsonSchema.fromSchemaDraft2020_12(schema)
   switch (prepared.draft) {
     case "4":
     case "7":
@@ -177,10 +178,10 @@ export const fromJsonSchema = (schema: unknown): Imported => {
         return undefined
       }
       if (result.valid) return undefined
-      return (
-        SchemaIssues.first(prepared.schema, fields, input, result.errors) ??
-        "a value valid for the server's input schema"
-      )
+      const found = SchemaIssues.first(prepared.schema, fields, input, result.errors)
+      return found === undefined
+        ? "a value valid for the server's input schema"
+        : { path: found.path, issue: found.issue }
     },
     // effect's struct already describes the schema to a model; alone, the validator gives the
     // server's schema, self-contained.

@@ -16,6 +16,8 @@ import { isObject, pointerSegments, resolveRef } from "./SchemaWalk.ts"
 export interface Found {
   readonly path: ReadonlyArray<PropertyKey>
   readonly issue: SchemaIssue.Issue
+  /** It is a failed `format`. */
+  readonly format?: boolean
 }
 
 const asts: Readonly<Record<string, SchemaAST.AST>> = {
@@ -229,7 +231,10 @@ const leaf = (
       return { found: { path, issue: invalid(expectedText(unit.keyword, owner)) }, next }
     }
     default:
-      return { found: { path, issue: invalid(expectedText(unit.keyword, owner)) }, next: index + 1 }
+      return {
+        found: { path, issue: invalid(expectedText(unit.keyword, owner)), format: unit.keyword === "format" },
+        next: index + 1
+      }
   }
 }
 
@@ -266,5 +271,8 @@ export const first = (
   }
   let best: Found | undefined
   for (const f of found) if (best === undefined || rank(f) < rank(best)) best = f
-  return best
+  if (best === undefined) return undefined
+  // A failed format says more than the pattern written for it (zod writes both).
+  const at = best.path.join("\u0000")
+  return found.find((f) => f.format && f.path.join("\u0000") === at) ?? best
 }

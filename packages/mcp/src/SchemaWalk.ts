@@ -291,6 +291,32 @@ export const prepare = (root: JsonSchema.JsonSchema): Prepared => {
 }
 
 /**
+ * A copy without the `pattern` of any node that also has a known `format` (zod writes both for
+ * `.email()`, `.url()`...): effect's import then leaves that string to the validator, which
+ * names the format (`a valid email`) instead of the regular expression. Only for effect's
+ * import: the validator checks both.
+ *
+ * @internal
+ */
+export const withoutFormatPatterns = (node: unknown): JsonSchema.JsonSchema => {
+  const go = (u: unknown, depth: number): unknown => {
+    if (depth > maxDepth) return u
+    if (Array.isArray(u)) return u.map((v) => go(v, depth + 1))
+    if (!isObject(u)) return u
+    const out: Record<string, unknown> = {}
+    const drop = typeof u.format === "string" && formats.has(u.format) && typeof u.pattern === "string"
+    for (const [key, value] of Object.entries(u)) {
+      if (drop && key === "pattern") continue
+      // Values that are data, not schemas, are copied as they are.
+      out[key] =
+        key === "enum" || key === "const" || key === "default" || key === "examples" ? value : go(value, depth + 1)
+    }
+    return out
+  }
+  return go(node, 0) as JsonSchema.JsonSchema
+}
+
+/**
  * A copy for a model to read: local `$ref`s inlined (a recursive one, or one deeper than
  * `maxDepth`, left as `{}`), definitions and dialect markers dropped, so the schema stands on
  * its own wherever it is placed.

@@ -12,6 +12,12 @@ export * as Hints from "./Hints.ts"
 /** @since 0.1.0 */
 export * as InputSchema from "./InputSchema.ts"
 /** @since 0.1.0 */
-export * as ToolName from "./ToolName.ts"
+export * as Messages from "./Messages.ts"
+/** @since 0.1.0 */
+export * as Mount from "./Mount.ts"
 /** @since 0.1.0 */
 export * as Serve from "./Serve.ts"
+/** @since 0.1.0 */
+export * as StdioChild from "./StdioChild.ts"
+/** @since 0.1.0 */
+export * as ToolName from "./ToolName.ts"

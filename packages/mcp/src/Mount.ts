@@ -1,0 +1,441 @@
+/**
+ * Mounts an MCP server's tools as a toolset of our tools, over stdio (a command) or Streamable
+ * HTTP (a URL). Each tool is named `<prefix>__<name>` (provider-safe), validated locally
+ * against the server's input JSON Schema (an invalid call is `not executed` and never sent),
+ * annotated from the server's hints (MCP's defaults when it gives none), and answers whatever
+ * happens: the server's `isError` results, a timeout, a server that died or cannot be reached
+ * are all error observations, never a crashed loop. After a stdio server dies, its tools answer
+ * at once. The connection lives in a `Scope`: closing it closes the client and kills the child.
+ *
+ * @since 0.1.0
+ */
+import { Execute } from "@agent-harness/executor"
+import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, Schema, type Scope } from "effect"
+import * as z from "zod"
+import * as CallResult from "./CallResult.ts"
+import * as Hints from "./Hints.ts"
+import * as InputSchema from "./InputSchema.ts"
+import * as Messages from "./Messages.ts"
+import { callIdKey } from "./Serve.ts"
+import * as StdioChild from "./StdioChild.ts"
+import * as ToolName from "./ToolName.ts"
+
+/**
+ * A server started as a child process, spoken to over its stdio.
+ *
+ * @since 0.1.0
+ */
+export interface Stdio {
+  readonly _tag: "Stdio"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** Added to the safe default environment (see `StdioChild.Options`). */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+}
+
+/**
+ * A server reached over Streamable HTTP.
+ *
+ * @since 0.1.0
+ */
+export interface Http {
+  readonly _tag: "Http"
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * Where a server is.
+ *
+ * @since 0.1.0
+ */
+export type Server = Stdio | Http
+
+/**
+ * A server to start: `Mount.stdio("npx", ["-y", "@modelcontextprotocol/server-everything"])`.
+ *
+ * @since 0.1.0
+ */
+export const stdio = (
+  command: string,
+  args: ReadonlyArray<string> = [],
+  options?: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string }
+): Stdio => ({ _tag: "Stdio", command, args, ...options })
+
+/**
+ * A server to reach: `Mount.http("http://127.0.0.1:8931/mcp")`.
+ *
+ * @since 0.1.0
+ */
+export const http = (url: string, options?: { readonly headers?: Readonly<Record<string, string>> }): Http => ({
+  _tag: "Http",
+  url,
+  ...options
+})
+
+/**
+ * A server in words: its command line, or its URL.
+ *
+ * @since 0.1.0
+ */
+export const describe = (server: Server): string =>
+  server._tag === "Http" ? server.url : [server.command, ...server.args].join(" ")
+
+/**
+ * Options of a mount.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The tools' prefix (default: the server's name, made safe). Letters, digits, `_`, `-`; 32 at most. */
+  readonly prefix?: string | undefined
+  /** Between the prefix and the remote name (default `__`). */
+  readonly separator?: string | undefined
+  /** A call that has not answered after this long answers the catalogue's timed-out text (default 60 s). */
+  readonly callTimeout?: Duration.Input | undefined
+  /** The handshake and the tool listing must finish within this (default 30 s). */
+  readonly connectTimeout?: Duration.Input | undefined
+  /** Each chunk a stdio server writes to stderr (it is kept, as a tail, for error texts either way). */
+  readonly onStderr?: ((text: string) => void) | undefined
+  /** Our name in the handshake (default `agent-harness`). */
+  readonly clientName?: string | undefined
+}
+
+/**
+ * The server could not be mounted: which server, and why.
+ *
+ * @since 0.1.0
+ */
+export class MountError extends Schema.TaggedError<MountError>()("MountError", {
+  server: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `MCP server '${this.server}': ${this.problem}`
+  }
+}
+
+/**
+ * Why a call to a mounted tool failed: the tool said so (`ToolError`, the server's `isError`),
+ * it `TimedOut`, the server `Stopped`, was `Unreachable`, or `Refused` the call with a protocol
+ * error. `message` is the observation text.
+ *
+ * @since 0.1.0
+ */
+export class CallError extends Schema.TaggedError<CallError>()("CallError", {
+  reason: Schema.Literals(["ToolError", "TimedOut", "Stopped", "Unreachable", "Refused"]),
+  message: Schema.String
+}) {}
+
+/**
+ * A mounted tool: its input is what the server's schema accepts, its value the server's result.
+ *
+ * @since 0.1.0
+ */
+export type McpTool = Tool.Tool<string, Tool.Parameters, CallToolResult, CallError, never>
+
+/**
+ * What was mounted for one remote tool.
+ *
+ * @since 0.1.0
+ */
+export interface MountedTool {
+  /** Our name for it (the model calls this). */
+  readonly name: string
+  /** The server's name for it. */
+  readonly remoteName: string
+  readonly checkedBy: InputSchema.CheckedBy
+  readonly unenforced: ReadonlyArray<InputSchema.Unenforced>
+}
+
+/**
+ * Whether the server still runs; a stopped stdio server says how it ended.
+ *
+ * @since 0.1.0
+ */
+export type Status = { readonly _tag: "Running" } | { readonly _tag: "Stopped"; readonly how: string }
+
+/**
+ * A mounted server.
+ *
+ * @since 0.1.0
+ */
+export interface Mounted {
+  readonly toolset: Toolset.Toolset<McpTool>
+  /** The server's name and version, from the handshake. */
+  readonly server: { readonly name: string; readonly version: string }
+  readonly prefix: string
+  readonly tools: ReadonlyArray<MountedTool>
+  /**
+   * Everything worth printing: tools skipped or renamed, and what is not checked locally. Empty
+   * when each tool is mounted as listed and checked in full.
+   */
+  readonly warnings: ReadonlyArray<string>
+  readonly status: () => Status
+}
+
+const ListTools = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+
+/** How many pages of `tools/list` are read at most (a server that never stops paging). */
+const maxPages = 100
+
+const errorText = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error ? error.cause.message : undefined
+  return cause === undefined || error.message.includes(cause) ? error.message : `${error.message} (${cause})`
+}
+
+const millisOf = (input: Duration.Input | undefined, fallback: number): number =>
+  input === undefined ? fallback : Duration.toMillis(Duration.fromInputUnsafe(input))
+
+interface Connection {
+  readonly client: Client
+  readonly child: StdioChild.StdioChild | undefined
+  status: Status
+}
+
+const open = (server: Server, options: Options | undefined): Effect.Effect<Connection, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync((): Connection => {
+      const client = new Client({ name: options?.clientName ?? "agent-harness", version: "0.1.0" })
+      const child =
+        server._tag === "Stdio"
+          ? new StdioChild.StdioChild({
+              command: server.command,
+              args: server.args,
+              env: server.env,
+              cwd: server.cwd,
+              onStderr: options?.onStderr
+            })
+          : undefined
+      const connection: Connection = { client, child, status: { _tag: "Running" } }
+      client.onclose = () => {
+        connection.status = { _tag: "Stopped", how: howText(connection, Messages.english) }
+      }
+      // Protocol noise (a stray line on stdout) must not crash anything; calls report their own errors.
+      client.onerror = () => undefined
+      return connection
+    }),
+    ({ client, child }) =>
+      Effect.promise(async () => {
+        await client.close().catch(() => undefined)
+        await child?.close()
+      })
+  )
+
+const transportOf = (server: Server, connection: Connection): Transport =>
+  connection.child ??
+  new StreamableHTTPClientTransport(new URL((server as Http).url), {
+    requestInit: { headers: { ...(server as Http).headers } }
+  })
+
+/** How the server stopped, in the language of `texts`. */
+const howText = (connection: Connection, texts: Messages.Messages): string => {
+  const ended = connection.child?.ended
+  return ended === undefined ? texts.closed : texts.ended(ended)
+}
+
+const makeTool = (
+  connection: Connection,
+  serverName: string,
+  name: string,
+  remote: string,
+  listed: { readonly description?: unknown; readonly annotations?: unknown; readonly title?: unknown },
+  imported: InputSchema.Imported,
+  timeout: number
+): McpTool =>
+  Tool.make(name, {
+    description: typeof listed.description === "string" ? listed.description : "",
+    parameters: imported.parameters,
+    annotations: Hints.toAnnotations(listed.annotations, listed.title),
+    content: CallResult.text,
+    failureMessage: (error: CallError) => error.message,
+    run: (input: object, context) =>
+      Effect.gen(function* () {
+        const texts = yield* Messages.current
+        if (connection.status._tag === "Stopped") {
+          return yield* new CallError({
+            reason: "Stopped",
+            message: texts.stopped(serverName, howText(connection, texts))
+          })
+        }
+        const result = yield* Effect.tryPromise({
+          try: (signal) =>
+            connection.client.request(
+              {
+                method: "tools/call",
+                params: {
+                  name: remote,
+                  arguments: input as Record<string, unknown>,
+                  _meta: { [callIdKey]: context.id }
+                }
+              },
+              CallToolResultSchema,
+              { signal, timeout }
+            ),
+          catch: (error) => error
+        }).pipe(
+          Effect.catch((error) =>
+            Effect.flatMap(Execute.harness, ({ catalog }) => {
+              if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+                return Effect.fail(new CallError({ reason: "TimedOut", message: catalog.timedOut(timeout) }))
+              }
+              if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+                const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
+                return Effect.fail(
+                  new CallError({ reason: "Stopped", message: texts.stoppedDuringCall(serverName, how) })
+                )
+              }
+              if (error instanceof McpError) {
+                return Effect.fail(
+                  new CallError({ reason: "Refused", message: texts.refused(serverName, error.message) })
+                )
+              }
+              if (connection.status._tag === "Stopped") {
+                return Effect.fail(
+                  new CallError({ reason: "Stopped", message: texts.stopped(serverName, howText(connection, texts)) })
+                )
+              }
+              return Effect.fail(
+                new CallError({ reason: "Unreachable", message: texts.unreachable(serverName, errorText(error)) })
+              )
+            })
+          )
+        )
+        if (result.isError === true) {
+          const text = CallResult.text(result)
+          return yield* new CallError({ reason: "ToolError", message: text === "" ? texts.noMessage : text })
+        }
+        return result
+      })
+  })
+
+interface Listed {
+  readonly name: string
+  readonly description?: unknown
+  readonly annotations?: unknown
+  readonly title?: unknown
+  readonly inputSchema?: unknown
+  readonly execution?: unknown
+}
+
+const isListed = (u: unknown): u is Listed =>
+  typeof u === "object" && u !== null && typeof (u as { name?: unknown }).name === "string"
+
+/**
+ * Connects to a server, lists its tools and mounts them. The connection lasts as long as the
+ * scope. Fails with a `MountError` when the server cannot be started or reached, does not
+ * finish the handshake or the listing in time, or the prefix is not usable.
+ *
+ * @example
+ * ```ts
+ * import { Mount } from "@agent-harness/mcp"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.scoped(
+ *   Effect.gen(function* () {
+ *     const files = yield* Mount.mount(Mount.stdio("node", ["files-server.js"]), { prefix: "fs" })
+ *     for (const warning of files.warnings) console.error(warning)
+ *     // files.toolset: Loop.run({ toolset: files.toolset, messages })
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const mount = (server: Server, options?: Options): Effect.Effect<Mounted, MountError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const where = describe(server)
+    const fail = (problem: string) => Effect.fail(new MountError({ server: where, problem }))
+    const separator = options?.separator ?? ToolName.defaultSeparator
+    if (options?.prefix !== undefined) {
+      const wrong = ToolName.checkPrefix(options.prefix, separator)
+      if (wrong !== undefined) return yield* fail(wrong)
+    }
+    if (server._tag === "Http" && !URL.canParse(server.url)) return yield* fail(`'${server.url}' is not a URL`)
+    const connectTimeout = millisOf(options?.connectTimeout, 30_000)
+    const callTimeout = millisOf(options?.callTimeout, 60_000)
+    const connection = yield* open(server, options)
+    const { client } = connection
+    yield* Effect.tryPromise({
+      try: () => client.connect(transportOf(server, connection), { timeout: connectTimeout }),
+      catch: (error) => error
+    }).pipe(
+      Effect.catch((error) => {
+        const ended = connection.child?.ended
+        if (ended !== undefined) {
+          return fail(`it stopped before the handshake finished (${Messages.english.ended(ended)})`)
+        }
+        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+          return fail(`it did not finish the handshake within ${connectTimeout} ms`)
+        }
+        return fail(server._tag === "Http" ? `could not connect: ${errorText(error)}` : errorText(error))
+      })
+    )
+    const info = client.getServerVersion()
+    const serverName = info?.name ?? where
+    const prefix = options?.prefix ?? ToolName.prefixFrom(serverName)
+    const listed: Array<unknown> = []
+    let cursor: string | undefined
+    for (let page = 0; page < maxPages; page++) {
+      const result = yield* Effect.tryPromise({
+        try: () =>
+          client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ListTools, {
+            timeout: connectTimeout
+          }),
+        catch: (error) => new MountError({ server: where, problem: `tools/list failed: ${errorText(error)}` })
+      })
+      listed.push(...result.tools)
+      cursor = result.nextCursor
+      if (cursor === undefined) break
+    }
+    const warnings: Array<string> = []
+    const taken = new Set<string>()
+    const remotes = new Set<string>()
+    const tools: Array<McpTool> = []
+    const mounted: Array<MountedTool> = []
+    listed.forEach((entry, index) => {
+      if (!isListed(entry)) {
+        warnings.push(`tool #${index + 1} skipped: it has no name`)
+        return
+      }
+      const remote = entry.name
+      if (remotes.has(remote)) {
+        warnings.push(`tool '${remote}' skipped: the server lists that name twice`)
+        return
+      }
+      remotes.add(remote)
+      const support = (entry.execution as { taskSupport?: unknown } | undefined)?.taskSupport
+      if (support === "required") {
+        warnings.push(`tool '${remote}' skipped: it only runs as an MCP task`)
+        return
+      }
+      const name = ToolName.local(prefix, separator, remote, taken)
+      taken.add(name)
+      if (name !== `${prefix}${separator}${remote}`) {
+        warnings.push(
+          `tool '${remote}' is mounted as '${name}' (model providers accept only letters, digits, '_' and '-', 64 at most)`
+        )
+      }
+      const imported = InputSchema.fromJsonSchema(entry.inputSchema)
+      for (const u of imported.unenforced) {
+        warnings.push(`tool '${name}': ${u.path === "" ? "input schema" : u.path}: ${u.what}`)
+      }
+      tools.push(makeTool(connection, serverName, name, remote, entry, imported, callTimeout))
+      mounted.push({ name, remoteName: remote, checkedBy: imported.checkedBy, unenforced: imported.unenforced })
+    })
+    return {
+      toolset: Toolset.make(...tools),
+      server: { name: serverName, version: info?.version ?? "" },
+      prefix,
+      tools: mounted,
+      warnings,
+      status: () => connection.status
+    }
+  })

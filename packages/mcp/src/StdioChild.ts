@@ -1,0 +1,180 @@
+/**
+ * An MCP client transport over a child process's stdio that knows how the child ended. The
+ * SDK's own stdio transport forgets the exit code and keeps stderr to itself; this one records
+ * the exit (code or signal) and the tail of stderr, so a dead server's calls say why, and it
+ * kills the child on close: stdin is ended, then SIGTERM after 2 s, then SIGKILL after 2 s more.
+ * Messages are newline-delimited JSON, read in linear time whatever their size; a line that is
+ * not a JSON-RPC message is reported through `onerror` and skipped.
+ *
+ * @since 0.1.0
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+
+/**
+ * What to start.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  /**
+   * Variables added to the safe default environment (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
+   * `TERM`, `USER`, as the SDK does): secrets are not passed on unless named here.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  /** Each chunk the child writes to stderr (kept in a tail either way). */
+  readonly onStderr?: ((text: string) => void) | undefined
+  /** The longest message accepted, in characters (default 64 MiB); a longer one is skipped. */
+  readonly maxMessageLength?: number | undefined
+}
+
+/**
+ * How the child ended.
+ *
+ * @since 0.1.0
+ */
+export interface Ended {
+  readonly code: number | null
+  readonly signal: string | null
+  /** The last lines the child wrote to stderr (at most 1000 characters). */
+  readonly stderr: string
+}
+
+const tailLength = 1000
+
+/**
+ * The transport. `start` resolves once the child is running, and rejects when it cannot be
+ * started (a command that does not exist), naming the command.
+ *
+ * @since 0.1.0
+ */
+export class StdioChild implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
+
+  readonly options: Options
+  #child: ChildProcess | undefined
+  #ended: Ended | undefined
+  #closed: Promise<void> | undefined
+  #stderr = ""
+  #chunks: Array<string> = []
+  #length = 0
+  #skipping = false
+
+  constructor(options: Options) {
+    this.options = options
+  }
+
+  /** The child's process id while it runs. */
+  get pid(): number | undefined {
+    return this.#child?.pid
+  }
+
+  /** How the child ended, once it has. */
+  get ended(): Ended | undefined {
+    return this.#ended
+  }
+
+  start(): Promise<void> {
+    if (this.#child !== undefined) return Promise.reject(new Error("StdioChild: already started"))
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.options.command, [...(this.options.args ?? [])], {
+        env: { ...getDefaultEnvironment(), ...this.options.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd })
+      })
+      this.#child = child
+      let started = false
+      child.on("error", (error) => {
+        if (!started) reject(new Error(`could not start '${this.options.command}': ${error.message}`))
+        else this.onerror?.(error)
+      })
+      child.on("spawn", () => {
+        started = true
+        resolve()
+      })
+      child.on("close", (code, signal) => {
+        this.#ended = { code, signal, stderr: this.#stderr.trim() }
+        this.#child = undefined
+        this.onclose?.()
+      })
+      child.stdin?.on("error", (error) => this.onerror?.(error))
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => this.#read(chunk))
+      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+        this.#stderr = (this.#stderr + chunk).slice(-tailLength)
+        this.options.onStderr?.(chunk)
+      })
+    })
+  }
+
+  #read(chunk: string): void {
+    const max = this.options.maxMessageLength ?? 64 * 1024 * 1024
+    let rest = chunk
+    for (let newline = rest.indexOf("\n"); newline !== -1; newline = rest.indexOf("\n")) {
+      const line = this.#chunks.join("") + rest.slice(0, newline)
+      rest = rest.slice(newline + 1)
+      this.#chunks = []
+      this.#length = 0
+      if (this.#skipping) this.#skipping = false
+      else this.#deliver(line.endsWith("\r") ? line.slice(0, -1) : line)
+    }
+    if (this.#skipping || rest === "") return
+    if (this.#length + rest.length > max) {
+      this.#chunks = []
+      this.#length = 0
+      this.#skipping = true
+      this.onerror?.(new Error(`the server sent a message longer than ${max} characters: skipped`))
+      return
+    }
+    this.#chunks.push(rest)
+    this.#length += rest.length
+  }
+
+  #deliver(line: string): void {
+    if (line.trim() === "") return
+    let message: JSONRPCMessage
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line))
+    } catch {
+      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${line.slice(0, 200)}`))
+      return
+    }
+    this.onmessage?.(message)
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin
+    if (stdin == null || !stdin.writable) return Promise.reject(new Error("the server is not running"))
+    return new Promise((resolve, reject) => {
+      stdin.write(`${JSON.stringify(message)}\n`, (error) => (error == null ? resolve() : reject(error)))
+    })
+  }
+
+  close(): Promise<void> {
+    const child = this.#child
+    if (child === undefined) return Promise.resolve()
+    this.#closed ??= new Promise<void>((resolve) => {
+      const gone = () => this.#child === undefined
+      child.once("close", () => resolve())
+      child.stdin?.end()
+      const term = setTimeout(() => {
+        if (!gone()) child.kill("SIGTERM")
+      }, 2000)
+      const kill = setTimeout(() => {
+        if (!gone()) child.kill("SIGKILL")
+      }, 4000)
+      child.once("close", () => {
+        clearTimeout(term)
+        clearTimeout(kill)
+      })
+    })
+    return this.#closed
+  }
+}
