@@ -3,6 +3,11 @@
  * and in Spanish (`leer`, `listar`, `buscar`, `escribir`, `añadir`), over the `Files` service.
  * Names, fields and texts follow the scenario contract word for word.
  *
+ * Before touching the environment a tool checks its path (`FilePath.problem`): a path out of the
+ * root (`..`, absolute), with a NUL or a lone surrogate, empty or too long is a typed
+ * `PathRefused` the model reads as `not executed: …`. Each input field is read once; one that is
+ * not a text is an `InvalidField`. `wrote` / `appended` count code points (`characters`).
+ *
  * @since 0.1.0
  */
 import { MessageCatalog, Toolset, Tool } from "@agent-harness/tool-schema"
