@@ -265,6 +265,24 @@ const makeTool = (
             message: texts.stopped(serverName, howText(connection, texts))
           })
         }
+        const { catalog } = yield* Execute.harness
+        /** What went wrong with a call that did not return a result, as the model reads it. */
+        const failed = (error: unknown): CallError => {
+          if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+            return new CallError({ reason: "TimedOut", message: catalog.timedOut(timeout) })
+          }
+          if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+            const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
+            return new CallError({ reason: "Stopped", message: texts.stoppedDuringCall(serverName, how) })
+          }
+          if (error instanceof McpError) {
+            return new CallError({ reason: "Refused", message: texts.refused(serverName, error.message) })
+          }
+          if (connection.status._tag === "Stopped") {
+            return new CallError({ reason: "Stopped", message: texts.stopped(serverName, howText(connection, texts)) })
+          }
+          return new CallError({ reason: "Unreachable", message: texts.unreachable(serverName, errorText(error)) })
+        }
         const result = yield* Effect.tryPromise({
           try: (signal) =>
             connection.client.request(
@@ -279,35 +297,8 @@ const makeTool = (
               CallToolResultSchema,
               { signal, timeout }
             ),
-          catch: (error) => error
-        }).pipe(
-          Effect.catch((error) =>
-            Effect.flatMap(Execute.harness, ({ catalog }) => {
-              if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-                return Effect.fail(new CallError({ reason: "TimedOut", message: catalog.timedOut(timeout) }))
-              }
-              if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-                const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
-                return Effect.fail(
-                  new CallError({ reason: "Stopped", message: texts.stoppedDuringCall(serverName, how) })
-                )
-              }
-              if (error instanceof McpError) {
-                return Effect.fail(
-                  new CallError({ reason: "Refused", message: texts.refused(serverName, error.message) })
-                )
-              }
-              if (connection.status._tag === "Stopped") {
-                return Effect.fail(
-                  new CallError({ reason: "Stopped", message: texts.stopped(serverName, howText(connection, texts)) })
-                )
-              }
-              return Effect.fail(
-                new CallError({ reason: "Unreachable", message: texts.unreachable(serverName, errorText(error)) })
-              )
-            })
-          )
-        )
+          catch: failed
+        })
         if (result.isError === true) {
           const text = CallResult.text(result)
           return yield* new CallError({ reason: "ToolError", message: text === "" ? texts.noMessage : text })
@@ -363,21 +354,23 @@ export const mount = (server: Server, options?: Options): Effect.Effect<Mounted,
     const callTimeout = millisOf(options?.callTimeout, 60_000)
     const connection = yield* open(server, options)
     const { client } = connection
+    /** Why the handshake failed, in words. */
+    const handshake = (error: unknown): MountError => {
+      const ended = connection.child?.ended
+      const problem =
+        ended !== undefined
+          ? `it stopped before the handshake finished (${Messages.english.ended(ended)})`
+          : error instanceof McpError && error.code === ErrorCode.RequestTimeout
+            ? `it did not finish the handshake within ${connectTimeout} ms`
+            : server._tag === "Http"
+              ? `could not connect: ${errorText(error)}`
+              : errorText(error)
+      return new MountError({ server: where, problem })
+    }
     yield* Effect.tryPromise({
       try: () => client.connect(transportOf(server, connection), { timeout: connectTimeout }),
-      catch: (error) => error
-    }).pipe(
-      Effect.catch((error) => {
-        const ended = connection.child?.ended
-        if (ended !== undefined) {
-          return fail(`it stopped before the handshake finished (${Messages.english.ended(ended)})`)
-        }
-        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-          return fail(`it did not finish the handshake within ${connectTimeout} ms`)
-        }
-        return fail(server._tag === "Http" ? `could not connect: ${errorText(error)}` : errorText(error))
-      })
-    )
+      catch: handshake
+    })
     const info = client.getServerVersion()
     const serverName = info?.name ?? where
     const prefix = options?.prefix ?? ToolName.prefixFrom(serverName)

@@ -22,8 +22,8 @@ export interface Found {
 
 const asts: Readonly<Record<string, SchemaAST.AST>> = {
   string: Schema.String.ast,
-  number: Schema.Number.ast,
-  integer: Schema.Number.check(Schema.isInt()).ast,
+  number: Schema.Finite.ast,
+  integer: Schema.Finite.check(Schema.isInt()).ast,
   boolean: Schema.Boolean.ast,
   array: Schema.Array(Schema.Unknown).ast,
   object: Schema.Record(Schema.String, Schema.Unknown).ast,

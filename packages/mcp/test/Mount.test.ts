@@ -17,7 +17,7 @@ const connectTimeout = 60_000
 
 /** Mounts in a scope of its own, closed by `close`. */
 const mountIn = async (server: Mount.Server, options?: Mount.Options) => {
-  const scope = Effect.runSync(Scope.make())
+  const scope = Scope.makeUnsafe()
   const mounted = await Effect.runPromise(
     Mount.mount(server, { connectTimeout, ...options }).pipe(Scope.provide(scope))
   )
@@ -341,7 +341,7 @@ describe("Mount over Streamable HTTP", slow, () => {
   })
 
   it("our own server, mounted: the call id travels, invalid calls stop at the mount", async () => {
-    const scope = Effect.runSync(Scope.make())
+    const scope = Scope.makeUnsafe()
     try {
       const seenIds: Array<string> = []
       const listening = await Effect.runPromise(

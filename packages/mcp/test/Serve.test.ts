@@ -170,7 +170,7 @@ describe("the official SDK's Client against our server over stdio", slow, () => 
 
 /** Serves `tools` over HTTP in a scope of its own, with `wrap` applied to the serve Effect. */
 const serveHttp = async (wrap: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (self) => self) => {
-  const scope = Effect.runSync(Scope.make())
+  const scope = Scope.makeUnsafe()
   const listening = await Effect.runPromise(Serve.http(tools, { port: 0 }).pipe(wrap, Scope.provide(scope)))
   return { listening, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

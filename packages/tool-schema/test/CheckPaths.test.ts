@@ -14,7 +14,7 @@ const Signup = Tool.make("signup", {
     Schema.makeFilter((input: { readonly password: string; readonly confirm: string; readonly invite?: string }) => {
       if (input.password !== input.confirm) return { path: ["confirm"], issue: "the same text as 'password'" }
       if (input.password === "open") return { path: ["invite"], issue: new SchemaIssue.MissingKey(undefined) }
-      if (input.invite === "") return { path: ["invite"], issue: new SchemaIssue.InvalidType(Schema.Number.ast, "") }
+      if (input.invite === "") return { path: ["invite"], issue: new SchemaIssue.InvalidType(Schema.Finite.ast, "") }
       return undefined
     })
   ),
