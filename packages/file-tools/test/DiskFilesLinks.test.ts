@@ -151,42 +151,48 @@ describe("DiskFiles and other things a folder may hold", () => {
     })
   )
 
-  it.effect("a FIFO: refused without blocking, by read, append and write", () =>
-    Effect.gen(function* () {
-      const { files, at } = setup()
-      execFileSync("mkfifo", [at("fifo")])
-      const refused = {
-        isError: true,
-        content: "not executed: 'fifo' is not a regular file (it is a FIFO, a socket or a device)"
-      }
-      expect(yield* observe(FileTools.Read, { path: "fifo" }, files)).toEqual(refused)
-      expect(yield* observe(FileTools.Append, { path: "fifo", content: "x" }, files)).toEqual(refused)
-      expect(yield* observe(FileTools.Write, { path: "fifo", content: "x" }, files)).toEqual(refused)
-      expect(yield* observe(FileTools.Anadir, { ruta: "fifo", contenido: "x" }, files)).toEqual({
-        isError: true,
-        content: "no se ha ejecutado: 'fifo' no es un fichero normal (es una FIFO, un socket o un dispositivo)"
-      })
-      expect(fs.lstatSync(at("fifo")).isFIFO()).toBe(true)
-      expect(yield* files.list).toEqual([])
-    })
+  it.effect(
+    "a FIFO: refused without blocking, by read, append and write",
+    () =>
+      Effect.gen(function* () {
+        const { files, at } = setup()
+        execFileSync("mkfifo", [at("fifo")])
+        const refused = {
+          isError: true,
+          content: "not executed: 'fifo' is not a regular file (it is a FIFO, a socket or a device)"
+        }
+        expect(yield* observe(FileTools.Read, { path: "fifo" }, files)).toEqual(refused)
+        expect(yield* observe(FileTools.Append, { path: "fifo", content: "x" }, files)).toEqual(refused)
+        expect(yield* observe(FileTools.Write, { path: "fifo", content: "x" }, files)).toEqual(refused)
+        expect(yield* observe(FileTools.Anadir, { ruta: "fifo", contenido: "x" }, files)).toEqual({
+          isError: true,
+          content: "no se ha ejecutado: 'fifo' no es un fichero normal (es una FIFO, un socket o un dispositivo)"
+        })
+        expect(fs.lstatSync(at("fifo")).isFIFO()).toBe(true)
+        expect(yield* files.list).toEqual([])
+      }),
+    60_000
   )
 
-  it.effect("a socket: refused by read and append, not listed", () =>
-    Effect.gen(function* () {
-      const { files, at } = setup()
-      const server = net.createServer()
-      yield* Effect.callback<void>((resume) => {
-        server.listen(at("sock"), () => resume(Effect.void))
-      })
-      yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
-      const refused = {
-        isError: true,
-        content: "not executed: 'sock' is not a regular file (it is a FIFO, a socket or a device)"
-      }
-      expect(yield* observe(FileTools.Read, { path: "sock" }, files)).toEqual(refused)
-      expect(yield* observe(FileTools.Append, { path: "sock", content: "x" }, files)).toEqual(refused)
-      expect(yield* files.list).toEqual([])
-    }).pipe(Effect.scoped)
+  it.effect(
+    "a socket: refused by read and append, not listed",
+    () =>
+      Effect.gen(function* () {
+        const { files, at } = setup()
+        const server = net.createServer()
+        yield* Effect.callback<void>((resume) => {
+          server.listen(at("sock"), () => resume(Effect.void))
+        })
+        yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
+        const refused = {
+          isError: true,
+          content: "not executed: 'sock' is not a regular file (it is a FIFO, a socket or a device)"
+        }
+        expect(yield* observe(FileTools.Read, { path: "sock" }, files)).toEqual(refused)
+        expect(yield* observe(FileTools.Append, { path: "sock", content: "x" }, files)).toEqual(refused)
+        expect(yield* files.list).toEqual([])
+      }).pipe(Effect.scoped),
+    60_000
   )
 
   it.effect("the tools over disk refuse paths out of the root and write nothing", () =>

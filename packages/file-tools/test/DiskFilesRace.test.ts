@@ -98,22 +98,25 @@ describe("DiskFiles: a name swapped between the check and the use", () => {
     })
   )
 
-  it.effect("read and append: a FIFO swapped in after the check is refused without blocking", () =>
-    Effect.gen(function* () {
-      const { files, at } = setup()
-      yield* files.write("a.txt", "inside")
-      const fifoAfterCheck = () =>
-        swaps.set(at("a.txt"), () => {
-          fs.rmSync(at("a.txt"), { force: true })
-          execFileSync("mkfifo", [at("a.txt")])
-        })
-      fifoAfterCheck()
-      expect(yield* failureOf(files.read("a.txt"))).toEqual(refused("a.txt", "special"))
-      fs.rmSync(at("a.txt"))
-      yield* files.write("a.txt", "inside")
-      fifoAfterCheck()
-      expect(yield* failureOf(files.append("a.txt", "x"))).toEqual(refused("a.txt", "special"))
-    })
+  it.effect(
+    "read and append: a FIFO swapped in after the check is refused without blocking",
+    () =>
+      Effect.gen(function* () {
+        const { files, at } = setup()
+        yield* files.write("a.txt", "inside")
+        const fifoAfterCheck = () =>
+          swaps.set(at("a.txt"), () => {
+            fs.rmSync(at("a.txt"), { force: true })
+            execFileSync("mkfifo", [at("a.txt")])
+          })
+        fifoAfterCheck()
+        expect(yield* failureOf(files.read("a.txt"))).toEqual(refused("a.txt", "special"))
+        fs.rmSync(at("a.txt"))
+        yield* files.write("a.txt", "inside")
+        fifoAfterCheck()
+        expect(yield* failureOf(files.append("a.txt", "x"))).toEqual(refused("a.txt", "special"))
+      }),
+    60_000
   )
 
   it.effect("entries: a file swapped for a link between the listing and the read is skipped", () =>
