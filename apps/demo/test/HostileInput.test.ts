@@ -182,3 +182,40 @@ describe("scenario text", () => {
     )
   })
 })
+
+describe("scenario patterns", () => {
+  const reading = (content: string, pattern: string) => ({
+    format: 1,
+    kind: "conversation",
+    name: "pattern",
+    files: { "a.txt": content },
+    turns: [
+      {
+        reply: [{ type: "tool_use", id: "c1", name: "read", input: { path: "a.txt" } }],
+        expect: [{ type: "tool_result", tool_use_id: "c1", is_error: false, content: { pattern } }]
+      },
+      { reply: [{ type: "text", text: "read" }] }
+    ],
+    outcome: { stop: "end" }
+  })
+
+  it("(a+)+$ against 'aaaa…b' (a JavaScript RegExp backtracks for ages): an answer at once, exit 1", SLOW, () => {
+    const file = temp.write("evil-pattern.json", reading(`${"a".repeat(5_000)}b`, "(a+)+$"))
+    const r = harness(["run", file])
+    assert.strictEqual(r.code, 1, r.stderr)
+    assert.strictEqual(r.lines[0], "FAIL pattern (diverged, 2 model calls)")
+    assert.include(r.lines, "      expected: c1 is_error=false /(a+)+$/")
+    const good = temp.write("good-pattern.json", reading(`${"a".repeat(5_000)}b`, "^(a+)+b$"))
+    assert.strictEqual(harness(["run", good]).code, 0)
+  })
+
+  it("a pattern that needs backtracking (a backreference): exit 2 naming its JSON path, nothing runs", SLOW, () => {
+    const file = temp.write("backref.json", reading("abab", "(ab)\\1"))
+    const r = harness(["run", file])
+    assert.strictEqual(r.code, 2)
+    assert.strictEqual(
+      r.stderr,
+      `INVALID ${file}: turns[0].expect[0].content.pattern: not supported: a backreference (\\1) needs backtracking; patterns are matched in linear time (RE2)\n`
+    )
+  })
+})

@@ -9,6 +9,7 @@ import { Files, FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
 import { MessageCatalog, Toolset } from "@agent-harness/tool-schema"
 import { Effect, Result } from "effect"
+import * as Pattern from "./Pattern.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
@@ -44,7 +45,7 @@ export const script = (file: ScenarioFile.ConversationFile): Script.Script => ({
     expect: turn.expect?.map((e) => ({
       tool_use_id: e.tool_use_id,
       is_error: e.is_error,
-      content: typeof e.content === "string" ? e.content : new RegExp(e.content.pattern)
+      content: typeof e.content === "string" ? e.content : Pattern.unsafeMake(e.content.pattern)
     }))
   }))
 })

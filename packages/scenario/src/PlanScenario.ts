@@ -10,6 +10,7 @@ import { type Event, RulePlanner, Session, type SessionResult, Step } from "@age
 import { Toolset } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import { differentFiles } from "./Conversation.ts"
+import * as Pattern from "./Pattern.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
@@ -31,7 +32,7 @@ export const scriptedTools = (tools: NonNullable<ScenarioFile.PlanFile["tools"]>
 export const planner = (file: ScenarioFile.PlanFile) =>
   RulePlanner.make(
     file.planner.map((rule) => ({
-      when: rule.when === null || typeof rule.when === "string" ? rule.when : new RegExp(rule.when.pattern),
+      when: rule.when === null || typeof rule.when === "string" ? rule.when : Pattern.unsafeMake(rule.when.pattern),
       plan: rule.plan.map((s) => Step.make(s.id, s.tool, s.args, s.expected_outcome, s.group))
     }))
   )

@@ -8,6 +8,7 @@
 import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { Message } from "@agent-harness/executor"
 import * as JsonText from "./JsonText.ts"
+import * as Pattern from "./Pattern.ts"
 
 /** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
 export const Block = Schema.Union([Message.TextBlock, Message.ToolUseBlock]).annotate({
@@ -82,7 +83,7 @@ export const ConversationFile = Schema.Struct({
 /** A decoded conversation file. @since 0.1.0 */
 export type ConversationFile = typeof ConversationFile.Type
 
-const Pattern = Schema.Struct({ pattern: Schema.String })
+const PatternField = Schema.Struct({ pattern: Schema.String })
 const Ids = Schema.Array(Schema.Int)
 
 /** A plan step as a scenario file writes it (`tool`, not `tool_name`). @since 0.1.0 */
@@ -109,7 +110,7 @@ export const PlanFile = Schema.Struct({
   tools: Schema.optionalKey(Schema.Record(Schema.String, ScriptedTool)),
   planner: Schema.Array(
     Schema.Struct({
-      when: Schema.Union([Schema.Null, Schema.String, Pattern]).annotate({
+      when: Schema.Union([Schema.Null, Schema.String, PatternField]).annotate({
         expected: `null, a string or { "pattern": regex }`
       }),
       plan: Schema.Array(PlanStep)
@@ -283,16 +284,8 @@ const decodeCases = SchemaParser.decodeUnknownResult(ResponseCasesFile)
 const decodeScriptedResult = SchemaParser.decodeUnknownResult(ScriptedResult)
 
 const checkPattern = (file: string, path: string, pattern: string): InvalidScenario | undefined => {
-  try {
-    new RegExp(pattern)
-    return undefined
-  } catch (error) {
-    return new InvalidScenario({
-      file,
-      path,
-      problem: lowerFirst(error instanceof Error ? error.message : `invalid regular expression: ${String(error)}`)
-    })
-  }
+  const made = Pattern.make(pattern)
+  return Result.isFailure(made) ? new InvalidScenario({ file, path, problem: made.failure }) : undefined
 }
 
 const checkPlan = (file: string, scenario: PlanFile): InvalidScenario | undefined => {
