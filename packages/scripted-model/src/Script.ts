@@ -180,7 +180,7 @@ const checkTurn = (value: unknown, turn: number): void => {
       problem: `it expects ${expect.length} result(s) but its reply calls no tool, so none would ever be checked`
     })
   }
-  expect.forEach((entry, i) => checkExpected(entry, turn, i))
+  for (const [i, entry] of expect.entries()) checkExpected(entry, turn, i)
 }
 
 /**
@@ -204,7 +204,7 @@ export const validate = (script: Script): Result.Result<Script, ScriptInvalid> =
     if (!Array.isArray(turns)) {
       throw new ScriptInvalid({ turn: undefined, problem: `turns must be a list, got ${typeName(turns)}` })
     }
-    turns.forEach((turn, i) => checkTurn(turn, i + 1))
+    for (const [i, turn] of turns.entries()) checkTurn(turn, i + 1)
     return Result.succeed(script)
   } catch (error) {
     return Result.fail(
