@@ -93,13 +93,13 @@ const fromValue = (
     if (tool.envelope) {
       const parsed = parser(value)
       if (!parsed.ok) {
-        const { error_code, message } = parsed
+        const { error_code: errorCode, message } = parsed
         return {
           _tag: "Failed",
           id,
           name,
-          failure: { _tag: "StatusError", error_code, message },
-          content: MessageCatalog.say(catalog, (c) => c.statusError(error_code, message))
+          failure: { _tag: "StatusError", errorCode, message },
+          content: MessageCatalog.say(catalog, (c) => c.statusError(errorCode, message))
         }
       }
       value = parsed.answer

@@ -48,7 +48,8 @@ export interface Interrupted {
  */
 export interface StatusError {
   readonly _tag: "StatusError"
-  readonly error_code: string
+  /** The envelope's `error_code` (or `UNKNOWN`). */
+  readonly errorCode: string
   readonly message: string
 }
 
@@ -109,7 +110,8 @@ export interface Replayed {
   readonly name: string
   /** What the call's outcome was when it ran. */
   readonly original: "NotExecuted" | "Refused" | "Failed" | "Succeeded"
-  readonly is_error: boolean
+  /** Whether the recorded observation was an error (its `is_error`). */
+  readonly isError: boolean
   readonly content: string
 }
 
@@ -126,7 +128,13 @@ export type Outcome = NotExecuted | Refused | Failed | Succeeded | Replayed
  * @since 0.1.0
  */
 export const isError = (outcome: Outcome): boolean =>
-  outcome._tag === "Replayed" ? outcome.is_error : outcome._tag !== "Succeeded"
+  outcome._tag === "Replayed" ? replayedIsError(outcome) : outcome._tag !== "Succeeded"
+
+/** `isError`, or the `is_error` a Replayed outcome carried before 0.1.0's casing rule (transitional). */
+const replayedIsError = (outcome: Replayed): boolean =>
+  typeof outcome.isError === "boolean"
+    ? outcome.isError
+    : (outcome as { readonly is_error?: unknown }).is_error === true
 
 /**
  * Whether the call provably did not run (a refused call never starts).

@@ -58,7 +58,7 @@ describe("execute with the tool-response contract", () => {
         _tag: "Failed",
         id: "c1",
         name: "catalog_search",
-        failure: { _tag: "StatusError", error_code: "TIMEOUT", message: "the catalogue did not answer in 5 s" },
+        failure: { _tag: "StatusError", errorCode: "TIMEOUT", message: "the catalogue did not answer in 5 s" },
         content: "TIMEOUT: the catalogue did not answer in 5 s"
       })
     })
