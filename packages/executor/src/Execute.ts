@@ -427,5 +427,21 @@ const executeIn = (
     const bounded =
       millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
     const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
-    return middleware === undefined ? run : middleware(call, tool, run)
+    return middleware === undefined ? run : around(middleware, call, tool, run, catalog)
   })
+
+/**
+ * The middleware around a call, guarded: a middleware that throws or dies answers the call as a
+ * `Defect` (it may have run) instead of killing the caller. Interruption passes through.
+ */
+const around = (
+  middleware: Middleware,
+  call: Toolset.RawCall,
+  tool: Tool.Any,
+  run: Effect.Effect<Outcome.Outcome, never, unknown>,
+  catalog: MessageCatalog.MessageCatalog
+): Effect.Effect<Outcome.Outcome, never, unknown> =>
+  Effect.catchDefect(
+    Effect.suspend(() => middleware(call, tool, run)),
+    (defect) => Effect.succeed(fromDefect(catalog, tool, call.id, defect))
+  )

@@ -338,3 +338,25 @@ describe("an invalid timeout refuses the call: nothing runs, execute does not th
     })
   )
 })
+
+describe("a middleware that throws or dies", () => {
+  it.effect("answers the call as a Defect; execute does not die", () =>
+    Effect.gen(function* () {
+      const throwing: Execute.Middleware = () => {
+        throw new Error("middleware bug")
+      }
+      const dying: Execute.Middleware = (_call, _tool, run) =>
+        Effect.andThen(run, Effect.die(new Error("middleware died")))
+      for (const [middleware, content] of [
+        [throwing, "middleware bug"],
+        [dying, "middleware died"]
+      ] as const) {
+        const outcome = yield* Execute.execute(toolset, call("read", { path: "a.txt" })).pipe(
+          Effect.provideService(Execute.Middleware, middleware)
+        )
+        expect(outcome._tag === "Failed" && outcome.failure._tag).toBe("Defect")
+        expect(outcome.content).toBe(content)
+      }
+    })
+  )
+})
