@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Outcome } from "@agent-harness/executor"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types"
 
 /**
  * A result from an `Outcome`: `{ content: [{ type: "text", text }], isError }`.

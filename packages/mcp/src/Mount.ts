@@ -11,9 +11,11 @@
  */
 import { Execute } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { Client } from "@modelcontextprotocol/sdk/client"
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
+// @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"

@@ -19,9 +19,12 @@ import process from "node:process"
 import type { Readable, Writable } from "node:stream"
 import { Execute } from "@agent-harness/executor"
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { Server } from "@modelcontextprotocol/sdk/server"
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+// @ts-types="@modelcontextprotocol/sdk/server/streamableHttp"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+// @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
   CallToolRequestSchema,

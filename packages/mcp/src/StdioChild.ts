@@ -9,8 +9,10 @@
  * @since 0.1.0
  */
 import { type ChildProcess, spawn } from "node:child_process"
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
+// @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 
 /**
