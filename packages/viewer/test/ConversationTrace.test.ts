@@ -1,0 +1,184 @@
+import { Trace } from "@agent-harness/executor"
+import { describe, expect, it } from "@effect/vitest"
+import { ConversationTrace, Lines, type Model } from "../src/index.ts"
+import { broken, long, showcase } from "./fixtures.ts"
+
+const read = (text: string): Model.Conversation => ConversationTrace.fromLines("f1", "trace.jsonl", Lines.read(text))
+
+const calls = (file: Model.Conversation) =>
+  file.turns.flatMap((t) => t.calls.map((c) => ({ turn: t.turn, id: c.id, status: c.status, note: c.note })))
+
+const observation = (fields: Record<string, unknown>) =>
+  JSON.stringify({
+    type: "observation",
+    turn: 1,
+    result: { type: "tool_result", tool_use_id: "c1", content: "…", is_error: true },
+    ...fields
+  })
+
+const oneCall = Trace.line({
+  type: "model.reply",
+  turn: 1,
+  reply: [{ type: "tool_use", id: "c1", name: "append", input: { path: "a" } }]
+})
+
+describe("ConversationTrace.fromLines: each call marked by what happened", () => {
+  it("reads every outcome of the showcase: failed, not executed, ok, denied, outcome unknown, replayed", () => {
+    const file = read(showcase())
+    expect(file.problems).toStrictEqual([])
+    expect(calls(file)).toStrictEqual([
+      { turn: 1, id: "c1", status: "failed", note: undefined },
+      { turn: 1, id: "c2", status: "not_executed", note: undefined },
+      { turn: 2, id: "c3", status: "ok", note: undefined },
+      { turn: 2, id: "c4", status: "denied", note: undefined },
+      { turn: 3, id: "c5", status: "unknown", note: "recognised by its text (the trace has no failure tag)" },
+      { turn: 3, id: "c6", status: "replayed", note: undefined }
+    ])
+    expect(file.counts).toStrictEqual({
+      ok: 1,
+      failed: 1,
+      not_executed: 1,
+      denied: 1,
+      unknown: 1,
+      replayed: 1,
+      unanswered: 0
+    })
+    expect(file.called).toStrictEqual(["append", "list", "read"])
+    const first = file.turns[0]?.calls[0]
+    expect(first).toMatchObject({
+      name: "read",
+      input: { path: "recipes/salmorejo.txt" },
+      outcome: "Failed",
+      content: "file 'recipes/salmorejo.txt' does not exist",
+      isError: true
+    })
+  })
+
+  it("reads the opening, the budgets, the stop, reasoning, usage and retries", () => {
+    const file = read(showcase())
+    expect(file.opening).toStrictEqual([
+      { role: "system", text: "You work with the user's files through your tools." },
+      { role: "user", text: "Add what salmorejo needs to list.txt." }
+    ])
+    expect(file.maxTurns).toBe(10)
+    expect(file.tools).toStrictEqual(["read", "list", "append"])
+    expect(file.annotations).toStrictEqual([{ key: "locale", value: "en" }])
+    expect(file.stop).toStrictEqual({
+      reason: "end",
+      text: "There is no salmorejo recipe; list.txt is unchanged.",
+      turns: 4
+    })
+    expect(file.turns.map((t) => t.turn)).toStrictEqual([1, 2, 3, 4])
+    expect(file.turns[1]?.reasoning).toStrictEqual(["The recipe is missing. List the recipes folder first."])
+    expect(file.turns[0]?.text).toStrictEqual(["I'll read the recipe and the list."])
+    expect(file.turns[0]?.messages).toBe(2)
+    expect(file.usage).toStrictEqual({ input_tokens: 1200, output_tokens: 85 })
+    expect(file.retries).toBe(1)
+    // Events of newer harnesses are kept under their turn, as they are.
+    expect(file.turns[2]?.other.map((e) => [e.type, e.where])).toStrictEqual([
+      ["usage", "line 17"],
+      ["retry", "line 18"]
+    ])
+  })
+
+  it("reads a failure tag when the trace has one (the proposed `failure` field) and a replay's recorded outcome", () => {
+    const tagged = read([oneCall, observation({ outcome: "Failed", failure: "OutcomeUnknown" })].join("\n"))
+    expect(calls(tagged)).toStrictEqual([{ turn: 1, id: "c1", status: "unknown", note: undefined }])
+    const timedOut = read([oneCall, observation({ outcome: "Failed", failure: "TimedOut" })].join("\n"))
+    expect(calls(timedOut)).toStrictEqual([{ turn: 1, id: "c1", status: "failed", note: "TimedOut" }])
+    const replayed = read([oneCall, observation({ outcome: "Replayed", original: "Failed" })].join("\n"))
+    expect(calls(replayed)).toStrictEqual([{ turn: 1, id: "c1", status: "replayed", note: "recorded outcome: Failed" }])
+  })
+
+  it("reads outcomes this version does not know by what the model was shown", () => {
+    const denied = read([oneCall, observation({ outcome: "Denied" })].join("\n"))
+    expect(calls(denied)[0]?.status).toBe("denied")
+    const newer = read([oneCall, observation({ outcome: "Cancelled" })].join("\n"))
+    expect(calls(newer)[0]).toStrictEqual({ turn: 1, id: "c1", status: "failed", note: "outcome Cancelled" })
+    expect(newer.problems).toStrictEqual([
+      { line: null, path: "(trace)", message: "no start event: the opening messages and budgets are unknown" }
+    ])
+  })
+})
+
+describe("ConversationTrace.fromLines: bad input", () => {
+  it("names each bad line by line and JSON path, and still reads the rest", () => {
+    const file = read(broken())
+    expect(file.problems.map((p) => [p.line, p.path, p.path === "(line)" ? "" : p.message])).toStrictEqual([
+      [4, "(line)", ""],
+      [6, "outcome", "missing"],
+      [7, "reply[1].id", "missing"]
+    ])
+    expect(calls(file)).toStrictEqual([
+      { turn: 1, id: "a1", status: "ok", note: undefined },
+      { turn: 2, id: "a3", status: "unanswered", note: undefined }
+    ])
+    expect(file.turns[1]?.text).toStrictEqual(["Reading two more."])
+    expect(file.turns[1]?.other.map((e) => e.problem)).toStrictEqual(["outcome: missing", "reply[1].id: missing"])
+    expect(file.stop).toBeNull()
+    expect(file.counts.unanswered).toBe(1)
+  })
+
+  it("names a line that is not an event, an event without a type, a second start, a second observation", () => {
+    const start = Trace.line({ type: "start", messages: [], max_turns: 2, tools: [] })
+    const ok = observation({ outcome: "Succeeded" })
+    const file = read(["[1,2]", '{"turn":1}', start, start, oneCall, ok, ok].join("\n"))
+    expect(file.problems).toStrictEqual([
+      { line: 1, path: "(root)", message: "expected an object (an event)" },
+      { line: 2, path: "type", message: "missing" },
+      { line: 4, path: "type", message: "a second start (the first is on line 3)" },
+      { line: 7, path: "result.tool_use_id", message: "a second observation for call c1" }
+    ])
+    expect(file.turns[0]?.other.map((e) => e.where)).toStrictEqual(["line 2"])
+    expect(file.other.map((e) => e.where)).toStrictEqual(["line 1"])
+  })
+
+  it("keeps an observation with no call, and reply blocks of kinds it does not know", () => {
+    const file = read(
+      [
+        JSON.stringify({ type: "model.reply", turn: 1, reply: [{ type: "image", source: "…" }] }),
+        observation({ outcome: "Succeeded", turn: 1 })
+      ].join("\n")
+    )
+    expect(file.turns[0]?.calls[0]).toMatchObject({
+      id: "c1",
+      name: "(no call recorded)",
+      note: "no call was recorded for this observation"
+    })
+    expect(file.turns[0]?.other.map((e) => e.type)).toStrictEqual(["reply block: image"])
+  })
+})
+
+describe("ConversationTrace: what the executor writes", () => {
+  it("reads every event type of Trace.Event, written by Trace.line, without a problem", () => {
+    const events: ReadonlyArray<Trace.Event> = [
+      { type: "start", messages: [{ role: "user", content: "hi" }], max_turns: 2, tools: ["read"] },
+      { type: "annotation", key: "files", value: { "a.txt": "a" } },
+      { type: "model.request", turn: 1, messages: 1 },
+      { type: "model.reply", turn: 1, reply: [{ type: "tool_use", id: "c1", name: "read", input: { path: "a.txt" } }] },
+      { type: "call", turn: 1, call: { type: "tool_use", id: "c1", name: "read", input: { path: "a.txt" } } },
+      {
+        type: "observation",
+        turn: 1,
+        outcome: "Succeeded",
+        result: { type: "tool_result", tool_use_id: "c1", content: "a", is_error: false }
+      },
+      { type: "model.request", turn: 2, messages: 3 },
+      { type: "model.failed", turn: 2, message: "overloaded" }
+    ]
+    expect(new Set(events.map((e) => e.type))).toStrictEqual(
+      new Set([...ConversationTrace.types].filter((t) => t !== "stop"))
+    )
+    const file = read([...events.map(Trace.line), Trace.line({ type: "stop", stop: "end", turns: 1 })].join("\n"))
+    expect(file.problems).toStrictEqual([])
+    expect(file.turns[1]?.failed).toBe("overloaded")
+    expect(calls(file)).toStrictEqual([{ turn: 1, id: "c1", status: "ok", note: undefined }])
+  })
+
+  it("reads a 10,000-turn trace", () => {
+    const file = read(long(10_000))
+    expect(file.turns).toHaveLength(10_000)
+    expect(file.counts.failed).toBe(Math.floor(10_000 / 7))
+    expect(file.problems).toStrictEqual([])
+  })
+})

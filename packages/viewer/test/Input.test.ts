@@ -1,0 +1,60 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Input, Lines } from "../src/index.ts"
+import { broken, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
+
+const kind = (text: string) => Input.detect(text, Lines.read(text)).kind
+
+describe("Input.detect: a file's kind from its content", () => {
+  it("tells a conversation trace, a plan session, a test report", async () => {
+    expect(kind(showcase())).toBe("conversation")
+    expect(kind(broken())).toBe("conversation")
+    expect(kind(sessionTrace(await runSession()))).toBe("plan")
+    expect(kind(report("before"))).toBe("report")
+  })
+
+  it("looks past lines it cannot use to the first one it knows", () => {
+    expect(kind(["not json", "[1]", '{"type":"usage"}', showcase()].join("\n"))).toBe("conversation")
+  })
+
+  it("says why a file is none of them", () => {
+    expect(Input.detect("", Lines.read(""))).toStrictEqual({ kind: "unknown", reason: "the file is empty" })
+    expect(Input.detect("hello\nworld", Lines.read("hello\nworld"))).toStrictEqual({
+      kind: "unknown",
+      reason: "no line is JSON"
+    })
+    expect(Input.detect('{"a":1}', Lines.read('{"a":1}'))).toStrictEqual({
+      kind: "unknown",
+      reason:
+        "none of the first 1 JSON lines is a conversation trace event, a plan session event, a SessionResult or a test verdict"
+    })
+  })
+})
+
+describe("Input.page", () => {
+  it("gives each file its section in order, and every test report one section, side by side", async () => {
+    const page = Input.page([
+      { name: "a.jsonl", text: showcase() },
+      { name: "before.jsonl", text: report("before") },
+      { name: "s.jsonl", text: sessionTrace(await runSession()) },
+      { name: "fixed.jsonl", text: report("fixed") },
+      { name: "notes.txt", text: "hello" }
+    ])
+    expect(page.title).toBe("harness view: a.jsonl, before.jsonl, s.jsonl, fixed.jsonl, notes.txt")
+    expect(page.files.map((f) => [f.id, f.kind, f.name])).toStrictEqual([
+      ["f1", "conversation", "a.jsonl"],
+      ["f2", "report", "before.jsonl + fixed.jsonl"],
+      ["f3", "plan", "s.jsonl"],
+      ["f5", "unknown", "notes.txt"]
+    ])
+    const unknown = page.files[3]
+    expect(unknown?.problems).toStrictEqual([
+      { line: null, path: "(file)", message: "no line is JSON" },
+      { line: 1, path: "(line)", message: expect.stringMatching(/^invalid JSON/) }
+    ])
+  })
+
+  it("takes a title", () => {
+    expect(Input.page([], "my run").title).toBe("my run")
+    expect(Input.page([]).files).toStrictEqual([])
+  })
+})
