@@ -85,7 +85,7 @@ export const make = (file: Conversation, link: (place: Target["place"]) => strin
         )
       ),
       turn.reasoning.map((r) =>
-        h("details", { class: "reasoning" }, h("summary", null, "reasoning"), h("pre", null, marked(r, q)))
+        h("details", { class: "reasoning", open: true }, h("summary", null, "reasoning"), h("pre", null, marked(r, q)))
       ),
       turn.text.map((t) => h("p", { class: "reply" }, marked(t, q))),
       turn.calls.length === 0
@@ -146,6 +146,9 @@ export const make = (file: Conversation, link: (place: Target["place"]) => strin
   const apply = () => {
     const shown = Filter.turns(turns, filter, texts)
     list.show(shown)
+    // The first match in view: back to the top of the feed when the page was further down.
+    const feedTop = feed.getBoundingClientRect().top
+    if (!element.hidden && feedTop < 0) window.scrollBy(0, feedTop - covered(toolbar))
     shownCount.textContent =
       shown.length === turns.length
         ? `${Words.count(turns.length, "turn")}`
@@ -190,7 +193,7 @@ export const make = (file: Conversation, link: (place: Target["place"]) => strin
     ],
     [
       "Turns",
-      `${turns.length.toLocaleString("en-US")}${file.maxTurns === null ? "" : ` of at most ${file.maxTurns} (max_turns)`}`
+      `${turns.length.toLocaleString("en-US")}${file.maxTurns === null ? "" : ` of at most ${file.maxTurns.toLocaleString("en-US")} (max_turns)`}`
     ],
     [
       "Calls",

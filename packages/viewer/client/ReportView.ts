@@ -123,6 +123,9 @@ export const make = (report: Report): View => {
     const b = Filter.rows(report.reserved, filter)
     main.list.show(a)
     reserved.list.show(b)
+    // The first match in view: back to the top of the table when the page was further down.
+    const tableTop = main.element.getBoundingClientRect().top
+    if (tableTop < 0 && !element.hidden) window.scrollBy(0, tableTop - covers())
     const total = report.rows.length + report.reserved.length
     shownCount.textContent =
       a.length + b.length === total
