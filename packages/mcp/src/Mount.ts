@@ -286,19 +286,26 @@ const makeTool = (
           return new CallError({ reason: "Unreachable", message: texts.unreachable(serverName, errorText(error)) })
         }
         const result = yield* Effect.tryPromise({
-          try: (signal) =>
-            connection.client.request(
-              {
-                method: "tools/call",
-                params: {
-                  name: remote,
-                  arguments: input as Record<string, unknown>,
-                  _meta: { [callIdKey]: context.id }
-                }
-              },
-              CallToolResultSchema,
-              { signal, timeout }
-            ),
+          try: async (signal) => {
+            try {
+              return await connection.client.request(
+                {
+                  method: "tools/call",
+                  params: {
+                    name: remote,
+                    arguments: input as Record<string, unknown>,
+                    _meta: { [callIdKey]: context.id }
+                  }
+                },
+                CallToolResultSchema,
+                { signal, timeout }
+              )
+            } catch (error) {
+              // A write to a child that is exiting fails before its exit is known: wait for it.
+              if (!(error instanceof McpError) && !signal.aborted) await connection.child?.settled(2000)
+              throw error
+            }
+          },
           catch: failed
         })
         if (result.isError === true) {
@@ -370,7 +377,15 @@ export const mount = (server: Server, options?: Options): Effect.Effect<Mounted,
       return new MountError({ server: where, problem })
     }
     yield* Effect.tryPromise({
-      try: () => client.connect(transportOf(server, connection), { timeout: connectTimeout }),
+      try: async () => {
+        try {
+          await client.connect(transportOf(server, connection), { timeout: connectTimeout })
+        } catch (error) {
+          // A write to a child that just exited fails before its exit is known: wait for it.
+          await connection.child?.settled(2000)
+          throw error
+        }
+      },
       catch: handshake
     })
     const info = client.getServerVersion()

@@ -83,6 +83,20 @@ export class StdioChild implements Transport {
     return this.#ended
   }
 
+  /** Resolves when the child has ended, or after `millis` if it has not (a child that is dying has). */
+  settled(millis: number): Promise<void> {
+    const child = this.#child
+    if (child === undefined) return Promise.resolve()
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, millis)
+      child.once("close", () => {
+        clearTimeout(timer)
+        // After this transport's own close handler has recorded how it ended.
+        queueMicrotask(resolve)
+      })
+    })
+  }
+
   start(): Promise<void> {
     if (this.#child !== undefined) return Promise.reject(new Error("StdioChild: already started"))
     return new Promise((resolve, reject) => {
@@ -103,7 +117,8 @@ export class StdioChild implements Transport {
         resolve()
       })
       child.on("close", (code, signal) => {
-        this.#ended = { code, signal, stderr: this.#stderr.trim() }
+        // A child that never started has no exit to tell (its spawn error says it all).
+        if (started) this.#ended = { code, signal, stderr: this.#stderr.trim() }
         this.#child = undefined
         this.onclose?.()
       })
