@@ -15,6 +15,7 @@ import * as MemoryRows from "./MemoryRows.ts"
 import * as PlannerRows from "./PlannerRows.ts"
 import * as ScenarioRows from "./ScenarioRows.ts"
 import * as Table from "./Table.ts"
+import * as ViewerRows from "./ViewerRows.ts"
 
 const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
 const started = performance.now()
@@ -33,6 +34,7 @@ rows.push(...(await step("row 5", () => DiffRows.measure(settings))))
 rows.push(...(await step("row 6", () => MemoryRows.measure(settings))))
 rows.push(...(await step("row 7", () => PlannerRows.measure(settings, execute.a))))
 rows.push(...(await step("row 7 (journal)", () => IdempotencyRows.measure(settings, execute.a))))
+rows.push(...(await step("row 8", () => ViewerRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
