@@ -3,13 +3,14 @@ import { request } from "node:http"
 import process from "node:process"
 import { fileURLToPath } from "node:url"
 import { Execute, type Outcome } from "@agent-harness/executor"
-import { MessageCatalog } from "@agent-harness/tool-schema"
+import { Journal, MemoryStore } from "@agent-harness/idempotency"
+import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Schema, Scope } from "effect"
 import { Serve } from "../src/index.ts"
 import { tools } from "./fixtures/tools.ts"
 
@@ -271,6 +272,32 @@ describe("calls run in the serve Effect's context", slow, () => {
     } finally {
       await client.close()
       await served.close()
+    }
+  })
+
+  it("a journal keys calls by the client's call id: a retried call is replayed, not run again", async () => {
+    let appended = 0
+    const Append = Tool.make("append", {
+      description: "Appends (not idempotent)",
+      parameters: Schema.Struct({ line: Schema.String }),
+      run: ({ line }) => `${line} #${++appended}`
+    })
+    const store = await Effect.runPromise(MemoryStore.make)
+    const scope = Scope.makeUnsafe()
+    const listening = await Effect.runPromise(
+      Serve.http(Toolset.make(Append), { port: 0 }).pipe(Effect.provide(Journal.layer(store)), Scope.provide(scope))
+    )
+    const client = await httpClient(listening.url)
+    try {
+      const once = { name: "append", arguments: { line: "a" }, _meta: { [Serve.callIdKey]: "toolu_7" } }
+      const first = (await client.callTool(once, undefined, { timeout: 60_000 })) as CallToolResult
+      const again = (await client.callTool(once, undefined, { timeout: 60_000 })) as CallToolResult
+      expect(textOf(first)).toStrictEqual({ isError: false, text: "a #1" })
+      expect(textOf(again)).toStrictEqual({ isError: false, text: "a #1" })
+      expect(appended).toBe(1)
+    } finally {
+      await client.close()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   })
 
