@@ -1,12 +1,14 @@
 /**
  * `harness capture TRACE.jsonl [--out FILE]`: a recorded conversation trace becomes a scenario
- * that replays it. Exit 0, or 2 with the line (and JSON path) of the first problem.
+ * that replays it (checked: it is run under the trace's variant and must pass). Exit 0, or 2
+ * with the line (and JSON path) of the first problem; `--out` may not be the trace itself.
  *
  * @since 0.1.0
  */
-import { Capture, Report } from "@agent-harness/scenario"
-import { Console, Effect, FileSystem, Result } from "effect"
+import { Capture, InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
+import { Console, Effect, FileSystem } from "effect"
 import * as ExitCode from "./ExitCode.ts"
+import * as Outputs from "./Outputs.ts"
 import * as Style from "./Style.ts"
 
 /**
@@ -20,14 +22,15 @@ export const capture = (
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const invalid = (message: string) => Effect.andThen(Console.error(message), Effect.fail(ExitCode.invalid))
-    const text = yield* Effect.catch(fs.readFileString(trace), (error) =>
-      invalid(`INVALID ${trace}: cannot be read: ${error.message}`)
-    )
-    const captured = Capture.capture(trace, text)
-    if (Result.isFailure(captured)) return yield* invalid(Report.invalid(captured.failure, Style.current()))
-    const json = `${JSON.stringify(captured.success, null, 2)}\n`
+    const invalid = (error: ScenarioFile.InvalidScenario) =>
+      Effect.andThen(Console.error(Report.invalid(error, Style.current())), Effect.fail(ExitCode.invalid))
+    if (out !== undefined) yield* Outputs.refuseOverwrite("--out", out, { path: trace, what: "the trace" })
+    const text = yield* Effect.catch(InputFile.read(trace), invalid)
+    const captured = yield* Effect.catch(Capture.checked(trace, text), invalid)
+    const json = `${JSON.stringify(captured, null, 2)}\n`
     if (out === undefined) return yield* Console.log(json.trimEnd())
-    yield* Effect.catch(fs.writeFileString(out, json), (error) => invalid(`--out ${out}: ${error.message}`))
-    yield* Console.error(`wrote ${out}: ${captured.success.turns.length} turns`)
+    yield* Effect.catch(fs.writeFileString(out, json), (error) =>
+      Effect.andThen(Console.error(`--out ${out}: ${error.message}`), Effect.fail(ExitCode.invalid))
+    )
+    yield* Console.error(`wrote ${out}: ${captured.turns.length} turns`)
   })

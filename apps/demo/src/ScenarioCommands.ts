@@ -7,6 +7,7 @@ import { Trace } from "@agent-harness/executor"
 import { Report, Suite, Variant } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem, type Path, Result } from "effect"
 import * as ExitCode from "./ExitCode.ts"
+import * as Outputs from "./Outputs.ts"
 import * as Style from "./Style.ts"
 
 /** Under a variant other than the default, the human report opens with a line naming it. */
@@ -27,6 +28,7 @@ export const run = (
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const style = Style.current()
+    if (trace !== undefined) yield* Outputs.refuseOverwrite("--trace", trace, { path: file, what: "the scenario" })
     const loaded = yield* Effect.result(Suite.load(file))
     if (Result.isFailure(loaded)) {
       yield* json

@@ -13,7 +13,10 @@ const harness = (...args: ReadonlyArray<string>) =>
   spawnSync(process.execPath, ["src/main.ts", ...args], {
     cwd: app,
     env: { ...process.env, NO_COLOR: "1" },
-    encoding: "utf8"
+    encoding: "utf8",
+    // A hang fails the test (status null) instead of blocking the suite.
+    timeout: 45_000,
+    killSignal: "SIGKILL"
   })
 
 describe("the regression guide", () => {

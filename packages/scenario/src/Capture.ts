@@ -5,37 +5,53 @@
  * expected observation to what the contract says, and the scenario fails until the harness is
  * fixed.
  *
+ * A trace that cannot give such a scenario is refused, naming the line (and the JSON path inside
+ * it) at fault: a `max_turns` below 1, annotations of the wrong shape, observations whose ids are
+ * not the calls of their turn, a stop that does not agree with the replies, anything the scenario
+ * decoder would refuse. `checked` also replays the scenario under the variant the trace was
+ * recorded with, and refuses it unless it passes.
+ *
  * @since 0.1.0
  */
 import { Trace } from "@agent-harness/executor"
-import { Result, SchemaParser } from "effect"
-import { annotations } from "./Conversation.ts"
-import { firstProblem, InvalidScenario, parseOptions } from "./ScenarioFile.ts"
+import { Effect, Result, SchemaParser } from "effect"
+import * as Conversation from "./Conversation.ts"
+import * as JsonText from "./JsonText.ts"
+import { firstProblem, InvalidScenario, parse, parseOptions, pathText } from "./ScenarioFile.ts"
+import * as Variant from "./Variant.ts"
 
 const decodeEvent = SchemaParser.decodeUnknownResult(Trace.Event)
 
 type Event = Trace.Event
+
+/** `line 3` or `line 3: result.tool_use_id`. */
+const at = (line: number, path?: string): string =>
+  path === undefined || path === "(root)" ? `line ${line}` : `line ${line}: ${path}`
 
 const parseLines = (
   file: string,
   text: string
 ): Result.Result<ReadonlyArray<readonly [number, Event]>, InvalidScenario> => {
   const events: Array<readonly [number, Event]> = []
-  const lines = text.split("\n")
+  const lines = JsonText.withoutBom(text).split("\n")
   for (const [i, raw] of lines.entries()) {
     const line = i + 1
     if (raw.trim() === "") continue
-    let json: unknown
-    try {
-      json = JSON.parse(raw)
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      return Result.fail(new InvalidScenario({ file, path: `line ${line}`, problem: `invalid JSON: ${message}` }))
+    const json = JsonText.parse(raw)
+    if (Result.isFailure(json)) {
+      const { path, problem } = json.failure
+      return Result.fail(
+        new InvalidScenario({
+          file,
+          path: at(line, path.length === 0 ? undefined : pathText(path)),
+          problem: problem.replace(/^invalid JSON \(line 1, /, "invalid JSON (")
+        })
+      )
     }
-    const decoded = decodeEvent(json, parseOptions)
+    const decoded = decodeEvent(json.success, parseOptions)
     if (Result.isFailure(decoded)) {
       const { path, problem } = firstProblem(decoded.failure)
-      return Result.fail(new InvalidScenario({ file, path: `line ${line}: ${path}`, problem }))
+      return Result.fail(new InvalidScenario({ file, path: at(line, path), problem }))
     }
     events.push([line, decoded.success])
   }
@@ -59,66 +75,223 @@ export interface Captured extends Readonly<Record<string, unknown>> {
   readonly turns: ReadonlyArray<{ readonly reply: ReadonlyArray<unknown>; readonly expect?: ReadonlyArray<unknown> }>
 }
 
-/**
- * Turns a trace's text into a conversation scenario (as JSON), or says which line is wrong.
- *
- * @since 0.1.0
- */
-export const capture = (file: string, text: string): Result.Result<Captured, InvalidScenario> => {
+/** Where each part of the captured scenario comes from in the trace. */
+interface Sources {
+  start: number
+  locale?: number
+  files?: number
+  finalFiles?: number
+  tools?: number
+  variant?: number
+  stop?: number
+  /** Per turn: the reply's line, and each observation's. */
+  readonly turns: Array<{ readonly reply: number; readonly observations: Array<number> }>
+}
+
+/** A captured scenario with where it came from, and the variant it was recorded under. */
+interface Analysis {
+  readonly captured: Captured
+  readonly sources: Sources
+  readonly variant: string
+}
+
+/** The trace line (and path in it) a JSON path of the captured scenario comes from. */
+const origin = (sources: Sources, path: ReadonlyArray<string | number>): string => {
+  const [head, second, third, ...rest] = path
+  const tail = (prefix: string, keys: ReadonlyArray<string | number | undefined>) =>
+    pathText([prefix, ...keys.filter((k): k is string | number => k !== undefined)])
+  switch (head) {
+    case "maxTurns":
+      return at(sources.start, "max_turns")
+    case "system":
+    case "user":
+      return at(sources.start, "messages")
+    case "locale":
+      return sources.locale === undefined ? "(trace)" : at(sources.locale, "value")
+    case "files":
+      return sources.files === undefined ? "(trace)" : at(sources.files, tail("value", path.slice(1)))
+    case "tools":
+      return sources.tools === undefined ? "(trace)" : at(sources.tools, tail("value", path.slice(1)))
+    case "outcome":
+      if (second === "files") {
+        return sources.finalFiles === undefined ? "(trace)" : at(sources.finalFiles, tail("value", path.slice(2)))
+      }
+      return sources.stop === undefined ? "(trace)" : at(sources.stop, second === "stop" ? "stop" : "text")
+    case "turns": {
+      const turn = typeof second === "number" ? sources.turns[second] : undefined
+      if (turn === undefined) return "(trace)"
+      const [index, ...inside] = rest
+      if (third === "expect" && typeof index === "number") {
+        const line = turn.observations[index]
+        return line === undefined ? at(turn.reply) : at(line, tail("result", inside))
+      }
+      return at(turn.reply, third === "reply" ? tail("reply", rest) : undefined)
+    }
+    default:
+      return "(trace)"
+  }
+}
+
+const idsOf = (reply: ReadonlyArray<unknown>): ReadonlyArray<string> =>
+  reply.flatMap((b) => {
+    if (typeof b !== "object" || b === null) return []
+    const block = b as { readonly type?: unknown; readonly id?: unknown }
+    return block.type === "tool_use" && typeof block.id === "string" ? [block.id] : []
+  })
+
+const textOf = (reply: ReadonlyArray<unknown>): string | undefined => {
+  const texts = reply.flatMap((b) => {
+    if (typeof b !== "object" || b === null) return []
+    const block = b as { readonly type?: unknown; readonly text?: unknown }
+    return block.type === "text" && typeof block.text === "string" ? [block.text] : []
+  })
+  return texts.length === 0 ? undefined : texts.join(" ")
+}
+
+const analyse = (file: string, text: string): Result.Result<Analysis, InvalidScenario> => {
   const parsed = parseLines(file, text)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
-  const fail = (line: number | string, problem: string) =>
-    Result.fail(new InvalidScenario({ file, path: typeof line === "number" ? `line ${line}` : line, problem }))
+  const fail = (path: string, problem: string) => Result.fail(new InvalidScenario({ file, path, problem }))
   let locale: unknown = "en"
   let files: unknown = {}
   let finalFiles: unknown
   let tools: unknown
-  let start: { readonly line: number; readonly event: Extract<Event, { type: "start" }> } | undefined
+  let variant: string = Variant.defaultVariant.name
+  let start: Extract<Event, { type: "start" }> | undefined
   let stop: Extract<Event, { type: "stop" }> | undefined
+  const sources: Sources = { start: 0, turns: [] }
   const turns: Array<{ reply: ReadonlyArray<unknown>; expect?: Array<Record<string, unknown>> }> = []
   for (const [line, event] of parsed.success) {
     switch (event.type) {
       case "annotation":
-        if (event.key === annotations.locale) {
-          if (event.value !== "en" && event.value !== "es") return fail(line, `locale must be "en" or "es"`)
+        if (event.key === Conversation.annotations.locale) {
+          if (event.value !== "en" && event.value !== "es")
+            return fail(at(line, "value"), `locale must be "en" or "es"`)
           locale = event.value
-        } else if (event.key === annotations.files || event.key === annotations.finalFiles) {
-          if (!isRecordOfStrings(event.value)) return fail(line, `${event.key} must map paths to contents`)
-          if (event.key === annotations.files) files = event.value
-          else finalFiles = event.value
-        } else if (event.key === annotations.tools) {
+          sources.locale = line
+        } else if (event.key === Conversation.annotations.files || event.key === Conversation.annotations.finalFiles) {
+          if (!isRecordOfStrings(event.value)) return fail(at(line, "value"), `${event.key} must map paths to contents`)
+          if (event.key === Conversation.annotations.files) {
+            files = event.value
+            sources.files = line
+          } else {
+            finalFiles = event.value
+            sources.finalFiles = line
+          }
+        } else if (event.key === Conversation.annotations.tools) {
+          if (typeof event.value !== "object" || event.value === null || Array.isArray(event.value)) {
+            return fail(
+              at(line, "value"),
+              `tools must be an object of scripted tools, got ${JSON.stringify(event.value)}`
+            )
+          }
           tools = event.value
+          sources.tools = line
+        } else if (event.key === Conversation.annotations.variant) {
+          if (typeof event.value !== "string") return fail(at(line, "value"), "variant must be a variant's name")
+          variant = event.value
+          sources.variant = line
         }
         break
       case "start":
-        if (start !== undefined) return fail(line, `a second start (the first is on line ${start.line})`)
-        start = { line, event }
+        if (start !== undefined) return fail(at(line), `a second start (the first is on line ${sources.start})`)
+        if (event.max_turns < 1) {
+          return fail(
+            at(line, "max_turns"),
+            `must be at least 1, got ${event.max_turns}: such a run cannot be replayed`
+          )
+        }
+        start = event
+        sources.start = line
         break
       case "model.request":
         break
       case "model.reply":
-        if (start === undefined) return fail(line, "a model reply before the start")
-        if (event.turn !== turns.length + 1) return fail(line, `turn ${event.turn}, expected turn ${turns.length + 1}`)
+        if (start === undefined) return fail(at(line), "a model reply before the start")
+        if (event.turn !== turns.length + 1)
+          return fail(at(line, "turn"), `turn ${event.turn}, expected turn ${turns.length + 1}`)
+        if (turns.length >= start.max_turns) {
+          return fail(
+            at(line, "turn"),
+            `turn ${event.turn} is past max_turns (${start.max_turns}, line ${sources.start})`
+          )
+        }
         turns.push({ reply: event.reply })
+        sources.turns.push({ reply: line, observations: [] })
         break
       case "call":
         break
       case "observation": {
         const turn = turns[event.turn - 1]
-        if (turn === undefined) return fail(line, `an observation for turn ${event.turn}, which has no reply`)
+        const source = sources.turns[event.turn - 1]
+        if (turn === undefined || source === undefined || event.turn !== turns.length) {
+          return fail(
+            at(line, "turn"),
+            `an observation for turn ${event.turn}, but the last reply is turn ${turns.length}`
+          )
+        }
+        const ids = idsOf(turn.reply)
+        const index = turn.expect?.length ?? 0
+        const id = ids[index]
+        if (id === undefined) {
+          return fail(
+            at(line, "result.tool_use_id"),
+            `'${event.result.tool_use_id}' is one observation too many: turn ${event.turn} (line ${source.reply}) has ${ids.length} call(s)`
+          )
+        }
+        if (event.result.tool_use_id !== id) {
+          return fail(
+            at(line, "result.tool_use_id"),
+            `expected '${id}' (turn ${event.turn}'s calls in order: ${ids.join(", ")}), got '${event.result.tool_use_id}'`
+          )
+        }
         turn.expect = [...(turn.expect ?? []), event.result]
+        source.observations.push(line)
         break
       }
       case "model.failed":
-        return fail(line, `the model failed (${event.message}): the run did not finish, so there is nothing to replay`)
+        return fail(
+          at(line),
+          `the model failed (${event.message}): the run did not finish, so there is nothing to replay`
+        )
       case "stop":
         stop = event
+        sources.stop = line
         break
     }
   }
   if (start === undefined) return fail("(trace)", "no start event: not a trace of the loop")
   if (stop === undefined) return fail("(trace)", "no stop event: the run did not finish")
-  const opening = start.event.messages
+  const stopLine = sources.stop ?? 0
+  if (stop.turns !== turns.length) {
+    return fail(at(stopLine, "turns"), `${stop.turns}, but the trace has ${turns.length} model reply(ies)`)
+  }
+  for (const [i, turn] of turns.entries()) {
+    const ids = idsOf(turn.reply)
+    const seen = turn.expect?.length ?? 0
+    const source = sources.turns[i]
+    const last = i === turns.length - 1
+    // Every call of a turn is answered before the next reply; the last turn's calls only when it
+    // stopped at the turn cap (a run that ends has no calls in its last reply).
+    if (seen < ids.length && (!last || stop.stop === "turn_cap")) {
+      return fail(at(source?.reply ?? 0, "reply"), `call '${ids[seen]}' of turn ${i + 1} has no observation`)
+    }
+    if (ids.length > 0) turn.expect ??= []
+  }
+  const last = turns.at(-1)
+  if (stop.stop === "end" && last !== undefined && idsOf(last.reply).length > 0) {
+    return fail(at(stopLine, "stop"), `"end", but the last reply (turn ${turns.length}) calls tools`)
+  }
+  if (stop.stop === "turn_cap" && turns.length !== start.max_turns) {
+    return fail(at(stopLine, "stop"), `"turn_cap" after ${turns.length} turn(s), but max_turns is ${start.max_turns}`)
+  }
+  if (stop.stop === "end" && last !== undefined && stop.text !== textOf(last.reply)) {
+    return fail(
+      at(stopLine, "text"),
+      `${JSON.stringify(stop.text)}, but the last reply's text is ${JSON.stringify(textOf(last.reply))}`
+    )
+  }
+  const opening = start.messages
   const system = opening.filter((m) => m.role === "system")
   const user = opening.filter((m) => m.role === "user")
   const first = user[0]
@@ -129,20 +302,12 @@ export const capture = (file: string, text: string): Result.Result<Captured, Inv
     (first !== undefined && typeof first.content !== "string")
   ) {
     return fail(
-      `line ${start.line}`,
-      "messages: a conversation scenario opens with at most one system and one user text message"
+      at(sources.start, "messages"),
+      "a conversation scenario opens with at most one system and one user text message"
     )
-  }
-  for (const [i, turn] of turns.entries()) {
-    const calls = turn.reply.filter(
-      (b) => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "tool_use"
-    )
-    if (calls.length > 0 && turn.expect === undefined) turn.expect = []
-    if (calls.length === 0 && turn.expect !== undefined)
-      return fail("(trace)", `turn ${i + 1} has observations but no tool_use`)
   }
   const systemText = system[0]?.content
-  return Result.succeed({
+  const captured: Captured = {
     format: 1,
     kind: "conversation",
     name: `captured from ${file.split(/[\\/]/).pop() ?? file}`,
@@ -151,12 +316,86 @@ export const capture = (file: string, text: string): Result.Result<Captured, Inv
     ...(first !== undefined && typeof first.content === "string" ? { user: first.content } : {}),
     files,
     ...(tools === undefined ? {} : { tools }),
-    maxTurns: start.event.max_turns,
+    maxTurns: start.max_turns,
     turns,
     outcome: {
       stop: stop.stop,
       ...(stop.text === undefined ? {} : { text: stop.text }),
       ...(finalFiles === undefined ? {} : { files: finalFiles })
     }
-  })
+  }
+  // The scenario as `harness run` will read it: any problem is named where the trace has it.
+  const decoded = parse("captured.json", JSON.stringify(captured))
+  if (Result.isFailure(decoded)) {
+    const json = JsonText.parse(JSON.stringify(captured))
+    const path = Result.isFailure(json) ? json.failure.path : pathOf(decoded.failure.path)
+    return fail(origin(sources, path), decoded.failure.problem)
+  }
+  return Result.succeed({ captured, sources, variant })
 }
+
+/** `turns[2].reply[0].id` back into keys and indexes. */
+const pathOf = (text: string): ReadonlyArray<string | number> =>
+  text === "(root)"
+    ? []
+    : [...text.matchAll(/([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map((m) =>
+        m[1] !== undefined ? m[1] : m[2] !== undefined ? Number(m[2]) : (JSON.parse(`"${m[3] ?? ""}"`) as string)
+      )
+
+/**
+ * Turns a trace's text into a conversation scenario (as JSON), or says which line is wrong (and
+ * where in it).
+ *
+ * @since 0.1.0
+ */
+export const capture = (file: string, text: string): Result.Result<Captured, InvalidScenario> =>
+  Result.map(analyse(file, text), (analysis) => analysis.captured)
+
+/**
+ * `capture`, then the proof that the scenario replays: it runs, under the variant the trace was
+ * recorded with (`variants` holds the names it may be; the built-in ones by default), and must
+ * pass. A run that does not is refused, naming the trace line where it leaves the recording.
+ *
+ * @since 0.1.0
+ */
+export const checked = (
+  file: string,
+  text: string,
+  variants: Readonly<Record<string, Variant.Variant>> = Variant.byName
+): Effect.Effect<Captured, InvalidScenario> =>
+  Effect.gen(function* () {
+    const analysis = analyse(file, text)
+    if (Result.isFailure(analysis)) return yield* analysis.failure
+    const { captured, sources } = analysis.success
+    const variant = variants[analysis.success.variant]
+    if (variant === undefined) {
+      return yield* new InvalidScenario({
+        file,
+        path: at(sources.variant ?? 0, "value"),
+        problem: `recorded under the variant '${analysis.success.variant}', which this harness does not know: its replay cannot be checked`
+      })
+    }
+    const decoded = parse("captured.json", JSON.stringify(captured))
+    if (Result.isFailure(decoded) || decoded.success.kind !== "conversation") {
+      return yield* new InvalidScenario({ file, path: "(trace)", problem: "the captured scenario does not decode" })
+    }
+    const verdict = yield* Conversation.run(decoded.success, file, { variant })
+    const failure = verdict.failures[0]
+    if (failure === undefined) return captured
+    const turn = failure.turn === undefined ? undefined : sources.turns[failure.turn - 1]
+    const index =
+      turn === undefined
+        ? -1
+        : idsOf(captured.turns[(failure.turn ?? 1) - 1]?.reply ?? []).indexOf(failure.tool_use_id ?? "")
+    const line =
+      turn === undefined
+        ? (sources.stop ?? sources.start)
+        : index >= 0
+          ? (turn.observations[index] ?? turn.reply)
+          : turn.reply
+    return yield* new InvalidScenario({
+      file,
+      path: at(line),
+      problem: `the captured scenario does not replay under the variant '${variant.name}': ${failure.message.split("\n").join(" ")}`
+    })
+  })

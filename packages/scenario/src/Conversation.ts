@@ -17,11 +17,18 @@ import * as Verdict from "./Verdict.ts"
 
 /**
  * The annotations a conversation run records on the trace so that `Capture` can replay it: the
- * file tools' locale, the files at the start and at the end, the scripted tools.
+ * harness variant, the file tools' locale, the files at the start and at the end, the scripted
+ * tools.
  *
  * @since 0.1.0
  */
-export const annotations = { locale: "locale", files: "files", finalFiles: "files.final", tools: "tools" } as const
+export const annotations = {
+  variant: "variant",
+  locale: "locale",
+  files: "files",
+  finalFiles: "files.final",
+  tools: "tools"
+} as const
 
 /**
  * The opening messages of a conversation file.
@@ -127,6 +134,7 @@ export const run = (
     const variant = options?.variant ?? Variant.defaultVariant
     const files = Files.makeFiles(spec.files ?? {})
     // What a trace needs besides the loop's own events to be replayed (`harness capture`).
+    yield* Trace.record({ type: "annotation", key: annotations.variant, value: variant.name })
     yield* Trace.record({ type: "annotation", key: annotations.locale, value: locale })
     yield* Trace.record({ type: "annotation", key: annotations.files, value: spec.files ?? {} })
     if (spec.tools !== undefined) yield* Trace.record({ type: "annotation", key: annotations.tools, value: spec.tools })
@@ -145,8 +153,14 @@ export const run = (
     const finalFiles = yield* files.snapshot
     yield* Trace.record({ type: "annotation", key: annotations.finalFiles, value: finalFiles })
     if (Result.isFailure(played)) {
-      const failure = fromModelError(played.failure)
-      const diverged: Verdict.ConversationOutcome = { stop: "diverged", files: finalFiles, turns: played.failure.turn }
+      const error = played.failure
+      // A decoded file gives valid options; a file built by hand may not.
+      const failure: Verdict.Failure =
+        error._tag === "InvalidOption"
+          ? { kind: "invalid", expected: "valid options for the loop", seen: error.message, message: error.message }
+          : fromModelError(error)
+      const turns = error._tag === "InvalidOption" ? 0 : error.turn
+      const diverged: Verdict.ConversationOutcome = { stop: "diverged", files: finalFiles, turns }
       return Verdict.make(scenario, file, variant.name, diverged, [failure])
     }
     const result = played.success

@@ -24,6 +24,7 @@ export interface Failure {
     | "executed"
     | "revisions"
     | "case"
+    | "invalid"
   readonly turn?: number | undefined
   readonly tool_use_id?: string | undefined
   /** The case of a `response-cases` scenario that failed. */

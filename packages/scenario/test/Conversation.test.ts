@@ -1,7 +1,7 @@
 import type { Loop } from "@agent-harness/executor"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { Conversation, ScenarioFile } from "../src/index.ts"
+import { Conversation, Pattern, ScenarioFile } from "../src/index.ts"
 import { at, type Json, load, salmorejoEn, salmorejoEs, spanishFiles, spanishFinalText } from "./fixtures/files.ts"
 
 const FILE = "scenarios/es/salmorejo.json"
@@ -321,8 +321,9 @@ describe("Conversation.script and opening", () => {
       { role: "user", content: "Añade a lista.txt lo que falta para el salmorejo." }
     ])
     assert.strictEqual(script.turns.length, 4)
-    const content = script.turns[2]?.expect?.[0]?.content
-    assert.instanceOf(content, RegExp)
+    const expected = script.turns[2]?.expect
+    const content = typeof expected === "object" ? expected[0]?.content : undefined
+    assert.instanceOf(content, Pattern.LinearRegExp)
     assert.strictEqual(content.source, "^recetas\\/")
     assert.strictEqual(script.turns[3]?.expect, undefined)
   })
