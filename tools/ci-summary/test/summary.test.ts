@@ -66,13 +66,19 @@ const failing = report("failing.json", {
   ]
 })
 
+/** Each run spawns Node: on a loaded 2-core machine that can take seconds, never forever. */
 const run = (...args: Array<string>) => {
-  const result = spawnSync(process.execPath, [script, ...args], { encoding: "utf8" })
+  const result = spawnSync(process.execPath, [script, ...args], {
+    encoding: "utf8",
+    timeout: 45_000,
+    killSignal: "SIGKILL"
+  })
+  expect(result.error, `ci-summary ${args.join(" ")}`).toBeUndefined()
   const lines = result.stdout.trimEnd().split("\n")
   return { status: result.status, lines, last: lines[lines.length - 1] }
 }
 
-describe("ci-summary", () => {
+describe("ci-summary", { timeout: 60_000 }, () => {
   it("sums passing reports and exits 0", () => {
     const r = run(passing, passing)
     expect(r.last).toBe("6 passed, 0 failed")
