@@ -66,14 +66,5 @@ export const marked = (text: string, query: string): Child => {
   return parts
 }
 
-/** A link target the page may follow: an in-page anchor, a relative path, or http(s) and file URLs. */
-export const safeHref = (href: string): string | null => {
-  if (href.startsWith("#")) return href
-  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(href)
-  if (scheme === null) return href
-  const name = (scheme[1] ?? "").toLowerCase()
-  return name === "http" || name === "https" || name === "file" ? href : null
-}
-
 /** JSON as people read it: indented. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? String(value)

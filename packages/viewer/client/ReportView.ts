@@ -5,7 +5,8 @@
  * in a table of their own. Long tables are virtual.
  */
 import type { Cell, Report, Row } from "../src/Model.ts"
-import { h, safeHref } from "./Dom.ts"
+import { h } from "./Dom.ts"
+import * as Href from "./Href.ts"
 import * as Filter from "./Filter.ts"
 import { badge, covered, field, focus, problems, type View } from "./Parts.ts"
 import { VirtualList } from "./VirtualList.ts"
@@ -13,7 +14,7 @@ import * as Words from "./Words.ts"
 
 const cell = (c: Cell | null): HTMLElement => {
   if (c === null) return h("td", { class: "cell-none" }, h("span", { class: "badge status-other" }, "— not run"))
-  const href = c.trace === null ? null : safeHref(c.trace)
+  const href = c.trace === null ? null : Href.safe(c.trace)
   return h(
     "td",
     { class: `cell-${c.verdict}` },

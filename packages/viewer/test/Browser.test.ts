@@ -31,7 +31,7 @@ afterAll(async () => {
 
 /** A fresh page in the browser, watched; skips the test when there is no browser. */
 const fresh = async (
-  skip: { (condition: boolean, note?: string): void },
+  skip: (condition: boolean, note?: string) => void,
   viewport = { width: 1200, height: 900 }
 ): Promise<{ readonly page: Page; readonly seen: Watch }> => {
   skip(browser === undefined, reason)
@@ -282,7 +282,7 @@ describe("bad input in the browser", () => {
     async (ctx) => {
       const { page, seen } = await fresh(ctx.skip)
       const html = Html.render([{ name: "t.jsonl", text: showcase() }])
-      const tampered = html.replace(/<script>[^]*?<\/script>/, "<script>document.title = 'ran'</script>")
+      const tampered = html.replace(/<script>[\s\S]*?<\/script>/, "<script>document.title = 'ran'</script>")
       await page.goto(write("tampered.html", tampered), { timeout })
       await until(page, "window.__violations.length > 0")
       expect(await seen.violations()).toStrictEqual(["script-src-elem inline"])

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Filter from "../client/Filter.ts"
 import * as Hash from "../client/Hash.ts"
+import * as Href from "../client/Href.ts"
 import { Sizes } from "../client/Sizes.ts"
 import * as Words from "../client/Words.ts"
 import { ConversationTrace, Lines, type Model } from "../src/index.ts"
@@ -53,6 +54,18 @@ describe("Hash", () => {
       file: "f3",
       place: { kind: "revision", n: 0 }
     })
+  })
+})
+
+describe("Href.safe", () => {
+  it("follows anchors, relative paths, http, https and file URLs, and nothing else", () => {
+    expect(Href.safe("#f2")).toBe("#f2")
+    expect(Href.safe("runs/a.jsonl")).toBe("runs/a.jsonl")
+    expect(Href.safe("https://ci.example/a.jsonl")).toBe("https://ci.example/a.jsonl")
+    expect(Href.safe("file:///tmp/a.jsonl")).toBe("file:///tmp/a.jsonl")
+    expect(Href.safe("javascript:alert(1)")).toBeNull()
+    expect(Href.safe("JavaScript:alert(1)")).toBeNull()
+    expect(Href.safe("data:text/html,<script>")).toBeNull()
   })
 })
 
