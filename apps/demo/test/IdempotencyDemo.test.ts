@@ -3,30 +3,19 @@
  * seed's once-vs-twice table (añadir leaves tomates twice), the retry-safety table, and the crash
  * and resume over a real SQLite journal (replayed calls, an outcome-unknown call, no duplicate).
  */
-import { spawnSync } from "node:child_process"
-import process from "node:process"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { demoDir } from "./fixtures/scenarios.ts"
-
-interface Run {
-  readonly status: number | null
-  readonly stdout: string
-  readonly stderr: string
-  readonly lines: ReadonlyArray<string>
-}
+import { harness, type Run } from "./fixtures/harness.ts"
 
 let spawned: Run | undefined
 
-/** The demo, run once (in the first test that needs it) and shared. */
+// The demo runs once, before the tests that read its output (a spawn: its own generous timeout).
+beforeAll(() => {
+  spawned = harness(["demo", "idempotency"])
+}, 60_000)
+
 const demo = (): Run => {
-  if (spawned !== undefined) return spawned
-  const r = spawnSync(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", "src/main.ts", "demo", "idempotency"],
-    { cwd: demoDir, env: { ...process.env, NO_COLOR: "1" }, encoding: "utf8" }
-  )
-  spawned = { status: r.status, stdout: r.stdout, stderr: r.stderr, lines: r.stdout.replace(/\n$/, "").split("\n") }
+  if (spawned === undefined) throw new Error("the demo did not run")
   return spawned
 }
 
@@ -37,7 +26,7 @@ describe("harness demo idempotency", () => {
   it("exits 0, prints no colour and nothing on stderr", () => {
     const run = demo()
     const stdout = run.stdout
-    assert.strictEqual(run.status, 0, `${run.stderr}\n${stdout}`)
+    assert.strictEqual(run.code, 0, `${run.stderr}\n${stdout}`)
     assert.strictEqual(run.stderr, "")
     assert.isFalse(stdout.includes("\u001b["), "stdout has ANSI escapes")
   })
