@@ -219,3 +219,27 @@ describe("scenario patterns", () => {
     )
   })
 })
+
+describe("what a scenario says is printed, never obeyed", () => {
+  it("a name with escape sequences and a line break: printed escaped, on its own line", SLOW, () => {
+    const file = temp.write("ansi.json", { ...salmorejo(), name: "x\u001b[2J\nPASS forged" })
+    const r = harness(["test", file])
+    assert.strictEqual(r.code, 0, r.stderr)
+    assert.deepStrictEqual(r.lines, ["PASS x\\u001b[2J\\u000aPASS forged (end, 4 model calls)", "1 passed, 0 failed"])
+  })
+})
+
+describe("usage", () => {
+  it("an unknown flag, a flag without its value, an extra argument: exit 2 naming it", SLOW, () => {
+    const file = temp.write("usage.json", salmorejo())
+    for (const [args, error] of [
+      [["run", file, "--bogus"], "Unrecognized flag: --bogus in command harness run"],
+      [["run", file, "--trace"], "Missing value for flag --trace"],
+      [["run", file, "other.json"], `Unexpected positional argument: "other.json"`]
+    ] as const) {
+      const r = harness(args)
+      assert.strictEqual(r.code, 2, args.join(" "))
+      assert.include(r.stdout + r.stderr, error)
+    }
+  })
+})

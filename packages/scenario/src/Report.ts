@@ -30,6 +30,23 @@ export const ansi: Style = {
   dim: (s) => `\u001b[2m${s}\u001b[22m`
 }
 
+/** C0 and C1 control characters, DEL, and the Unicode line and paragraph separators. */
+const controls = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+const controlsButNewline = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/g
+const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+
+/**
+ * A text from a scenario file (a name, a case id, a path) as it may be printed on one line: every
+ * control character escaped as `\u001b`, so a file cannot colour, move or clear the terminal,
+ * nor forge a line of the report (`\n` is escaped too).
+ *
+ * @since 0.1.0
+ */
+export const printable = (text: string): string => text.replace(controls, escape)
+
+/** A message of several lines: its line breaks kept, every other control character escaped. */
+const printableLines = (text: string): string => text.replace(controlsButNewline, escape)
+
 const indent = (text: string, by: string): string =>
   text
     .split("\n")
@@ -71,10 +88,10 @@ export const cases = (outcome: Verdict.CasesOutcome, style: Style = plain): Read
   return [
     ...outcome.cases
       .filter((c) => c.role !== "reserved")
-      .flatMap((c) => line(c, `${mark(c.passed, style)} ${c.id} ${c.role}`)),
+      .flatMap((c) => line(c, `${mark(c.passed, style)} ${printable(c.id)} ${c.role}`)),
     ...outcome.cases
       .filter((c) => c.role === "reserved")
-      .flatMap((c) => line(c, `reserved: ${mark(c.passed, style)} ${c.id}`))
+      .flatMap((c) => line(c, `reserved: ${mark(c.passed, style)} ${printable(c.id)}`))
   ]
 }
 
@@ -87,8 +104,8 @@ export const cases = (outcome: Verdict.CasesOutcome, style: Style = plain): Read
 export const verdict = (v: Verdict.Verdict, style: Style = plain): string => {
   const reserved = v.reserved ? " [reserved]" : ""
   const detail = style.dim(`(${summary(v.outcome)})`)
-  const head = `${mark(v.passed, style)} ${v.name}${reserved} ${detail}`
-  const body = "cases" in v.outcome ? cases(v.outcome, style) : v.failures.map((f) => f.message)
+  const head = `${mark(v.passed, style)} ${printable(v.name)}${reserved} ${detail}`
+  const body = "cases" in v.outcome ? cases(v.outcome, style) : v.failures.map((f) => printableLines(f.message))
   return [head, ...body.map((text) => indent(text, "    "))].join("\n")
 }
 
@@ -106,7 +123,7 @@ export const variantLine = (variant: { readonly name: string; readonly summary: 
  * @since 0.1.0
  */
 export const invalid = (error: ScenarioFile.InvalidScenario, style: Style = plain): string =>
-  `${style.fail("INVALID")} ${error.message}`
+  `${style.fail("INVALID")} ${printableLines(error.message)}`
 
 /**
  * The line for something `harness test` skipped under a folder: `SKIP path: reason`.
@@ -114,7 +131,7 @@ export const invalid = (error: ScenarioFile.InvalidScenario, style: Style = plai
  * @since 0.1.0
  */
 export const skipped = (entry: Suite.Skipped, style: Style = plain): string =>
-  `${style.dim("SKIP")} ${entry.file}: ${entry.reason}`
+  `${style.dim("SKIP")} ${printable(entry.file)}: ${entry.reason}`
 
 /**
  * The `--json` object of something skipped: `{ "file", "skipped": true, "reason" }` (not a

@@ -166,6 +166,16 @@ describe("Report.totals and closing", () => {
     })
   })
 
+  it("text from a scenario cannot colour the terminal or forge a report line: control characters are escaped", () => {
+    const named = verdict({ name: "x\u001b[2J\nPASS forged\u0007" })
+    assert.strictEqual(
+      Report.verdict(named).split("\n")[0],
+      "PASS x\\u001b[2J\\u000aPASS forged\\u0007 (end, 4 model calls)"
+    )
+    assert.strictEqual(Report.printable("a\tb\u009bc\u2028"), "a\\u0009b\\u009bc\\u2028")
+    assert.strictEqual(Report.printable("café ✓"), "café ✓")
+  })
+
   it("the last closing line always reads N passed, N failed", () => {
     for (const t of [
       Report.totals([], 0),
