@@ -12,7 +12,14 @@ export interface Target {
 
 /** Reads a location hash (with or without its `#`). */
 export const parse = (hash: string): Target => {
-  const text = decodeURIComponent(hash.startsWith("#") ? hash.slice(1) : hash)
+  const raw = hash.startsWith("#") ? hash.slice(1) : hash
+  let text: string
+  try {
+    text = decodeURIComponent(raw)
+  } catch {
+    // A malformed escape (`#%E0%A4%A`): no target.
+    return { file: null, place: null }
+  }
   const match = /^(?:(f\d+)(?:\/|$))?(?:(turn|revision)-(\d+))?$/.exec(text)
   if (match === null) return { file: null, place: null }
   const [, file, kind, n] = match

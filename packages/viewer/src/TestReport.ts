@@ -73,7 +73,7 @@ const isOutcome = (u: unknown): u is Verdict.Outcome => {
 const show = (value: unknown): string => JSON.stringify(value) ?? "undefined"
 
 /**
- * A report file to read, and the traces given beside it (to link its rows to).
+ * A report file to read: its name and its lines.
  *
  * @since 0.1.0
  */

@@ -44,6 +44,8 @@ describe("Hash", () => {
     expect(Hash.parse("#f2")).toStrictEqual({ file: "f2", place: null })
     expect(Hash.parse("#f2/revision-3")).toStrictEqual({ file: "f2", place: { kind: "revision", n: 3 } })
     expect(Hash.parse("#nonsense")).toStrictEqual({ file: null, place: null })
+    expect(Hash.parse("#%E0%A4%A")).toStrictEqual({ file: null, place: null })
+    expect(Hash.parse("#f1%2Fturn-2")).toStrictEqual({ file: "f1", place: { kind: "turn", n: 2 } })
   })
 
   it("writes short links for the first file of its kind", () => {
