@@ -31,9 +31,21 @@ export const ansi: Style = {
 }
 
 /** C0 and C1 control characters, DEL, and the Unicode line and paragraph separators. */
-const controls = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
-const controlsButNewline = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/g
-const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+const isControl = (code: number): boolean =>
+  code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029
+
+/** Every control character of `text` as `\u001b`, but line breaks when `keepNewlines`. */
+const escapeControls = (text: string, keepNewlines: boolean): string => {
+  let out = ""
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (!isControl(code) || (keepNewlines && code === 0x0a)) continue
+    out += `${text.slice(from, i)}\\u${code.toString(16).padStart(4, "0")}`
+    from = i + 1
+  }
+  return from === 0 ? text : out + text.slice(from)
+}
 
 /**
  * A text from a scenario file (a name, a case id, a path) as it may be printed on one line: every
@@ -42,10 +54,10 @@ const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStar
  *
  * @since 0.1.0
  */
-export const printable = (text: string): string => text.replace(controls, escape)
+export const printable = (text: string): string => escapeControls(text, false)
 
 /** A message of several lines: its line breaks kept, every other control character escaped. */
-const printableLines = (text: string): string => text.replace(controlsButNewline, escape)
+const printableLines = (text: string): string => escapeControls(text, true)
 
 const indent = (text: string, by: string): string =>
   text
