@@ -261,7 +261,7 @@ describe("response-cases: per-case verdicts on the shipped file", () => {
 })
 
 describe("response-cases: comparison and contract fields", () => {
-  it.effect("key order does not matter; an answer with no content equals an absent one", () =>
+  it.effect("key order does not matter; an ok answer without content is null (the seed's None)", () =>
     Effect.gen(function* () {
       const verdict = yield* ResponseCases.run(
         scenario((json) => {
@@ -272,7 +272,7 @@ describe("response-cases: comparison and contract fields", () => {
               response: { content: "x", error_code: "E", status: "error" },
               expected: { message: "x", ok: false, error_code: "E" }
             },
-            { id: "no-content", role: "control", response: { status: "ok" }, expected: { ok: true } },
+            { id: "no-content", role: "control", response: { status: "ok" }, expected: { ok: true, answer: null } },
             {
               id: "nested",
               role: "control",
