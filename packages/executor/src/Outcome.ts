@@ -128,13 +128,7 @@ export type Outcome = NotExecuted | Refused | Failed | Succeeded | Replayed
  * @since 0.1.0
  */
 export const isError = (outcome: Outcome): boolean =>
-  outcome._tag === "Replayed" ? replayedIsError(outcome) : outcome._tag !== "Succeeded"
-
-/** `isError`, or the `is_error` a Replayed outcome carried before 0.1.0's casing rule (transitional). */
-const replayedIsError = (outcome: Replayed): boolean =>
-  typeof outcome.isError === "boolean"
-    ? outcome.isError
-    : (outcome as { readonly is_error?: unknown }).is_error === true
+  outcome._tag === "Replayed" ? outcome.isError : outcome._tag !== "Succeeded"
 
 /**
  * Whether the call provably did not run (a refused call never starts).

@@ -26,11 +26,6 @@ describe("Outcome: camelCase values, snake_case wire blocks", () => {
     })
   })
 
-  it("a Replayed outcome built with the old is_error field still reads (transitional)", () => {
-    const legacy = { _tag: "Replayed", id: "c1", name: "a", original: "Failed", is_error: true, content: "x" }
-    expect(Outcome.isError(legacy as unknown as Outcome.Outcome)).toBe(true)
-  })
-
   it("a StatusError carries errorCode", () => {
     const failed: Outcome.Outcome = {
       _tag: "Failed",

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Execute, type Outcome } from "@agent-harness/executor"
+import { Execute, Outcome } from "@agent-harness/executor"
 import { MessageCatalog, Tool } from "@agent-harness/tool-schema"
 import { Effect, Layer, Result, Schema } from "effect"
 import * as Canonical from "./Canonical.ts"
@@ -112,7 +112,7 @@ export interface Store {
  */
 export const observationOf = (outcome: Outcome.Outcome): Observation => ({
   original: outcome._tag === "Replayed" ? outcome.original : outcome._tag,
-  is_error: outcome._tag === "Replayed" ? outcome.is_error : outcome._tag !== "Succeeded",
+  is_error: Outcome.isError(outcome),
   content: outcome.content
 })
 
@@ -204,7 +204,7 @@ export const middleware =
             id: call.id,
             name: call.name,
             original: entry.observation.original,
-            is_error: entry.observation.is_error,
+            isError: entry.observation.is_error,
             content: entry.observation.content
           }
           return replayed

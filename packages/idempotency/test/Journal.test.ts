@@ -117,7 +117,7 @@ for (const backend of backends) {
             id: "c1",
             name: "cobrar",
             original: "Succeeded",
-            is_error: false,
+            isError: false,
             content: "cobrados 10 euros"
           }
           assert.strictEqual(first._tag, "Succeeded")
@@ -158,7 +158,7 @@ for (const backend of backends) {
             id: "r1",
             name: "rechazar",
             original: "Failed",
-            is_error: true,
+            isError: true,
             content: "tarjeta rechazada (1)"
           })
           assert.deepStrictEqual(runs, ["r1"])

@@ -67,7 +67,7 @@ describe("RetrySafety.of: every outcome kind", () => {
     _tag: "Replayed",
     ...base,
     original,
-    is_error: original !== "Succeeded"
+    isError: original !== "Succeeded"
   })
   const cases: ReadonlyArray<
     readonly [string, Outcome.Outcome, RetrySafety.RetrySafety, RetrySafety.RetrySafety, RetrySafety.RetrySafety]
@@ -124,7 +124,7 @@ describe("RetrySafety.of: every outcome kind", () => {
     ],
     [
       "Failed/StatusError",
-      failed({ _tag: "StatusError", error_code: "TIMEOUT", message: "upstream" }),
+      failed({ _tag: "StatusError", errorCode: "TIMEOUT", message: "upstream" }),
       unsafe("may_have_partly_run"),
       safe("idempotent"),
       unsafe("may_have_partly_run")
