@@ -156,7 +156,7 @@ describe("DiskFiles and other things a folder may hold", () => {
     () =>
       Effect.gen(function* () {
         const { files, at } = setup()
-        execFileSync("mkfifo", [at("fifo")])
+        execFileSync("mkfifo", [at("fifo")], { timeout: 10_000 })
         const refused = {
           isError: true,
           content: "not executed: 'fifo' is not a regular file (it is a FIFO, a socket or a device)"

@@ -107,7 +107,7 @@ describe("DiskFiles: a name swapped between the check and the use", () => {
         const fifoAfterCheck = () =>
           swaps.set(at("a.txt"), () => {
             fs.rmSync(at("a.txt"), { force: true })
-            execFileSync("mkfifo", [at("a.txt")])
+            execFileSync("mkfifo", [at("a.txt")], { timeout: 10_000 })
           })
         fifoAfterCheck()
         expect(yield* failureOf(files.read("a.txt"))).toEqual(refused("a.txt", "special"))

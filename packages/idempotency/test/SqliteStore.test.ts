@@ -486,6 +486,9 @@ describe("SqliteStore: shared with other connections and processes", () => {
       )
       let stdout = ""
       let stderr = ""
+      // A worker that hangs is killed (and reported by its exit) long before the test's own timeout.
+      const guard = setTimeout(() => child.kill("SIGKILL"), 150_000)
+      child.on("exit", () => clearTimeout(guard))
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
       const ready = new Promise<void>((resolve, reject) => {

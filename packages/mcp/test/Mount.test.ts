@@ -179,11 +179,11 @@ describe("Mount over stdio: the official SDK's McpServer as the server", slow, (
 
   it("a call the server never answers times out, and the server stays usable", async () => {
     // Its own mount: a short call timeout (generous still for a loaded machine's echo).
-    const { mounted, close } = await mountIn(sdkServer, { prefix: "fx", callTimeout: 5000 })
+    const { mounted, close } = await mountIn(sdkServer, { prefix: "fx", callTimeout: 15_000 })
     try {
       expect(seen(await run(mounted.toolset, "fx__hang", {}))).toStrictEqual({
         tag: "Failed",
-        content: "timed out after 5000 ms; the call may have partly run"
+        content: "timed out after 15000 ms; the call may have partly run"
       })
       expect((await run(mounted.toolset, "fx__echo", { text: "still here" })).content).toBe("still here")
     } finally {
@@ -222,12 +222,12 @@ describe("Mount over stdio: a server that dies", slow, () => {
   })
 
   it("speaks Spanish when the catalogue does", async () => {
-    const { mounted, close } = await mountIn(sdkServer, { prefix: "fx", callTimeout: 5000 })
+    const { mounted, close } = await mountIn(sdkServer, { prefix: "fx", callTimeout: 15_000 })
     try {
       const es = MessageCatalog.spanish
       expect((await run(mounted.toolset, "fx__echo", {}, es)).content).toBe("no se ha ejecutado: falta el campo 'text'")
       expect((await run(mounted.toolset, "fx__hang", {}, es)).content).toBe(
-        "se ha agotado el tiempo tras 5000 ms; la llamada puede haberse ejecutado en parte"
+        "se ha agotado el tiempo tras 15000 ms; la llamada puede haberse ejecutado en parte"
       )
       expect((await run(mounted.toolset, "fx__crash", {}, es)).content).toBe(
         "el servidor MCP 'fixture' se ha detenido durante la llamada (código de salida 3; stderr: fatal: out of cheese); la llamada puede haberse ejecutado en parte"
