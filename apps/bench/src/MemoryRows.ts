@@ -3,9 +3,10 @@
  * 1,000,000 events is drained with `Stream.runDrain`; the heap (after a full collection) is read
  * after 10,000 events and at the last one, while the session is still running.
  *
- * The session: one group of 1,000 concurrent steps, one of which always fails; the planner
- * proposes the same group again, so every revision re-uses the 999 results it already has
- * (`step.cached`), runs the failing step again and replans, with an empty diff. What a session
+ * The session: one group of 1,000 concurrent steps, one of which (a read-only check) always
+ * fails; the planner proposes the same group again, so every revision re-uses the 999 results it
+ * already has (`step.cached`: nothing that may change the environment ran in between), runs the
+ * failing check again and replans, with an empty diff. What a session
  * keeps by contract (its history and its revisions) grows by one step and one empty diff per
  * revision, so what the heap shows is the event path.
  */
@@ -17,9 +18,10 @@ import { heapUsed } from "./Gc.ts"
 import type * as Measure from "./Measure.ts"
 import * as Table from "./Table.ts"
 
-const Fails = Tool.make("flush", {
-  description: "Always fails",
+const Fails = Tool.make("check", {
+  description: "A read-only check that always fails",
   parameters: Schema.Struct({ target: Schema.String }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   run: () => Effect.fail("disk full")
 })
 
@@ -28,7 +30,7 @@ const eventsWanted = 1_000_000
 const early = 10_000
 
 const plan: Step.Plan = [
-  Step.make(0, "flush", { target: "disk" }, "the notes are flushed", "batch"),
+  Step.make(0, "check", { target: "disk" }, "the disk has room", "batch"),
   ...Array.from({ length: planSize - 1 }, (_, i) =>
     Step.make(i + 1, "read", { path: `notes/${i}.txt`, limit: 4096 }, "the note is read", "batch")
   )
@@ -49,7 +51,7 @@ export const measure = async (_settings: Measure.Settings): Promise<ReadonlyArra
   const started = performance.now()
   await Effect.runPromise(
     Session.events({
-      goal: "flush the notes",
+      goal: "read the notes",
       planner,
       toolset: Toolset.make(Read, Fails),
       onFailure: "replan",
