@@ -35,20 +35,34 @@ import { Buffer } from "node:buffer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import process from "node:process"
-import { Effect, Layer, Option, Schema } from "effect"
+import { type Cause, Effect, Layer, Option, Schema } from "effect"
 import { isWellFormed, PathRefused, type Reason } from "./FilePath.ts"
 import { Files, type FilesShape } from "./Files.ts"
+
+const DiskFilesErrorBase: Schema.Class<
+  DiskFilesError,
+  Schema.TaggedStruct<
+    "DiskFilesError",
+    {
+      readonly operation: Schema.String
+      readonly path: Schema.optional<Schema.String>
+      readonly problem: Schema.String
+    }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<DiskFilesError>()("DiskFilesError", {
+  operation: Schema.String,
+  path: Schema.optional(Schema.String),
+  problem: Schema.String
+})
 
 /**
  * A file operation failed: which, on what (a `Files` path; none for the whole folder), and why.
  *
  * @since 0.1.0
  */
-export class DiskFilesError extends Schema.TaggedError<DiskFilesError>()("DiskFilesError", {
-  operation: Schema.String,
-  path: Schema.optional(Schema.String),
-  problem: Schema.String
-}) {
+export class DiskFilesError extends DiskFilesErrorBase {
+  /** `operation path: problem`, or `operation: problem` for the whole folder. */
   override get message(): string {
     return this.path === undefined
       ? `${this.operation}: ${this.problem}`

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Schema } from "effect"
+import { type Cause, Schema } from "effect"
 
 /**
  * Why a path is refused.
@@ -43,6 +43,18 @@ export const reasons = [
   "special"
 ] as const
 
+const PathRefusedBase: Schema.Class<
+  PathRefused,
+  Schema.TaggedStruct<
+    "PathRefused",
+    { readonly path: Schema.String; readonly reason: Schema.Literals<typeof reasons> }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<PathRefused>()("PathRefused", {
+  path: Schema.String,
+  reason: Schema.Literals(reasons)
+})
+
 /**
  * A path the file environment refuses, and why. Nothing was read or changed. Its `message` is
  * the English observation (`not executed: path outside the root: '../x'`); the tools show it
@@ -50,10 +62,8 @@ export const reasons = [
  *
  * @since 0.1.0
  */
-export class PathRefused extends Schema.TaggedError<PathRefused>()("PathRefused", {
-  path: Schema.String,
-  reason: Schema.Literals(reasons)
-}) {
+export class PathRefused extends PathRefusedBase {
+  /** The English observation: `not executed: path outside the root: '../x'`. */
   override get message(): string {
     return MessageCatalog.english.notExecuted(describe(this.reason, this.path, english))
   }
@@ -67,7 +77,7 @@ export class PathRefused extends Schema.TaggedError<PathRefused>()("PathRefused"
  */
 export type Words = { readonly [R in Reason]: (quoted: string) => string }
 
-/** @since 0.1.0 */
+/** The refusals in English (`path outside the root: '../x'`). @since 0.1.0 */
 export const english: Words = {
   outside: (p) => `path outside the root: ${p}`,
   nul: () => "the path contains a NUL character",
@@ -80,7 +90,7 @@ export const english: Words = {
   special: (p) => `${p} is not a regular file (it is a FIFO, a socket or a device)`
 }
 
-/** @since 0.1.0 */
+/** The refusals in Spanish (`ruta fuera de la raíz: '../x'`). @since 0.1.0 */
 export const spanish: Words = {
   outside: (p) => `ruta fuera de la raíz: ${p}`,
   nul: () => "la ruta contiene un carácter NUL",

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { MessageCatalog, Toolset, Tool } from "@agent-harness/tool-schema"
-import { Effect, Option, Schema } from "effect"
+import { type Cause, Effect, Option, Schema } from "effect"
 import * as FilePath from "./FilePath.ts"
 import { Files } from "./Files.ts"
 
@@ -22,16 +22,31 @@ import { Files } from "./Files.ts"
  */
 export type Locale = "en" | "es"
 
+const FileNotFoundBase: Schema.Class<
+  FileNotFound,
+  Schema.TaggedStruct<"FileNotFound", { readonly path: Schema.String; readonly message: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<FileNotFound>()("FileNotFound", {
+  path: Schema.String,
+  message: Schema.String
+})
+
 /**
  * `read`/`leer` was asked for a path that is not in the environment. Its `message` is the
  * observation text: `file 'P' does not exist` / `no existe el fichero 'P'`.
  *
  * @since 0.1.0
  */
-export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFound", {
-  path: Schema.String,
+export class FileNotFound extends FileNotFoundBase {}
+
+const InvalidFieldBase: Schema.Class<
+  InvalidField,
+  Schema.TaggedStruct<"InvalidField", { readonly field: Schema.String; readonly message: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<InvalidField>()("InvalidField", {
+  field: Schema.String,
   message: Schema.String
-}) {}
+})
 
 /**
  * A field of a tool's input was not a text when the tool read it: a throwing getter, or another
@@ -41,10 +56,16 @@ export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFou
  *
  * @since 0.1.0
  */
-export class InvalidField extends Schema.TaggedError<InvalidField>()("InvalidField", {
-  field: Schema.String,
-  message: Schema.String
-}) {}
+export class InvalidField extends InvalidFieldBase {}
+
+const InvalidContentBase: Schema.Class<
+  InvalidContent,
+  Schema.TaggedStruct<"InvalidContent", { readonly path: Schema.String; readonly found: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<InvalidContent>()("InvalidContent", {
+  path: Schema.String,
+  found: Schema.String
+})
 
 /**
  * The `Files` service gave something other than a text as a file's content: a broken
@@ -52,10 +73,8 @@ export class InvalidField extends Schema.TaggedError<InvalidField>()("InvalidFie
  *
  * @since 0.1.0
  */
-export class InvalidContent extends Schema.TaggedError<InvalidContent>()("InvalidContent", {
-  path: Schema.String,
-  found: Schema.String
-}) {
+export class InvalidContent extends InvalidContentBase {
+  /** What the environment gave instead of a text, and for which path. */
   override get message(): string {
     return `the file environment gave ${this.found} as the content of '${this.path}', not a text`
   }
@@ -75,6 +94,7 @@ export type Failure = FileNotFound | FilePath.PathRefused | InvalidField
  * @since 0.1.0
  */
 export interface Texts {
+  /** A missing file: `file 'P' does not exist`. */
   readonly notFound: (path: string) => string
   /** `N` counts code points: an emoji is one character. */
   readonly wrote: (count: number, path: string) => string
@@ -96,7 +116,7 @@ const notTextWith =
   (field: string): string =>
     MessageCatalog.notExecuted(catalog, { _tag: "WrongType", field, expected: { kind: "string" } })
 
-/** @since 0.1.0 */
+/** The tools' texts in English (`wrote N characters to P`). @since 0.1.0 */
 export const englishTexts: Texts = {
   notFound: (path) => `file '${path}' does not exist`,
   wrote: (count, path) => `wrote ${count} characters to ${path}`,
@@ -105,7 +125,7 @@ export const englishTexts: Texts = {
   notText: notTextWith(MessageCatalog.english)
 }
 
-/** @since 0.1.0 */
+/** The tools' texts in Spanish (`escritos N caracteres en P`). @since 0.1.0 */
 export const spanishTexts: Texts = {
   notFound: (path) => `no existe el fichero '${path}'`,
   wrote: (count, path) => `escritos ${count} caracteres en ${path}`,
@@ -240,7 +260,7 @@ const appendFile = (texts: Texts, path: string, content: string): Effect.Effect<
 
 /** The observation text of a failure, in the tool's language. */
 const failureMessage =
-  (texts: Texts) =>
+  (texts: Texts): ((error: Failure) => string) =>
   (error: Failure): string =>
     error._tag === "PathRefused" ? texts.refused(error) : error.message
 
@@ -249,7 +269,13 @@ const text = (description: string) => Schema.String.annotate({ description })
 // English.
 
 /** `read {path}`: the file's content, or `file 'P' does not exist`. @since 0.1.0 */
-export const Read = Tool.make("read", {
+export const Read: Tool.Tool<
+  "read",
+  Schema.Struct<{ readonly path: Schema.String }>,
+  string,
+  Failure,
+  Files
+> = Tool.make("read", {
   description: "Reads a file and returns its whole content.",
   parameters: Schema.Struct({ path: text("The path of the file, e.g. notes/todo.txt") }),
   annotations: readOnly,
@@ -258,7 +284,13 @@ export const Read = Tool.make("read", {
 })
 
 /** `list {folder}`: the paths that start with the folder, sorted, one per line. @since 0.1.0 */
-export const List = Tool.make("list", {
+export const List: Tool.Tool<
+  "list",
+  Schema.Struct<{ readonly folder: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> = Tool.make("list", {
   description:
     "Lists the paths that start with the given folder, sorted, one per line. An empty folder lists every file.",
   parameters: Schema.Struct({ folder: text("The folder prefix, e.g. notes/") }),
@@ -268,7 +300,13 @@ export const List = Tool.make("list", {
 })
 
 /** `search {pattern}`: `path: line` for each line containing the pattern. @since 0.1.0 */
-export const Search = Tool.make("search", {
+export const Search: Tool.Tool<
+  "search",
+  Schema.Struct<{ readonly pattern: Schema.String }>,
+  string,
+  InvalidField,
+  Files
+> = Tool.make("search", {
   description:
     "Finds the lines that contain the given text (not a regular expression) in every file, as 'path: line', one per line. No matches gives an empty text.",
   parameters: Schema.Struct({ pattern: text("The text to look for") }),
@@ -278,7 +316,13 @@ export const Search = Tool.make("search", {
 })
 
 /** `write {path, content}`: replaces the file; `wrote N characters to P`. @since 0.1.0 */
-export const Write = Tool.make("write", {
+export const Write: Tool.Tool<
+  "write",
+  Schema.Struct<{ readonly path: Schema.String; readonly content: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> = Tool.make("write", {
   description: "Writes a file, replacing its whole content (creating it if needed).",
   parameters: Schema.Struct({ path: text("The path of the file"), content: text("The new content of the file") }),
   annotations: replaces,
@@ -290,7 +334,13 @@ export const Write = Tool.make("write", {
 })
 
 /** `append {path, content}`: adds to the end of the file; `appended N characters to P`. @since 0.1.0 */
-export const Append = Tool.make("append", {
+export const Append: Tool.Tool<
+  "append",
+  Schema.Struct<{ readonly path: Schema.String; readonly content: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> = Tool.make("append", {
   description: "Adds text to the end of a file (creating it if needed). Calling it twice adds the text twice.",
   parameters: Schema.Struct({ path: text("The path of the file"), content: text("The text to add at the end") }),
   annotations: appends,
@@ -304,7 +354,13 @@ export const Append = Tool.make("append", {
 // Spanish.
 
 /** `leer {ruta}`: el contenido del fichero, o `no existe el fichero 'P'`. @since 0.1.0 */
-export const Leer = Tool.make("leer", {
+export const Leer: Tool.Tool<
+  "leer",
+  Schema.Struct<{ readonly ruta: Schema.String }>,
+  string,
+  Failure,
+  Files
+> = Tool.make("leer", {
   description: "Lee un fichero y devuelve todo su contenido.",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero, p. ej. notas/compra.txt") }),
   annotations: readOnly,
@@ -313,7 +369,13 @@ export const Leer = Tool.make("leer", {
 })
 
 /** `listar {carpeta}`: las rutas que empiezan por la carpeta, ordenadas, una por línea. @since 0.1.0 */
-export const Listar = Tool.make("listar", {
+export const Listar: Tool.Tool<
+  "listar",
+  Schema.Struct<{ readonly carpeta: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> = Tool.make("listar", {
   description:
     "Lista las rutas que empiezan por la carpeta indicada, ordenadas, una por línea. Una carpeta vacía lista todos los ficheros.",
   parameters: Schema.Struct({ carpeta: text("El prefijo de la carpeta, p. ej. notas/") }),
@@ -323,7 +385,13 @@ export const Listar = Tool.make("listar", {
 })
 
 /** `buscar {patron}`: `ruta: línea` por cada línea que contiene el patrón. @since 0.1.0 */
-export const Buscar = Tool.make("buscar", {
+export const Buscar: Tool.Tool<
+  "buscar",
+  Schema.Struct<{ readonly patron: Schema.String }>,
+  string,
+  InvalidField,
+  Files
+> = Tool.make("buscar", {
   description:
     "Busca en todos los ficheros las líneas que contienen el texto indicado (no es una expresión regular), como 'ruta: línea', una por línea. Sin coincidencias devuelve un texto vacío.",
   parameters: Schema.Struct({ patron: text("El texto que se busca") }),
@@ -333,7 +401,13 @@ export const Buscar = Tool.make("buscar", {
 })
 
 /** `escribir {ruta, contenido}`: sustituye el fichero; `escritos N caracteres en P`. @since 0.1.0 */
-export const Escribir = Tool.make("escribir", {
+export const Escribir: Tool.Tool<
+  "escribir",
+  Schema.Struct<{ readonly ruta: Schema.String; readonly contenido: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> = Tool.make("escribir", {
   description: "Escribe un fichero y sustituye todo su contenido (lo crea si no existe).",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El nuevo contenido del fichero") }),
   annotations: replaces,
@@ -350,7 +424,13 @@ export const Escribir = Tool.make("escribir", {
  *
  * @since 0.1.0
  */
-export const Anadir = Tool.make("añadir", {
+export const Anadir: Tool.Tool<
+  "añadir",
+  Schema.Struct<{ readonly ruta: Schema.String; readonly contenido: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> = Tool.make("añadir", {
   description: "Añade texto al final de un fichero (lo crea si no existe). Dos llamadas iguales lo añaden dos veces.",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El texto que se añade al final") }),
   annotations: appends,
@@ -364,10 +444,12 @@ export const Anadir = Tool.make("añadir", {
 // Toolsets.
 
 /** The English file tools: `read`, `list`, `search`, `write`, `append`. @since 0.1.0 */
-export const english = Toolset.make(Read, List, Search, Write, Append)
+export const english: Toolset.Toolset<typeof Read | typeof List | typeof Search | typeof Write | typeof Append> =
+  Toolset.make(Read, List, Search, Write, Append)
 
 /** The Spanish file tools: `leer`, `listar`, `buscar`, `escribir`, `añadir`. @since 0.1.0 */
-export const spanish = Toolset.make(Leer, Listar, Buscar, Escribir, Anadir)
+export const spanish: Toolset.Toolset<typeof Leer | typeof Listar | typeof Buscar | typeof Escribir | typeof Anadir> =
+  Toolset.make(Leer, Listar, Buscar, Escribir, Anadir)
 
 /** Any of the ten file tools. @since 0.1.0 */
 export type FileTool = (typeof english.tools)[number] | (typeof spanish.tools)[number]

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import { type Cause, Context, Effect, Layer, Option, Ref, Schema } from "effect"
 import type { PathRefused } from "./FilePath.ts"
 
 /**
@@ -40,26 +40,41 @@ export interface FilesShape {
  * @since 0.1.0
  */
 export interface MemoryShape extends FilesShape {
+  /** The content of a file, or none; never fails. */
   readonly read: (path: string) => Effect.Effect<Option.Option<string>>
+  /** Replaces a file's whole content (creating it); never fails. */
   readonly write: (path: string, content: string) => Effect.Effect<void>
+  /** Adds to the end of a file (creating it); never fails. */
   readonly append: (path: string, content: string) => Effect.Effect<void>
 }
+
+const FilesBase: Context.ServiceClass<Files, "@agent-harness/file-tools/Files", FilesShape> = Context.Service<
+  Files,
+  FilesShape
+>()("@agent-harness/file-tools/Files")
 
 /**
  * The file environment service.
  *
  * @since 0.1.0
  */
-export class Files extends Context.Service<Files, FilesShape>()("@agent-harness/file-tools/Files") {}
+export class Files extends FilesBase {}
+
+const InvalidInitialFilesBase: Schema.Class<
+  InvalidInitialFiles,
+  Schema.TaggedStruct<"InvalidInitialFiles", { readonly problem: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<InvalidInitialFiles>()("InvalidInitialFiles", {
+  problem: Schema.String
+})
 
 /**
  * The initial files given to `makeFiles` are not a record of texts: the problem names the path.
  *
  * @since 0.1.0
  */
-export class InvalidInitialFiles extends Schema.TaggedError<InvalidInitialFiles>()("InvalidInitialFiles", {
-  problem: Schema.String
-}) {
+export class InvalidInitialFiles extends InvalidInitialFilesBase {
+  /** `invalid initial files: <problem>`. */
   override get message(): string {
     return `invalid initial files: ${this.problem}`
   }
