@@ -14,17 +14,24 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import { type Cause, Result, Schema } from "effect"
+
+const UnencodableBase: Schema.Class<
+  Unencodable,
+  Schema.TaggedStruct<"Unencodable", { readonly path: Schema.String; readonly problem: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<Unencodable>()("Unencodable", {
+  path: Schema.String,
+  problem: Schema.String
+})
 
 /**
  * A value the canonical encoding refuses: where (a JSON path, `$` for the whole value) and why.
  *
  * @since 0.1.0
  */
-export class Unencodable extends Schema.TaggedError<Unencodable>()("Unencodable", {
-  path: Schema.String,
-  problem: Schema.String
-}) {
+export class Unencodable extends UnencodableBase {
+  /** The problem, and its JSON path unless it is the whole value. */
   override get message(): string {
     return this.path === "$" ? this.problem : `${this.problem} at ${this.path}`
   }

@@ -16,7 +16,7 @@
  */
 import { Execute, Outcome } from "@agent-harness/executor"
 import { MessageCatalog, Tool } from "@agent-harness/tool-schema"
-import { Effect, Layer, Result, Schema } from "effect"
+import { type Cause, Effect, Layer, Result, Schema } from "effect"
 import * as Canonical from "./Canonical.ts"
 
 /**
@@ -24,13 +24,17 @@ import * as Canonical from "./Canonical.ts"
  *
  * @since 0.1.0
  */
-export const Observation = Schema.Struct({
+export const Observation: Schema.Struct<{
+  readonly original: Schema.Literals<readonly ["NotExecuted", "Refused", "Failed", "Succeeded"]>
+  readonly is_error: Schema.Boolean
+  readonly content: Schema.String
+}> = Schema.Struct({
   original: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded"]),
   is_error: Schema.Boolean,
   content: Schema.String
 })
 
-/** @since 0.1.0 */
+/** What the model was shown for a call, as recorded. @since 0.1.0 */
 export type Observation = typeof Observation.Type
 
 /**
@@ -38,7 +42,13 @@ export type Observation = typeof Observation.Type
  *
  * @since 0.1.0
  */
-export const Entry = Schema.Struct({
+export const Entry: Schema.Struct<{
+  readonly id: Schema.String
+  readonly tool: Schema.String
+  readonly input: Schema.Unknown
+  readonly state: Schema.Literals<readonly ["started", "done"]>
+  readonly observation: Schema.optionalKey<typeof Observation>
+}> = Schema.Struct({
   id: Schema.String,
   tool: Schema.String,
   input: Schema.Unknown,
@@ -46,18 +56,25 @@ export const Entry = Schema.Struct({
   observation: Schema.optionalKey(Observation)
 })
 
-/** @since 0.1.0 */
+/** One call id's record. @since 0.1.0 */
 export type Entry = typeof Entry.Type
+
+const JournalErrorBase: Schema.Class<
+  JournalError,
+  Schema.TaggedStruct<"JournalError", { readonly file: Schema.String; readonly problem: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<JournalError>()("JournalError", {
+  file: Schema.String,
+  problem: Schema.String
+})
 
 /**
  * The journal cannot be read or written: the file, and what is wrong.
  *
  * @since 0.1.0
  */
-export class JournalError extends Schema.TaggedError<JournalError>()("JournalError", {
-  file: Schema.String,
-  problem: Schema.String
-}) {
+export class JournalError extends JournalErrorBase {
+  /** `file: problem`. */
   override get message(): string {
     return `${this.file}: ${this.problem}`
   }
@@ -88,6 +105,7 @@ export const inputText = (file: string, id: string, input: unknown): Result.Resu
 export interface Store {
   /** Where it is kept (a file path, or `memory`), for messages. */
   readonly location: string
+  /** The entry of a call id, or `undefined` when the journal has none. */
   readonly get: (id: string) => Effect.Effect<Entry | undefined, JournalError>
   /**
    * Records that a call is about to run. Fails if the id is already in the journal (two calls
@@ -116,15 +134,23 @@ export const observationOf = (outcome: Outcome.Outcome): Observation => ({
   content: outcome.content
 })
 
-/**
- * The typed failure of a call whose result the journal could not record, even after trying
- * again: the call ran (or may have), and the journal does not know it. The journal answers such
- * a call `Failed`, with this as its `Defect` failure and an error observation that says so
- * ({@link notRecordedNote}): `execute` never fails, so this is how it fails loudly.
- *
- * @since 0.1.0
- */
-export class NotRecorded extends Schema.TaggedError<NotRecorded>()("NotRecorded", {
+const NotRecordedBase: Schema.Class<
+  NotRecorded,
+  Schema.TaggedStruct<
+    "NotRecorded",
+    {
+      readonly id: Schema.String
+      readonly tool: Schema.String
+      /** The observation that could not be recorded: what the call's outcome was. */
+      readonly observation: typeof Observation
+      /** Why the journal could not record it. */
+      readonly problem: Schema.String
+      /** Whether the journal holds the call as started (then outcome unknown after a restart). */
+      readonly started: Schema.Boolean
+    }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<NotRecorded>()("NotRecorded", {
   id: Schema.String,
   tool: Schema.String,
   /** The observation that could not be recorded: what the call's outcome was. */
@@ -136,7 +162,18 @@ export class NotRecorded extends Schema.TaggedError<NotRecorded>()("NotRecorded"
    * outcome unknown and is not run again. An idempotent call has no mark and may run again.
    */
   started: Schema.Boolean
-}) {
+})
+
+/**
+ * The typed failure of a call whose result the journal could not record, even after trying
+ * again: the call ran (or may have), and the journal does not know it. The journal answers such
+ * a call `Failed`, with this as its `Defect` failure and an error observation that says so
+ * ({@link notRecordedNote}): `execute` never fails, so this is how it fails loudly.
+ *
+ * @since 0.1.0
+ */
+export class NotRecorded extends NotRecordedBase {
+  /** Which call's result could not be recorded, and why. */
   override get message(): string {
     return `the journal could not record the result of call '${this.id}' (${this.tool}): ${this.problem}`
   }

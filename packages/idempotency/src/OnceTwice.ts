@@ -9,7 +9,7 @@
 import { PlanDiff } from "@agent-harness/diff"
 import { Execute, type Outcome } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Context, Effect, Schema } from "effect"
+import { type Cause, type Context, Effect, Schema } from "effect"
 
 /**
  * How to get a fresh copy of an environment: the services its tools need, and how to read its
@@ -18,6 +18,7 @@ import { type Context, Effect, Schema } from "effect"
  * @since 0.1.0
  */
 export interface Environment<S, R> {
+  /** A fresh copy: the services its tools run with, and how to read its state. */
   readonly fresh: Effect.Effect<{ readonly context: Context.Context<R>; readonly state: Effect.Effect<S> }>
 }
 
@@ -29,7 +30,9 @@ export interface Environment<S, R> {
 export interface Difference {
   /** The key (a path, for file environments), or `(state)` when the state is not a record. */
   readonly key: string
+  /** Its value after one run (`undefined` when absent). */
   readonly once: unknown
+  /** Its value after two runs (`undefined` when absent). */
   readonly twice: unknown
 }
 
@@ -39,14 +42,19 @@ export interface Difference {
  * @since 0.1.0
  */
 export interface Report<S> {
+  /** The tool's name. */
   readonly tool: string
+  /** The call's input. */
   readonly input: unknown
   /** What running twice showed. */
   readonly idempotent: boolean
   /** What the tool's annotations say (read-only counts as idempotent). */
   readonly declared: boolean
+  /** The state of the copy the call ran on once. */
   readonly once: S
+  /** The state of the copy the call ran on twice. */
   readonly twice: S
+  /** The keys that differ (none when the call is idempotent). */
   readonly differences: ReadonlyArray<Difference>
   /** The outcomes: the single run, then the two runs of the second copy. */
   readonly outcomes: readonly [Outcome.Outcome, Outcome.Outcome, Outcome.Outcome]
@@ -65,16 +73,32 @@ const show = (value: unknown): string => {
   }
 }
 
+const NotIdempotentBase: Schema.Class<
+  NotIdempotent,
+  Schema.TaggedStruct<
+    "NotIdempotent",
+    {
+      readonly tool: Schema.String
+      readonly input: Schema.Unknown
+      readonly differences: Schema.$Array<
+        Schema.Struct<{ readonly key: Schema.String; readonly once: Schema.Unknown; readonly twice: Schema.Unknown }>
+      >
+    }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<NotIdempotent>()("NotIdempotent", {
+  tool: Schema.String,
+  input: Schema.Unknown,
+  differences: Schema.Array(Schema.Struct({ key: Schema.String, once: Schema.Unknown, twice: Schema.Unknown }))
+})
+
 /**
  * A tool declared idempotent that is not.
  *
  * @since 0.1.0
  */
-export class NotIdempotent extends Schema.TaggedError<NotIdempotent>()("NotIdempotent", {
-  tool: Schema.String,
-  input: Schema.Unknown,
-  differences: Schema.Array(Schema.Struct({ key: Schema.String, once: Schema.Unknown, twice: Schema.Unknown }))
-}) {
+export class NotIdempotent extends NotIdempotentBase {
+  /** The tool, the input, and each key whose state differs once and twice. */
   override get message(): string {
     const shown = this.differences
       .map(

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { type Execute, Outcome } from "@agent-harness/executor"
-import { MessageCatalog, Tool } from "@agent-harness/tool-schema"
+import { MessageCatalog, Tool, type Toolset } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 
 /**
@@ -19,7 +19,7 @@ export type RetrySafety =
   | { readonly _tag: "Safe"; readonly reason: "did_not_run" | "idempotent" }
   | { readonly _tag: "Unsafe"; readonly reason: "may_have_partly_run" | "ran" | "outcome_unknown" }
 
-/** @since 0.1.0 */
+/** Whether the verdict is `Safe`. @since 0.1.0 */
 export const isSafe = (safety: RetrySafety): boolean => safety._tag === "Safe"
 
 /**
@@ -67,7 +67,11 @@ export const note = (catalog: MessageCatalog.MessageCatalog, safety: RetrySafety
  *
  * @since 0.1.0
  */
-export const notes: Execute.Middleware = (_call, tool, run) =>
+export const notes: Execute.Middleware = <R>(
+  _call: Toolset.RawCall,
+  tool: Tool.Any,
+  run: Effect.Effect<Outcome.Outcome, never, R>
+): Effect.Effect<Outcome.Outcome, never, R> =>
   Effect.flatMap(run, (outcome) =>
     Effect.map(Effect.service(MessageCatalog.MessageCatalog), (c) => annotate(c, tool, outcome))
   )
@@ -93,9 +97,13 @@ export const annotate = (
  * @since 0.1.0
  */
 export interface Row {
+  /** The tool's name. */
   readonly tool: string
+  /** Whether its annotations say it is idempotent (read-only counts). */
   readonly idempotent: boolean
+  /** Repeating a call that failed its schema. */
   readonly afterSchemaError: RetrySafety
+  /** Repeating a call that failed while running. */
   readonly afterExecutionError: RetrySafety
 }
 

@@ -5,15 +5,15 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** The canonical JSON text of a call's input, and `Unencodable`, what it refuses. @since 0.1.0 */
 export * as Canonical from "./Canonical.ts"
-/** @since 0.1.0 */
+/** The crash-safe journal keyed by call id, as executor middleware, and its `Store` contract. @since 0.1.0 */
 export * as Journal from "./Journal.ts"
-/** @since 0.1.0 */
+/** A journal store in memory: tests and replay within one process (it does not survive a crash). @since 0.1.0 */
 export * as MemoryStore from "./MemoryStore.ts"
-/** @since 0.1.0 */
+/** The once-vs-twice check of a tool's declared idempotency. @since 0.1.0 */
 export * as OnceTwice from "./OnceTwice.ts"
-/** @since 0.1.0 */
+/** Whether a call may be repeated blindly, and the note the model reads. @since 0.1.0 */
 export * as RetrySafety from "./RetrySafety.ts"
-/** @since 0.1.0 */
+/** The durable journal store: SQLite via `node:sqlite`, shared by processes. @since 0.1.0 */
 export * as SqliteStore from "./SqliteStore.ts"
