@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Message } from "@agent-harness/executor"
-import { Data, Result } from "effect"
+import { type Cause, Data, Result } from "effect"
 
 /**
  * An observation the model must be shown. `content` is the exact text, or a pattern it must
@@ -16,8 +16,11 @@ import { Data, Result } from "effect"
  * @since 0.1.0
  */
 export interface ExpectedResult {
+  /** The call it answers. */
   readonly tool_use_id: string
+  /** Whether it must be an error observation. */
   readonly is_error: boolean
+  /** The exact text, or a pattern it must match somewhere. */
   readonly content: string | RegExp
 }
 
@@ -47,7 +50,9 @@ export type Unchecked = typeof unchecked
  * @since 0.1.0
  */
 export interface Turn {
+  /** The model's reply: text and tool calls, in order. */
   readonly reply: ReadonlyArray<Message.ReplyBlock>
+  /** The results its tool calls must get, in order, or `unchecked`. */
   readonly expect?: ReadonlyArray<ExpectedResult> | Unchecked | undefined
 }
 
@@ -59,10 +64,11 @@ export interface Turn {
 export interface Script {
   /** The opening messages the model must be called with first. */
   readonly messages: ReadonlyArray<Message.Message>
+  /** The model calls, in order. */
   readonly turns: ReadonlyArray<Turn>
 }
 
-/** @since 0.1.0 */
+/** An expected observation: `expected("t1", false, "done")`. @since 0.1.0 */
 export const expected = (toolUseId: string, isError: boolean, content: string | RegExp): ExpectedResult => ({
   tool_use_id: toolUseId,
   is_error: isError,
@@ -82,17 +88,26 @@ export const matches = (expected: ExpectedResult, seen: Message.ToolResultBlock)
     : // `search` ignores `lastIndex`, so a /g or /y pattern gives the same answer every time.
       seen.content.search(expected.content) !== -1)
 
+interface ScriptInvalidFields {
+  /** The turn at fault, from 1; `undefined` for the script as a whole. */
+  readonly turn: number | undefined
+  /** What is wrong. */
+  readonly problem: string
+}
+
+const ScriptInvalidBase: new (
+  args: ScriptInvalidFields
+) => Cause.YieldableError & { readonly _tag: "ScriptInvalid" } & Readonly<ScriptInvalidFields> =
+  Data.TaggedError("ScriptInvalid")
+
 /**
  * A script that cannot be played as it is: the problem names the turn (from 1) and what is
  * wrong. The player fails its first model call with it, before any tool runs.
  *
  * @since 0.1.0
  */
-export class ScriptInvalid extends Data.TaggedError("ScriptInvalid")<{
-  /** The turn at fault, from 1; `undefined` for the script as a whole. */
-  readonly turn: number | undefined
-  readonly problem: string
-}> {
+export class ScriptInvalid extends ScriptInvalidBase {
+  /** `invalid script: turn N: <problem>`. */
   override get message(): string {
     return `invalid script: ${this.turn === undefined ? "" : `turn ${this.turn}: `}${this.problem}`
   }

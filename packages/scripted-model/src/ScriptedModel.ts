@@ -88,10 +88,12 @@ const lastResults = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Me
  * @since 0.1.0
  */
 export interface Player {
+  /** Checks the results it is shown (and, on the first call, the opening) and gives the next reply. */
   readonly next: (
     shown: ReadonlyArray<Message.ToolResultBlock>,
     opening: ReadonlyArray<Message.Message> | undefined
   ) => Effect.Effect<ReadonlyArray<Message.ReplyBlock>, ScriptDivergence | ScriptExhausted | ScriptInvalid>
+  /** Checks the last results and that no turn is left over, when the loop stops. */
   readonly finish: (
     shown: ReadonlyArray<Message.ToolResultBlock>
   ) => Effect.Effect<void, ScriptDivergence | ScriptUnfinished>

@@ -4,9 +4,9 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** The typed ways a run can leave its script, each naming the turn. @since 0.1.0 */
 export * as Divergence from "./Divergence.ts"
-/** @since 0.1.0 */
+/** Scripts: the opening, the replies, and the observations each turn must be shown. @since 0.1.0 */
 export * as Script from "./Script.ts"
-/** @since 0.1.0 */
+/** The script player, as the loop's `Model` or as an effect/ai `LanguageModel`. @since 0.1.0 */
 export * as ScriptedModel from "./ScriptedModel.ts"
