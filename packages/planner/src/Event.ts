@@ -9,14 +9,23 @@ import { Schema } from "effect"
 import { Plan, Step } from "./Step.ts"
 
 /** A plan was accepted: the first (revision 0) or a replan. @since 0.1.0 */
-export const PlanCreated = Schema.Struct({
+export const PlanCreated: Schema.Struct<{
+  readonly type: Schema.Literal<"plan.created">
+  readonly revision: Schema.Int
+  readonly plan: typeof Plan
+}> = Schema.Struct({
   type: Schema.Literal("plan.created"),
   revision: Schema.Int,
   plan: Plan
 })
 
 /** A step is about to run, with the call id it runs with (`Session.callId`). @since 0.1.0 */
-export const StepStarted = Schema.Struct({
+export const StepStarted: Schema.Struct<{
+  readonly type: Schema.Literal<"step.started">
+  readonly revision: Schema.Int
+  readonly step: typeof Step
+  readonly call_id: Schema.String
+}> = Schema.Struct({
   type: Schema.Literal("step.started"),
   revision: Schema.Int,
   step: Step,
@@ -25,7 +34,12 @@ export const StepStarted = Schema.Struct({
 })
 
 /** A step ran and succeeded. @since 0.1.0 */
-export const StepSucceeded = Schema.Struct({
+export const StepSucceeded: Schema.Struct<{
+  readonly type: Schema.Literal<"step.succeeded">
+  readonly revision: Schema.Int
+  readonly id: Schema.Int
+  readonly result: Schema.String
+}> = Schema.Struct({
   type: Schema.Literal("step.succeeded"),
   revision: Schema.Int,
   id: Schema.Int,
@@ -33,7 +47,13 @@ export const StepSucceeded = Schema.Struct({
 })
 
 /** A step failed (not executed, or failed while running). @since 0.1.0 */
-export const StepFailed = Schema.Struct({
+export const StepFailed: Schema.Struct<{
+  readonly type: Schema.Literal<"step.failed">
+  readonly revision: Schema.Int
+  readonly id: Schema.Int
+  readonly error: Schema.String
+  readonly not_executed: Schema.Boolean
+}> = Schema.Struct({
   type: Schema.Literal("step.failed"),
   revision: Schema.Int,
   id: Schema.Int,
@@ -43,7 +63,12 @@ export const StepFailed = Schema.Struct({
 })
 
 /** A step of a new plan that already succeeded with the same tool and args: not run again. @since 0.1.0 */
-export const StepCached = Schema.Struct({
+export const StepCached: Schema.Struct<{
+  readonly type: Schema.Literal<"step.cached">
+  readonly revision: Schema.Int
+  readonly id: Schema.Int
+  readonly result: Schema.String
+}> = Schema.Struct({
   type: Schema.Literal("step.cached"),
   revision: Schema.Int,
   id: Schema.Int,
@@ -51,7 +76,12 @@ export const StepCached = Schema.Struct({
 })
 
 /** A revision: how the new plan differs from what was left of the old one. @since 0.1.0 */
-export const PlanDiffed = Schema.Struct({
+export const PlanDiffed: Schema.Struct<{
+  readonly type: Schema.Literal<"plan.diff">
+  readonly revision: Schema.Int
+  readonly last_error: Schema.String
+  readonly diff: typeof PlanDiff.PlanDiff
+}> = Schema.Struct({
   type: Schema.Literal("plan.diff"),
   revision: Schema.Int,
   last_error: Schema.String,
@@ -64,7 +94,12 @@ export const PlanDiffed = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const PlanRejected = Schema.Struct({
+export const PlanRejected: Schema.Struct<{
+  readonly type: Schema.Literal<"plan.rejected">
+  readonly reason: Schema.Literals<readonly ["step_budget", "invalid"]>
+  readonly detail: Schema.String
+  readonly plan: typeof Plan
+}> = Schema.Struct({
   type: Schema.Literal("plan.rejected"),
   reason: Schema.Literals(["step_budget", "invalid"]),
   detail: Schema.String,
@@ -73,7 +108,12 @@ export const PlanRejected = Schema.Struct({
 })
 
 /** The session ended. @since 0.1.0 */
-export const SessionFinished = Schema.Struct({
+export const SessionFinished: Schema.Struct<{
+  readonly type: Schema.Literal<"session.finished">
+  readonly status: Schema.Literals<readonly ["completed", "failed"]>
+  readonly reason: Schema.String
+  readonly session_id: Schema.String
+}> = Schema.Struct({
   type: Schema.Literal("session.finished"),
   status: Schema.Literals(["completed", "failed"]),
   reason: Schema.String,
@@ -86,7 +126,18 @@ export const SessionFinished = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Event = Schema.Union([
+export const Event: Schema.Union<
+  readonly [
+    typeof PlanCreated,
+    typeof StepStarted,
+    typeof StepSucceeded,
+    typeof StepFailed,
+    typeof StepCached,
+    typeof PlanDiffed,
+    typeof PlanRejected,
+    typeof SessionFinished
+  ]
+> = Schema.Union([
   PlanCreated,
   StepStarted,
   StepSucceeded,
@@ -97,5 +148,5 @@ export const Event = Schema.Union([
   SessionFinished
 ])
 
-/** @since 0.1.0 */
+/** Any event. @since 0.1.0 */
 export type Event = typeof Event.Type

@@ -22,7 +22,13 @@ import * as Step from "./Step.ts"
  *
  * @since 0.1.0
  */
-export const PlannedStep = Schema.Struct({
+export const PlannedStep: Schema.Struct<{
+  readonly id: Schema.Int
+  readonly tool_name: Schema.String
+  readonly args: Schema.$Record<Schema.String, Schema.Unknown>
+  readonly expected_outcome: Schema.String
+  readonly group: Schema.optionalKey<Schema.String>
+}> = Schema.Struct({
   id: Step.Step.fields.id,
   tool_name: Step.Step.fields.tool_name,
   args: Step.Step.fields.args,
@@ -35,9 +41,11 @@ export const PlannedStep = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Answer = Schema.Struct({ steps: Schema.Array(PlannedStep) })
+export const Answer: Schema.Struct<{ readonly steps: Schema.$Array<typeof PlannedStep> }> = Schema.Struct({
+  steps: Schema.Array(PlannedStep)
+})
 
-/** @since 0.1.0 */
+/** The structured output the model is asked for. @since 0.1.0 */
 export type Answer = typeof Answer.Type
 
 /**
@@ -57,7 +65,7 @@ export interface Options {
  *
  * @since 0.1.0
  */
-export const systemPrompt = [
+export const systemPrompt: string = [
   "You are the planner of a plan-and-execute agent.",
   "You do not call tools yourself: you write a plan, an ordered list of steps, and an executor runs each step with one tool call.",
   'Answer with one JSON object and nothing else: {"steps":[{"id":1,"tool_name":"...","args":{...},"expected_outcome":"..."}]}.',

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Effect, Schema } from "effect"
+import { type Cause, type Effect, Schema } from "effect"
 import type { Plan, Step } from "./Step.ts"
 
 /**
@@ -14,6 +14,7 @@ import type { Plan, Step } from "./Step.ts"
  * @since 0.1.0
  */
 export interface Request {
+  /** What the plan is for. */
   readonly goal: string
   /** Every executed step so far, with its result or error. */
   readonly history: ReadonlyArray<Step>
@@ -21,13 +22,20 @@ export interface Request {
   readonly lastError: string | null
 }
 
+const InvalidPlanBase: Schema.Class<
+  InvalidPlan,
+  Schema.TaggedStruct<"InvalidPlan", { readonly reason: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<InvalidPlan>()("InvalidPlan", { reason: Schema.String })
+
 /**
  * The planner produced something that is not a valid plan: a replannable failure carrying the
  * reason, which becomes the next `lastError`.
  *
  * @since 0.1.0
  */
-export class InvalidPlan extends Schema.TaggedError<InvalidPlan>()("InvalidPlan", { reason: Schema.String }) {
+export class InvalidPlan extends InvalidPlanBase {
+  /** `invalid plan: <reason>`. */
   override get message(): string {
     return `invalid plan: ${this.reason}`
   }

@@ -22,7 +22,9 @@ export type When = null | string | RegExp
  * @since 0.1.0
  */
 export interface Rule {
+  /** Which last error it answers. */
   readonly when: When
+  /** The plan it proposes then. */
   readonly plan: Plan
 }
 

@@ -56,13 +56,16 @@ export type Strategy = "replan" | "skip" | "abort"
  * @since 0.1.0
  */
 export interface Options<T extends Tool.Any, E, R> {
+  /** What the session is for, as the planner reads it. */
   readonly goal: string
   /**
    * The session's id, in every call id (see {@link callId}); default a fresh random UUID. Give
    * the id of an earlier session, over the same journal, to resume it. Not empty.
    */
   readonly sessionId?: string | undefined
+  /** Proposes the plan, and each new plan after a failure. */
   readonly planner: Planner<E, R>
+  /** The tools the steps call, each call checked by its schema. */
   readonly toolset: Toolset.Toolset<T>
   /** Default `replan`. */
   readonly onFailure?: Strategy | undefined

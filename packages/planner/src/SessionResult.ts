@@ -9,10 +9,10 @@ import { Schema } from "effect"
 import { Event } from "./Event.ts"
 import { Step } from "./Step.ts"
 
-/** @since 0.1.0 */
-export const Status = Schema.Literals(["completed", "failed"])
+/** Whether the session completed (the goal met, or partly) or failed. @since 0.1.0 */
+export const Status: Schema.Literals<readonly ["completed", "failed"]> = Schema.Literals(["completed", "failed"])
 
-/** @since 0.1.0 */
+/** Whether the session completed or failed. @since 0.1.0 */
 export type Status = typeof Status.Type
 
 /**
@@ -21,9 +21,11 @@ export type Status = typeof Status.Type
  *
  * @since 0.1.0
  */
-export const Reason = Schema.Literals(["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"])
+export const Reason: Schema.Literals<
+  readonly ["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"]
+> = Schema.Literals(["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"])
 
-/** @since 0.1.0 */
+/** Why the session ended. @since 0.1.0 */
 export type Reason = typeof Reason.Type
 
 /**
@@ -31,7 +33,16 @@ export type Reason = typeof Reason.Type
  *
  * @since 0.1.0
  */
-export const SessionResult = Schema.Struct({
+export const SessionResult: Schema.Struct<{
+  readonly session_id: Schema.String
+  readonly status: typeof Status
+  readonly reason: typeof Reason
+  readonly history: Schema.$Array<typeof Step>
+  readonly revisions: Schema.$Array<typeof PlanDiff.PlanDiff>
+  readonly events: Schema.$Array<typeof Event>
+  readonly steps: Schema.Int
+  readonly replans: Schema.Int
+}> = Schema.Struct({
   /** The session's id, in every call id of its steps; give it again to resume the session. */
   session_id: Schema.String,
   status: Status,
@@ -47,7 +58,7 @@ export const SessionResult = Schema.Struct({
   replans: Schema.Int
 })
 
-/** @since 0.1.0 */
+/** The result of a session, as JSON. @since 0.1.0 */
 export type SessionResult = typeof SessionResult.Type
 
 /**

@@ -12,7 +12,15 @@ import { Schema } from "effect"
  *
  * @since 0.1.0
  */
-export const Step = Schema.Struct({
+export const Step: Schema.Struct<{
+  readonly id: Schema.Int
+  readonly tool_name: Schema.String
+  readonly args: Schema.$Record<Schema.String, Schema.Unknown>
+  readonly expected_outcome: Schema.String
+  readonly group: Schema.optionalKey<Schema.String>
+  readonly result: Schema.optionalKey<Schema.NullOr<Schema.String>>
+  readonly error: Schema.optionalKey<Schema.NullOr<Schema.String>>
+}> = Schema.Struct({
   /** Unique within a plan; monotonic within a revision. */
   id: Schema.Int,
   tool_name: Schema.String,
@@ -27,7 +35,7 @@ export const Step = Schema.Struct({
   error: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
-/** @since 0.1.0 */
+/** A step, as JSON. @since 0.1.0 */
 export type Step = typeof Step.Type
 
 /**
@@ -35,9 +43,9 @@ export type Step = typeof Step.Type
  *
  * @since 0.1.0
  */
-export const Plan = Schema.Array(Step)
+export const Plan: Schema.$Array<typeof Step> = Schema.Array(Step)
 
-/** @since 0.1.0 */
+/** A plan: the steps to run, in order. @since 0.1.0 */
 export type Plan = typeof Plan.Type
 
 /**

@@ -6,17 +6,17 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** What a session tells a tracer or a UI as it happens, as JSON events. @since 0.1.0 */
 export * as Event from "./Event.ts"
-/** @since 0.1.0 */
+/** A planner backed by an effect/ai `LanguageModel`, the plan as structured output. @since 0.1.0 */
 export * as ModelPlanner from "./ModelPlanner.ts"
-/** @since 0.1.0 */
+/** The planner interface `(goal, history, lastError) → plan`, and `InvalidPlan`. @since 0.1.0 */
 export * as Planner from "./Planner.ts"
-/** @since 0.1.0 */
+/** The deterministic planner: rules tried in order against the last error, the first match wins. @since 0.1.0 */
 export * as RulePlanner from "./RulePlanner.ts"
-/** @since 0.1.0 */
+/** The session state machine: run a plan, skip, abort or replan, within budgets. @since 0.1.0 */
 export * as Session from "./Session.ts"
-/** @since 0.1.0 */
+/** How a session ended: status, reason, history, revisions and events, as JSON. @since 0.1.0 */
 export * as SessionResult from "./SessionResult.ts"
-/** @since 0.1.0 */
+/** Plan steps and plans as Schema types, and their runs of concurrent steps. @since 0.1.0 */
 export * as Step from "./Step.ts"
