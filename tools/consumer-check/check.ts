@@ -222,6 +222,35 @@ check(
   `effect ${incompatibleEffect} in the app is refused at install time (ERESOLVE naming the peer range)`
 )
 
+// 5. The CLI as a command: its tarball installs with nothing else (the CLI is bundled) and runs a
+// scenario it ships, from built JavaScript.
+const cliTarballs = path.join(work, "cli-tarball")
+must("pack the CLI", "pnpm", ["--filter", "@agent-harness/cli", "pack", "--pack-destination", cliTarballs], root)
+const cliTarball = fs.readdirSync(cliTarballs).find((file) => file.endsWith(".tgz"))
+const cliApp = path.join(work, "cli")
+fs.mkdirSync(cliApp)
+fs.writeFileSync(
+  path.join(cliApp, "package.json"),
+  `${JSON.stringify({ name: "cli-user", private: true, dependencies: { "@agent-harness/cli": `file:${path.join(cliTarballs, cliTarball ?? "missing.tgz")}` } }, null, 2)}\n`
+)
+must("npm install of the CLI", "npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], cliApp)
+const installedCli = path.join(cliApp, "node_modules", "@agent-harness", "cli")
+const cliManifest: unknown = JSON.parse(fs.readFileSync(path.join(installedCli, "package.json"), "utf8"))
+check(
+  typeof cliManifest === "object" && cliManifest !== null && !("dependencies" in cliManifest),
+  "the CLI package has no runtime dependencies (bundled)"
+)
+check(copiesOf("effect", path.join(cliApp, "node_modules")).length === 0, "the CLI install holds no separate effect")
+const harnessBin = path.join(cliApp, "node_modules", ".bin", "harness")
+const scenario = path.join(installedCli, "scenarios", "es", "salmorejo.json")
+const cliRun = run(process.execPath, [harnessBin, "run", scenario], cliApp, 120_000)
+check(
+  cliRun.status === 0 && cliRun.stdout.includes("PASS salmorejo (es)") && cliRun.stderr === "",
+  `the installed harness runs a shipped scenario: exit 0, PASS, nothing on stderr${cliRun.status === 0 ? "" : `\n${describe(cliRun)}`}`
+)
+const cliHelp = run(process.execPath, [harnessBin, "--version"], cliApp, 60_000)
+check(cliHelp.status === 0 && cliHelp.stdout.includes("0.1.0"), "harness --version")
+
 if (keep) console.log(`consumer-check: kept ${work}`)
 else fs.rmSync(work, { recursive: true, force: true })
 console.log(

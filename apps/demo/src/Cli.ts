@@ -7,14 +7,17 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
 import { Variant } from "@agent-harness/scenario"
-import * as CaptureCommand from "./CaptureCommand.ts"
-import * as Demo from "./Demo.ts"
-import * as IdempotencyDemo from "./IdempotencyDemo.ts"
-import * as PlanDemo from "./PlanDemo.ts"
 import type { ExitCode } from "./ExitCode.ts"
-import * as RegressDemo from "./RegressDemo.ts"
-import * as ScenarioCommands from "./ScenarioCommands.ts"
-import * as SoakCommand from "./SoakCommand.ts"
+
+/**
+ * A subcommand's module, loaded when the subcommand runs: `harness run` does not load the soak,
+ * the demos or capture (each is its own chunk in the built CLI), which keeps start-up short.
+ */
+const lazy = <M, A, E, R>(load: () => Promise<M>, use: (module: M) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(
+    Effect.promise(() => load()),
+    use
+  )
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDefault(false),
@@ -38,7 +41,10 @@ const run = Command.make(
     )
   },
   ({ file, json, variant, trace }) =>
-    ScenarioCommands.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
+    lazy(
+      () => import("./ScenarioCommands.ts"),
+      (m) => m.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
+    )
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
 
 const capture = Command.make(
@@ -47,7 +53,11 @@ const capture = Command.make(
     trace: Argument.String("trace").pipe(Argument.withDescription("a JSON Lines trace from harness run --trace")),
     out: Flag.String("out").pipe(Flag.optional, Flag.withDescription("write the scenario here instead of stdout"))
   },
-  ({ trace, out }) => CaptureCommand.capture(trace, Option.getOrUndefined(out))
+  ({ trace, out }) =>
+    lazy(
+      () => import("./CaptureCommand.ts"),
+      (m) => m.capture(trace, Option.getOrUndefined(out))
+    )
 ).pipe(Command.withDescription("Turn a recorded conversation trace into a scenario that replays it: exit 0, or 2"))
 
 const test = Command.make(
@@ -60,7 +70,11 @@ const test = Command.make(
     json,
     variant
   },
-  ({ paths, json, variant }) => ScenarioCommands.test(paths, json, Variant.byName[variant])
+  ({ paths, json, variant }) =>
+    lazy(
+      () => import("./ScenarioCommands.ts"),
+      (m) => m.test(paths, json, Variant.byName[variant])
+    )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 
 const salmorejo = Command.make(
@@ -71,18 +85,33 @@ const salmorejo = Command.make(
       Flag.withDescription("the language of the conversation")
     )
   },
-  ({ lang }) => Demo.salmorejo(lang)
+  ({ lang }) =>
+    lazy(
+      () => import("./Demo.ts"),
+      (m) => m.salmorejo(lang)
+    )
 ).pipe(Command.withDescription("Seed 000: a conversation with two errors, turn by turn"))
 
-const plan = Command.make("plan", {}, () => PlanDemo.plan).pipe(
-  Command.withDescription("Seed 004: plan and execute — every path, with each revision's diff drawn")
-)
+const plan = Command.make("plan", {}, () =>
+  lazy(
+    () => import("./PlanDemo.ts"),
+    (m) => m.plan
+  )
+).pipe(Command.withDescription("Seed 004: plan and execute — every path, with each revision's diff drawn"))
 
 const regress = Command.make("regress", { variant }, ({ variant }) =>
-  RegressDemo.regress(Variant.byName[variant])
+  lazy(
+    () => import("./RegressDemo.ts"),
+    (m) => m.regress(Variant.byName[variant])
+  )
 ).pipe(Command.withDescription("Seed 003: from an agent failure to a regression test — trace, criterion, cases, runs"))
 
-const idempotency = Command.make("idempotency", {}, () => IdempotencyDemo.idempotency).pipe(
+const idempotency = Command.make("idempotency", {}, () =>
+  lazy(
+    () => import("./IdempotencyDemo.ts"),
+    (m) => m.idempotency
+  )
+).pipe(
   Command.withDescription(
     "Seed 000's last section: once vs twice, retry safety, and a crash resumed on a SQLite journal"
   )
@@ -104,7 +133,11 @@ const soak = Command.make(
     seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("run i plays the conversation of seed + i")),
     kills: Flag.Int("kills").pipe(Flag.optional, Flag.withDescription("kills per run (default: 0 to 6 at random)"))
   },
-  ({ runs, json, seed, kills }) => SoakCommand.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
+  ({ runs, json, seed, kills }) =>
+    lazy(
+      () => import("./SoakCommand.ts"),
+      (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
+    )
 ).pipe(
   Command.withDescription(
     "Crash safety: SIGKILL a journaled conversation at random, restart it; exit 0 only if no append ran twice"

@@ -155,6 +155,14 @@ export const passed = (summary: Summary): boolean => summary.duplicated === 0 &&
 export const childSource = fileURLToPath(new URL("./SoakChild.ts", import.meta.url))
 
 /**
+ * The child as the built CLI ships it (`dist/SoakChild.js`, next to the chunk holding this
+ * module), when the soak runs from the published package: there is nothing to bundle then.
+ *
+ * @since 0.1.0
+ */
+export const builtChild = fileURLToPath(new URL("./SoakChild.js", import.meta.url))
+
+/**
  * The child could not be bundled.
  *
  * @since 0.1.0
@@ -572,12 +580,14 @@ export const run = (options: Options): Effect.Effect<Summary> =>
     const entry: { readonly path: string; readonly child: string; readonly bundleError?: string } =
       options.child !== undefined
         ? { path: options.child, child: options.child }
-        : options.bundle === false
-          ? { path: childSource, child: childSource }
-          : yield* Effect.match(bundleChild, {
-              onSuccess: (path) => ({ path, child: `a bundle of ${childSource}` }),
-              onFailure: (error) => ({ path: childSource, child: childSource, bundleError: error.message })
-            })
+        : fs.existsSync(builtChild)
+          ? { path: builtChild, child: builtChild }
+          : options.bundle === false
+            ? { path: childSource, child: childSource }
+            : yield* Effect.match(bundleChild, {
+                onSuccess: (path) => ({ path, child: `a bundle of ${childSource}` }),
+                onFailure: (error) => ({ path: childSource, child: childSource, bundleError: error.message })
+              })
     const pace = makePace()
     const base = options.seed ?? 1
     const reports = yield* Effect.forEach(
