@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { availableParallelism, cpus, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
+import * as ColdStartRows from "./ColdStartRows.ts"
 import * as DiffRows from "./DiffRows.ts"
 import * as ExecuteRows from "./ExecuteRows.ts"
 import * as IdempotencyRows from "./IdempotencyRows.ts"
@@ -35,6 +36,7 @@ rows.push(...(await step("row 6", () => MemoryRows.measure(settings))))
 rows.push(...(await step("row 7", () => PlannerRows.measure(settings, execute.a))))
 rows.push(...(await step("row 7 (journal)", () => IdempotencyRows.measure(settings, execute.a))))
 rows.push(...(await step("row 8", () => ViewerRows.measure(settings))))
+rows.push(...(await step("row 9", () => ColdStartRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
