@@ -15,10 +15,15 @@ import { Tool } from "@agent-harness/tool-schema"
  * @since 0.1.0
  */
 export interface McpHints {
+  /** A display title. */
   readonly title?: string | undefined
+  /** It changes nothing (MCP's default: false). */
   readonly readOnlyHint?: boolean | undefined
+  /** It may destroy or overwrite (MCP's default: true). */
   readonly destructiveHint?: boolean | undefined
+  /** Repeating it with the same input changes nothing more (MCP's default: false). */
   readonly idempotentHint?: boolean | undefined
+  /** It reaches outside the server (MCP's default: true). */
   readonly openWorldHint?: boolean | undefined
 }
 

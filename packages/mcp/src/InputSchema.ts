@@ -43,7 +43,9 @@ export type CheckedBy = "schema" | "validator" | "server"
  * @since 0.1.0
  */
 export interface Imported {
+  /** The tool's parameters: what the local check accepts. */
   readonly parameters: Tool.Parameters
+  /** Who checks a call's input before it is sent. */
   readonly checkedBy: CheckedBy
   /** What is not checked locally (empty when everything is). */
   readonly unenforced: ReadonlyArray<Unenforced>

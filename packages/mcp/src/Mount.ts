@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, Schema, type Scope } from "effect"
+import { type Cause, Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"
 import * as CallResult from "./CallResult.ts"
 import * as Hints from "./Hints.ts"
@@ -33,11 +33,15 @@ import * as ToolName from "./ToolName.ts"
  * @since 0.1.0
  */
 export interface Stdio {
+  /** The kind of server. */
   readonly _tag: "Stdio"
+  /** The program to start. */
   readonly command: string
+  /** Its arguments. */
   readonly args: ReadonlyArray<string>
   /** Added to the safe default environment (see `StdioChild.Options`). */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /** Its working directory (default: ours). */
   readonly cwd?: string | undefined
 }
 
@@ -47,8 +51,11 @@ export interface Stdio {
  * @since 0.1.0
  */
 export interface Http {
+  /** The kind of server. */
   readonly _tag: "Http"
+  /** The server's endpoint. */
   readonly url: string
+  /** Sent with every request (an authorization header, say). */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
@@ -109,19 +116,41 @@ export interface Options {
   readonly clientName?: string | undefined
 }
 
+const MountErrorBase: Schema.Class<
+  MountError,
+  Schema.TaggedStruct<"MountError", { readonly server: Schema.String; readonly problem: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<MountError>()("MountError", {
+  server: Schema.String,
+  problem: Schema.String
+})
+
 /**
  * The server could not be mounted: which server, and why.
  *
  * @since 0.1.0
  */
-export class MountError extends Schema.TaggedError<MountError>()("MountError", {
-  server: Schema.String,
-  problem: Schema.String
-}) {
+export class MountError extends MountErrorBase {
+  /** `MCP server 'S': <problem>`. */
   override get message(): string {
     return `MCP server '${this.server}': ${this.problem}`
   }
 }
+
+const CallErrorBase: Schema.Class<
+  CallError,
+  Schema.TaggedStruct<
+    "CallError",
+    {
+      readonly reason: Schema.Literals<readonly ["ToolError", "TimedOut", "Stopped", "Unreachable", "Refused"]>
+      readonly message: Schema.String
+    }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<CallError>()("CallError", {
+  reason: Schema.Literals(["ToolError", "TimedOut", "Stopped", "Unreachable", "Refused"]),
+  message: Schema.String
+})
 
 /**
  * Why a call to a mounted tool failed: the tool said so (`ToolError`, the server's `isError`),
@@ -130,10 +159,7 @@ export class MountError extends Schema.TaggedError<MountError>()("MountError", {
  *
  * @since 0.1.0
  */
-export class CallError extends Schema.TaggedError<CallError>()("CallError", {
-  reason: Schema.Literals(["ToolError", "TimedOut", "Stopped", "Unreachable", "Refused"]),
-  message: Schema.String
-}) {}
+export class CallError extends CallErrorBase {}
 
 /**
  * A mounted tool: its input is what the server's schema accepts, its value the server's result.
@@ -152,7 +178,9 @@ export interface MountedTool {
   readonly name: string
   /** The server's name for it. */
   readonly remoteName: string
+  /** Who checks a call's input before it is sent. */
   readonly checkedBy: InputSchema.CheckedBy
+  /** What of its input schema is not checked locally (empty when everything is). */
   readonly unenforced: ReadonlyArray<InputSchema.Unenforced>
 }
 
@@ -169,16 +197,20 @@ export type Status = { readonly _tag: "Running" } | { readonly _tag: "Stopped"; 
  * @since 0.1.0
  */
 export interface Mounted {
+  /** The mounted tools, for `execute` and the loop. */
   readonly toolset: Toolset.Toolset<McpTool>
   /** The server's name and version, from the handshake. */
   readonly server: { readonly name: string; readonly version: string }
+  /** The prefix of our names for its tools. */
   readonly prefix: string
+  /** Each mounted tool: our name, the server's, and how its input is checked. */
   readonly tools: ReadonlyArray<MountedTool>
   /**
    * Everything worth printing: tools skipped or renamed, and what is not checked locally. Empty
    * when each tool is mounted as listed and checked in full.
    */
   readonly warnings: ReadonlyArray<string>
+  /** Whether the server still runs, now. */
   readonly status: () => Status
 }
 

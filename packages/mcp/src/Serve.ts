@@ -31,16 +31,22 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
-import { Console, type Duration, Effect, FiberSet, Logger, Schema, type Scope } from "effect"
+import { type Cause, Console, type Duration, Effect, FiberSet, Logger, Schema, type Scope } from "effect"
 import * as CallResult from "./CallResult.ts"
 import * as Hints from "./Hints.ts"
+
+const ServeErrorBase: Schema.Class<
+  ServeError,
+  Schema.TaggedStruct<"ServeError", { readonly message: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<ServeError>()("ServeError", { message: Schema.String })
 
 /**
  * The server could not start: what went wrong, in words.
  *
  * @since 0.1.0
  */
-export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", { message: Schema.String }) {}
+export class ServeError extends ServeErrorBase {}
 
 /**
  * Options of a served toolset.
@@ -184,7 +190,9 @@ const prepare = <T extends Tool.Any>(toolset: Toolset.Toolset<T>) =>
  * @since 0.1.0
  */
 export interface StdioOptions extends Options {
+  /** Where requests are read (default `process.stdin`). */
   readonly stdin?: Readable | undefined
+  /** Where answers are written (default `process.stdout`). */
   readonly stdout?: Writable | undefined
 }
 
@@ -253,8 +261,11 @@ export const stdio = <T extends Tool.Any>(
  * @since 0.1.0
  */
 export interface HttpOptions extends Options {
+  /** The port to listen on (0 picks a free one). */
   readonly port: number
+  /** The loopback address to listen on (default `127.0.0.1`). */
   readonly host?: "127.0.0.1" | "localhost" | "::1" | undefined
+  /** The endpoint's path (default `/mcp`). */
   readonly path?: string | undefined
 }
 
@@ -266,7 +277,9 @@ export interface HttpOptions extends Options {
 export interface Listening {
   /** The endpoint for clients: `http://127.0.0.1:PORT/mcp`. */
   readonly url: string
+  /** The address it listens on. */
   readonly host: string
+  /** The port it listens on (the one picked, when 0 was asked for). */
   readonly port: number
 }
 

@@ -21,13 +21,16 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
  * @since 0.1.0
  */
 export interface Options {
+  /** The program to start. */
   readonly command: string
+  /** Its arguments. */
   readonly args?: ReadonlyArray<string> | undefined
   /**
    * Variables added to the safe default environment (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
    * `TERM`, `USER`, as the SDK does): secrets are not passed on unless named here.
    */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /** Its working directory (default: ours). */
   readonly cwd?: string | undefined
   /** Each chunk the child writes to stderr (kept in a tail either way). */
   readonly onStderr?: ((text: string) => void) | undefined
@@ -41,7 +44,9 @@ export interface Options {
  * @since 0.1.0
  */
 export interface Ended {
+  /** Its exit code, or `null` when a signal ended it. */
   readonly code: number | null
+  /** The signal that ended it (`SIGKILL`), or `null` when it exited. */
   readonly signal: string | null
   /** The last lines the child wrote to stderr (at most 1000 characters). */
   readonly stderr: string
@@ -60,6 +65,7 @@ export class StdioChild implements Transport {
   onerror?: ((error: Error) => void) | undefined
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
 
+  /** What it starts. */
   readonly options: Options
   #child: ChildProcess | undefined
   #ended: Ended | undefined
@@ -69,6 +75,7 @@ export class StdioChild implements Transport {
   #length = 0
   #skipping = false
 
+  /** A transport that starts the child on `start`. */
   constructor(options: Options) {
     this.options = options
   }

@@ -5,19 +5,19 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** MCP `tools/call` results and observations, both ways. @since 0.1.0 */
 export * as CallResult from "./CallResult.ts"
-/** @since 0.1.0 */
+/** Our tool annotations as MCP's tool annotation hints, both ways. @since 0.1.0 */
 export * as Hints from "./Hints.ts"
-/** @since 0.1.0 */
+/** A server's input JSON Schema as a tool's parameters, checked locally. @since 0.1.0 */
 export * as InputSchema from "./InputSchema.ts"
-/** @since 0.1.0 */
+/** The texts a mounted tool shows when the server is at fault (English, Spanish). @since 0.1.0 */
 export * as Messages from "./Messages.ts"
-/** @since 0.1.0 */
+/** Mount an MCP server's tools (stdio or Streamable HTTP) as a toolset. @since 0.1.0 */
 export * as Mount from "./Mount.ts"
-/** @since 0.1.0 */
+/** Serve any toolset over MCP (stdio or Streamable HTTP), every call through `execute`. @since 0.1.0 */
 export * as Serve from "./Serve.ts"
-/** @since 0.1.0 */
+/** A client transport over a child's stdio that knows how the child ended. @since 0.1.0 */
 export * as StdioChild from "./StdioChild.ts"
-/** @since 0.1.0 */
+/** Provider-safe tool names for mounted tools. @since 0.1.0 */
 export * as ToolName from "./ToolName.ts"
