@@ -21,7 +21,14 @@ import type * as Model from "./Model.ts"
  *
  * @since 0.1.0
  */
-export const Start = Schema.Struct({
+export const Start: Schema.Struct<{
+  readonly type: Schema.Literal<"session.start">
+  readonly goal: Schema.String
+  readonly max_steps: Schema.optionalKey<Schema.Int>
+  readonly max_replans: Schema.optionalKey<Schema.Int>
+  readonly on_failure: Schema.optionalKey<Schema.String>
+  readonly tools: Schema.optionalKey<Schema.$Array<Schema.String>>
+}> = Schema.Struct({
   type: Schema.Literal("session.start"),
   goal: Schema.String,
   max_steps: Schema.optionalKey(Schema.Int),
@@ -39,7 +46,15 @@ export type Start = typeof Start.Type
  *
  * @since 0.1.0
  */
-export const Recorded = SessionResult.SessionResult.mapFields((fields) => ({
+export const Recorded: Schema.Struct<{
+  readonly status: typeof SessionResult.SessionResult.fields.status
+  readonly reason: typeof SessionResult.SessionResult.fields.reason
+  readonly history: typeof SessionResult.SessionResult.fields.history
+  readonly revisions: typeof SessionResult.SessionResult.fields.revisions
+  readonly steps: typeof SessionResult.SessionResult.fields.steps
+  readonly replans: typeof SessionResult.SessionResult.fields.replans
+  readonly events: Schema.optionalKey<typeof SessionResult.SessionResult.fields.events>
+}> = SessionResult.SessionResult.mapFields((fields) => ({
   ...Struct.pick(fields, ["status", "reason", "history", "revisions", "steps", "replans"]),
   events: Schema.optionalKey(fields.events)
 }))
@@ -49,7 +64,10 @@ export const Recorded = SessionResult.SessionResult.mapFields((fields) => ({
  *
  * @since 0.1.0
  */
-export const Finish = Schema.Struct({ type: Schema.Literal("session.result"), result: Recorded })
+export const Finish: Schema.Struct<{
+  readonly type: Schema.Literal<"session.result">
+  readonly result: typeof Recorded
+}> = Schema.Struct({ type: Schema.Literal("session.result"), result: Recorded })
 
 /**
  * The event types of a plan session trace.

@@ -7,15 +7,20 @@
  * @since 0.1.0
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { Data, Effect, type Scope } from "effect"
+import { type Cause, Data, Effect, type Scope } from "effect"
 import * as Html from "./Html.ts"
+
+const ServeErrorBase: new (args: {
+  readonly message: string
+}) => Cause.YieldableError & { readonly _tag: "ServeError" } & Readonly<{ readonly message: string }> =
+  Data.TaggedError("ServeError")
 
 /**
  * The server could not start (the port is taken, the address cannot be bound).
  *
  * @since 0.1.0
  */
-export class ServeError extends Data.TaggedError("ServeError")<{ readonly message: string }> {}
+export class ServeError extends ServeErrorBase {}
 
 /**
  * A page being served: where, and how to stop before the scope closes.

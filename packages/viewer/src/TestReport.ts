@@ -29,7 +29,18 @@ const Case = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Line = Schema.Struct({
+export const Line: Schema.Struct<{
+  readonly name: Schema.String
+  readonly file: Schema.String
+  readonly kind: Schema.NullOr<Schema.String>
+  readonly variant: Schema.optionalKey<Schema.String>
+  readonly passed: Schema.Boolean
+  readonly reserved: Schema.Boolean
+  readonly valid: Schema.optionalKey<Schema.Boolean>
+  readonly outcome: Schema.Unknown
+  readonly failures: Schema.$Array<Schema.Struct<{ readonly kind: Schema.String; readonly message: Schema.String }>>
+  readonly trace: Schema.optionalKey<Schema.String>
+}> = Schema.Struct({
   name: Schema.String,
   file: Schema.String,
   kind: Schema.NullOr(Schema.String),
