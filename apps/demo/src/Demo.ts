@@ -68,6 +68,7 @@ export const walkthrough = (scenario: ScenarioFile.Conversation, file: string, l
         yield* Console.log("")
         yield* Console.log(style.dim(`— ${w.turn} ${turn.turn} —`))
         for (const block of turn.reply) {
+          if (block.type === "reasoning") continue
           yield* Console.log(
             block.type === "text" ? `${w.model}: ${block.text}` : `${w.model} ${w.calls} ${callLine(block)}`
           )

@@ -218,6 +218,7 @@ const printingModel = (style: Report.Style): Effect.Effect<Model.Shape> =>
             turn += 1
             yield* Console.log(style.dim(`— turno ${turn} —`))
             for (const block of reply) {
+              if (block.type === "reasoning") continue
               yield* Console.log(
                 block.type === "text"
                   ? `modelo: ${block.text}`

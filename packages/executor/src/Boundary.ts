@@ -136,12 +136,13 @@ export const optionProblem = (options: unknown): OptionProblem | undefined => {
   return undefined
 }
 
-/** What is wrong with one block of a reply, or `undefined`. */
-const blockProblem = (block: unknown): string | undefined => {
-  if (typeof block !== "object" || block === null || Array.isArray(block)) return `is not a block: ${show(block)}`
-  const b = block as Record<string, unknown>
+const isRecord = (u: unknown): boolean => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** What is wrong with the fields of one block of a reply but its metadata, or `undefined`. */
+const fieldsProblem = (b: Record<string, unknown>): string | undefined => {
   const type = b.type
   if (type === "text") return typeof b.text === "string" ? undefined : "(text) has no string text"
+  if (type === "reasoning") return typeof b.text === "string" ? undefined : "(reasoning) has no string text"
   if (type === "tool_use") {
     const id = b.id
     if (typeof id !== "string" || id === "") return "(tool_use) has no id, so no result could answer it"
@@ -150,9 +151,22 @@ const blockProblem = (block: unknown): string | undefined => {
   return `has an unknown type: ${show(type)}`
 }
 
+/** What is wrong with one block of a reply, or `undefined`. */
+const blockProblem = (block: unknown): string | undefined => {
+  if (!isRecord(block)) return `is not a block: ${show(block)}`
+  const b = block as Record<string, unknown>
+  const problem = fieldsProblem(b)
+  if (problem !== undefined) return problem
+  const metadata = b.provider_metadata
+  return metadata === undefined || isRecord(metadata)
+    ? undefined
+    : `(${String(b.type)}) has provider_metadata that is not an object: ${show(metadata)}`
+}
+
 /**
- * What is wrong with a model's reply (not a list of text and tool_use blocks, a tool_use
- * without an id or a name), or `undefined` when it is well formed.
+ * What is wrong with a model's reply (not a list of text, tool_use and reasoning blocks, a
+ * tool_use without an id or a name, provider metadata that is not an object), or `undefined`
+ * when it is well formed.
  *
  * @internal
  */
@@ -166,6 +180,63 @@ export const replyProblem = (reply: unknown): string | undefined => {
     return undefined
   } catch (thrown) {
     return `the reply cannot be read: ${Render.thrown(thrown)}`
+  }
+}
+
+const finishReasons: ReadonlySet<string> = new Set<Model.FinishReason>([
+  "stop",
+  "length",
+  "content-filter",
+  "tool-calls",
+  "error",
+  "interrupted",
+  "other"
+])
+
+const usageKeys = ["inputTokens", "outputTokens", "reasoningTokens", "cacheReadTokens", "cacheWriteTokens"] as const
+
+/** The counts of a usage that are whole numbers of at least 0, read once. */
+const usageOf = (u: unknown): Model.Usage | string => {
+  if (!isRecord(u)) return `the usage is not an object: ${show(u)}`
+  const usage: { -readonly [K in (typeof usageKeys)[number]]?: number } = {}
+  for (const key of usageKeys) {
+    const n = (u as Record<string, unknown>)[key]
+    if (n === undefined) continue
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+      return `the usage's ${key} is not a whole number of at least 0: ${show(n)}`
+    }
+    usage[key] = n
+  }
+  return usage
+}
+
+/**
+ * A `Model.respond` answer read once into a plain value, or what is wrong with it (not an
+ * object, a finish reason that is not one, a usage count that is not a count). The content is
+ * checked afterwards like any reply (`replyProblem`).
+ *
+ * @internal
+ */
+export const readResponse = (u: unknown): Model.Response | string => {
+  try {
+    if (!isRecord(u)) return `the response is not an object: ${show(u)}`
+    const { content, usage, finishReason, rawFinishReason } = u as Record<string, unknown>
+    if (finishReason !== undefined && (typeof finishReason !== "string" || !finishReasons.has(finishReason))) {
+      return `the finish reason is not one of ${[...finishReasons].join(", ")}: ${show(finishReason)}`
+    }
+    if (rawFinishReason !== undefined && typeof rawFinishReason !== "string") {
+      return `the raw finish reason is not a string: ${show(rawFinishReason)}`
+    }
+    const counted = usage === undefined ? undefined : usageOf(usage)
+    if (typeof counted === "string") return counted
+    return {
+      content: content as Model.Response["content"],
+      ...(counted === undefined ? {} : { usage: counted }),
+      ...(finishReason === undefined ? {} : { finishReason: finishReason as Model.FinishReason }),
+      ...(rawFinishReason === undefined ? {} : { rawFinishReason })
+    }
+  } catch (thrown) {
+    return `the response cannot be read: ${Render.thrown(thrown)}`
   }
 }
 

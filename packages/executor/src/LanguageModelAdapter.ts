@@ -5,46 +5,31 @@
  * executor, not effect/ai, validates and runs them. Any provider layer plugs in this way. A reply
  * that finished because of the token limit (`length`), an `error` or a `content-filter` is
  * incomplete: it fails the model call with `IncompleteReply` instead of being taken as the end.
+ * Reasoning parts are kept as reasoning blocks and sent back as reasoning; the usage and the
+ * finish reason of each reply reach the loop's turns.
  *
  * @since 0.1.0
  */
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
-import { Data, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { type AiError, LanguageModel, Prompt, type Response, Tool as AiTool, Toolkit } from "effect/ai"
 import * as Message from "./Message.ts"
-import { Model, type Shape } from "./Model.ts"
+import { type FinishReason, IncompleteReply, isIncomplete, Model, type Response as Reply, type Shape } from "./Model.ts"
 
-/**
- * The finish reasons of an incomplete reply: cut off by the token limit (`length`), ended by a
- * provider `error`, or stopped by a `content-filter`.
- *
- * @since 0.1.0
- */
-export type IncompleteFinishReason = "length" | "error" | "content-filter"
-
-const incompleteReasons: Readonly<Record<IncompleteFinishReason, string>> = {
-  length: "the reply was cut off by the token limit",
-  error: "the provider ended the reply with an error",
-  "content-filter": "a content filter stopped the reply"
-}
-
-const isIncomplete = (reason: Response.FinishReason): reason is IncompleteFinishReason =>
-  Object.hasOwn(incompleteReasons, reason)
-
-/**
- * The model's reply did not finish normally (seed 000: "una respuesta cortada por la reserva"
- * is a model failure): it belongs to no tool call, so the loop fails with it, and nothing of
- * the partial reply runs.
- *
- * @since 0.1.0
- */
-export class IncompleteReply extends Data.TaggedError("IncompleteReply")<{
-  readonly finishReason: IncompleteFinishReason
-}> {
-  override get message(): string {
-    return `${incompleteReasons[this.finishReason]} (finish reason '${this.finishReason}')`
-  }
-}
+export {
+  /**
+   * The finish reasons of an incomplete reply (`Model.IncompleteFinishReason`).
+   *
+   * @since 0.1.0
+   */
+  type IncompleteFinishReason,
+  /**
+   * The model's reply did not finish normally (`Model.IncompleteReply`, the same class).
+   *
+   * @since 0.1.0
+   */
+  IncompleteReply
+} from "./Model.ts"
 
 /**
  * The history as an effect/ai prompt. Tool results become `tool` messages whose parts carry
@@ -65,6 +50,7 @@ export const toPrompt = (messages: ReadonlyArray<Message.Message>): Prompt.Promp
           role: "assistant",
           content: message.content.map((block) => {
             if (block.type === "text") return { type: "text", text: block.text }
+            if (block.type === "reasoning") return { type: "reasoning", text: block.text }
             names.set(block.id, block.name)
             return { type: "tool-call", id: block.id, name: block.name, params: block.input, providerExecuted: false }
           })
@@ -125,7 +111,7 @@ export const lastToolResults = (prompt: Prompt.Prompt): ReadonlyArray<Message.To
 }
 
 /**
- * A model's response parts as reply blocks (text and tool calls; the rest is dropped).
+ * A model's response parts as reply blocks (text, tool calls and reasoning; the rest is dropped).
  *
  * @since 0.1.0
  */
@@ -133,6 +119,7 @@ export const fromResponse = (parts: ReadonlyArray<Response.AnyPart>): ReadonlyAr
   parts.flatMap((part): ReadonlyArray<Message.ReplyBlock> => {
     if (part.type === "text") return [Message.text(part.text)]
     if (part.type === "tool-call") return [Message.toolUse(part.id, part.name, part.params)]
+    if (part.type === "reasoning") return [Message.reasoning(part.text)]
     return []
   })
 
@@ -146,7 +133,9 @@ export const toResponseParts = (reply: ReadonlyArray<Message.ReplyBlock>): Array
     (block): Response.PartEncoded =>
       block.type === "text"
         ? { type: "text", text: block.text }
-        : { type: "tool-call", id: block.id, name: block.name, params: block.input }
+        : block.type === "reasoning"
+          ? { type: "reasoning", text: block.text }
+          : { type: "tool-call", id: block.id, name: block.name, params: block.input }
   )
 
 const toolkits = new WeakMap<Toolset.Toolset<Tool.Any>, Toolkit.Toolkit<Record<string, AiTool.Any>>>()
@@ -163,14 +152,35 @@ const toolkitOf = (toolset: Toolset.Toolset<Tool.Any>): Toolkit.Toolkit<Record<s
   return toolkit
 }
 
+const finishReasons: Readonly<Record<Response.FinishReason, FinishReason | undefined>> = {
+  stop: "stop",
+  length: "length",
+  "content-filter": "content-filter",
+  "tool-calls": "tool-calls",
+  error: "error",
+  pause: "other",
+  other: "other",
+  unknown: undefined
+}
+
+const usageOf = (usage: Response.Usage): NonNullable<Reply["usage"]> => ({
+  inputTokens: usage.inputTokens.total,
+  outputTokens: usage.outputTokens.total,
+  reasoningTokens: usage.outputTokens.reasoning,
+  cacheReadTokens: usage.inputTokens.cacheRead,
+  cacheWriteTokens: usage.inputTokens.cacheWrite
+})
+
 /**
- * The loop's model backed by a `LanguageModel` service.
+ * The loop's model backed by a `LanguageModel` service. `respond` gives the reply with its
+ * usage and finish reason (the loop fails an incomplete one); `reply` fails an incomplete reply
+ * with `IncompleteReply` itself.
  *
  * @since 0.1.0
  */
-export const make = (languageModel: LanguageModel.LanguageModel): Shape => ({
-  reply: (request) =>
-    Effect.flatMap(
+export const make = (languageModel: LanguageModel.LanguageModel): Shape => {
+  const respond = (request: Parameters<Shape["reply"]>[0]): Effect.Effect<Reply, AiError.AiError> =>
+    Effect.map(
       // Dynamic tools declared from JSON Schema need no handler and no service.
       languageModel.generateText({
         prompt: toPrompt(request.messages),
@@ -178,14 +188,24 @@ export const make = (languageModel: LanguageModel.LanguageModel): Shape => ({
         disableToolCallResolution: true,
         toolCallValidation: "deferred"
       }) as Effect.Effect<LanguageModel.GenerateTextResponse<Record<string, AiTool.Any>, "deferred">, AiError.AiError>,
-      (response) => {
-        const finishReason = response.finishReason
-        return isIncomplete(finishReason)
-          ? Effect.fail(new IncompleteReply({ finishReason }))
-          : Effect.succeed(fromResponse(response.content))
-      }
+      (response) => ({
+        content: fromResponse(response.content),
+        usage: usageOf(response.usage),
+        finishReason: finishReasons[response.finishReason],
+        rawFinishReason: response.finishReason
+      })
     )
-})
+  return {
+    respond,
+    reply: (request) =>
+      Effect.flatMap(respond(request), (response) => {
+        const finishReason = response.finishReason
+        return finishReason !== undefined && isIncomplete(finishReason)
+          ? Effect.fail(new IncompleteReply({ finishReason }))
+          : Effect.succeed(response.content)
+      })
+  }
+}
 
 /**
  * A `Model` layer over whatever `LanguageModel` layer is provided.

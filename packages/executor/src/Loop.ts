@@ -12,7 +12,17 @@ import { Data, type Duration, Effect, Result } from "effect"
 import * as Boundary from "./Boundary.ts"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
-import { type Failure, MalformedReply, Model, ModelError } from "./Model.ts"
+import {
+  type Failure,
+  type FinishReason,
+  IncompleteReply,
+  isIncomplete,
+  MalformedReply,
+  Model,
+  ModelError,
+  type Response,
+  type Usage
+} from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
 import * as Trace from "./Trace.ts"
 
@@ -58,6 +68,10 @@ export interface Turn {
   readonly reply: ReadonlyArray<Message.ReplyBlock>
   /** One per tool_use of the reply, in call order. */
   readonly outcomes: ReadonlyArray<Outcome.Outcome>
+  /** The tokens the model call used, when the model reports them (`Model.respond`). */
+  readonly usage?: Usage | undefined
+  /** Why the reply ended, when the model reports it (`Model.respond`). */
+  readonly finishReason?: FinishReason | undefined
 }
 
 /**
@@ -122,10 +136,27 @@ const callModel = <A>(
     Effect.mapError((reason) => new ModelError({ turn, reason }))
   )
 
+/** A trace event's token counts: the ones the model reported, in snake_case. */
+const usageEvent = (turn: number, usage: Usage): Trace.Event => {
+  const count = (n: number | undefined) => (typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined)
+  const fields: Record<string, number> = {}
+  const put = (key: string, n: number | undefined) => {
+    const value = count(n)
+    if (value !== undefined) fields[key] = value
+  }
+  put("input_tokens", usage.inputTokens)
+  put("output_tokens", usage.outputTokens)
+  put("reasoning_tokens", usage.reasoningTokens)
+  put("cache_read_tokens", usage.cacheReadTokens)
+  put("cache_write_tokens", usage.cacheWriteTokens)
+  return { type: "model.usage", turn, ...fields }
+}
+
 /**
  * Runs the loop. Fails with `InvalidOption` before anything runs when an option is invalid, and
  * otherwise only with a `ModelError` (a failure that belongs to no tool call: the model failed
- * or died, or its reply is not a list of text and tool_use blocks with ids).
+ * or died, its reply is not a list of text, tool_use and reasoning blocks with ids, or it did
+ * not finish: `IncompleteReply`).
  *
  * @since 0.1.0
  */
@@ -176,21 +207,49 @@ export const run = <T extends Tool.Any>(
       budget = spent.success
       const turn = turns.length + 1
       yield* record({ type: "model.request", turn, messages: messages.length })
-      const reply = yield* callModel(
-        turn,
-        () => model.reply({ messages: [...messages], toolset: options.toolset }),
-        record
-      )
+      const request = { messages: [...messages], toolset: options.toolset, turn }
+      let reply: ReadonlyArray<Message.ReplyBlock>
+      let about: Omit<Response, "content"> = {}
+      if (model.respond === undefined) {
+        reply = yield* callModel(turn, () => model.reply(request), record)
+      } else {
+        const respond = model.respond
+        const response = Boundary.readResponse(yield* callModel(turn, () => respond(request), record))
+        if (typeof response === "string") {
+          yield* record({ type: "model.failed", turn, message: response })
+          return yield* new ModelError({ turn, reason: new MalformedReply({ message: response }) })
+        }
+        reply = response.content
+        about = response
+        if (about.usage !== undefined) yield* record(usageEvent(turn, about.usage))
+        const finishReason = about.finishReason
+        if (finishReason !== undefined && isIncomplete(finishReason)) {
+          const reason = new IncompleteReply({ finishReason })
+          yield* record({ type: "model.failed", turn, message: reason.message })
+          return yield* new ModelError({ turn, reason })
+        }
+      }
       const malformed = Boundary.replyProblem(reply)
       if (malformed !== undefined) {
         yield* record({ type: "model.failed", turn, message: malformed })
         return yield* new ModelError({ turn, reason: new MalformedReply({ message: malformed }) })
       }
-      yield* record({ type: "model.reply", turn, reply })
+      const { usage, finishReason, rawFinishReason } = about
+      yield* record({
+        type: "model.reply",
+        turn,
+        reply,
+        ...(finishReason === undefined ? {} : { finish_reason: finishReason }),
+        ...(rawFinishReason === undefined ? {} : { raw_finish_reason: rawFinishReason })
+      })
       messages.push(Message.assistant(reply))
+      const seen = {
+        ...(usage === undefined ? {} : { usage }),
+        ...(finishReason === undefined ? {} : { finishReason })
+      }
       const calls = Message.toolUses(reply)
       if (calls.length === 0) {
-        turns.push({ turn, reply, outcomes: [] })
+        turns.push({ turn, reply, outcomes: [], ...seen })
         return yield* finish("end", Message.replyText(reply))
       }
       let outcomes: ReadonlyArray<Outcome.Outcome>
@@ -220,7 +279,7 @@ export const run = <T extends Tool.Any>(
           yield* record({ type: "observation", turn, outcome: outcome._tag, result: Outcome.toToolResult(outcome) })
         }
       }
-      const current: Turn = { turn, reply, outcomes }
+      const current: Turn = { turn, reply, outcomes, ...seen }
       turns.push(current)
       if (options.onTurn !== undefined) yield* options.onTurn(current)
       messages.push(Message.user(outcomes.map(Outcome.toToolResult)))

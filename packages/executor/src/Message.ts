@@ -1,13 +1,37 @@
 /**
- * The conversation as the loop keeps it, in the Anthropic Messages shape: text and tool_use
- * blocks from the assistant, tool_result blocks back in one user message per turn.
+ * The conversation as the loop keeps it, in the Anthropic Messages shape: text, tool_use and
+ * reasoning blocks from the assistant, tool_result blocks back in one user message per turn.
+ *
+ * A block a provider gave may carry `provider_metadata`, which the history keeps and sends back
+ * as it came (Anthropic's thinking signatures, OpenAI's item ids, Gemini's thought signatures):
+ * a provider adapter needs it to replay the conversation losslessly; nothing else reads it.
  *
  * @since 0.1.0
  */
 import { Schema } from "effect"
 
+/**
+ * What a provider attached to a block, by provider name (`{ anthropic: { signature } }`): kept
+ * and sent back as it came. JSON.
+ *
+ * @since 0.1.0
+ */
+export const ProviderMetadata: Schema.$Record<Schema.String, Schema.Unknown> = Schema.Record(
+  Schema.String,
+  Schema.Unknown
+)
+
+/** @since 0.1.0 */
+export type ProviderMetadata = typeof ProviderMetadata.Type
+
+const providerMetadata = Schema.optionalKey(ProviderMetadata)
+
 /** A piece of text. @since 0.1.0 */
-export const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+export const TextBlock = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  provider_metadata: providerMetadata
+})
 
 /** @since 0.1.0 */
 export type TextBlock = typeof TextBlock.Type
@@ -17,7 +41,8 @@ export const ToolUseBlock = Schema.Struct({
   type: Schema.Literal("tool_use"),
   id: Schema.String,
   name: Schema.String,
-  input: Schema.Unknown
+  input: Schema.Unknown,
+  provider_metadata: providerMetadata
 })
 
 /** @since 0.1.0 */
@@ -34,8 +59,25 @@ export const ToolResultBlock = Schema.Struct({
 /** @since 0.1.0 */
 export type ToolResultBlock = typeof ToolResultBlock.Type
 
+/**
+ * The model's reasoning (Anthropic's thinking, OpenAI's reasoning items), kept in the history in
+ * its place: Anthropic requires a thinking block back, signature and all, when a turn with
+ * extended thinking calls tools. A redacted block has empty `text` and its data in
+ * `provider_metadata`. Never part of the reply's text, never run.
+ *
+ * @since 0.1.0
+ */
+export const ReasoningBlock = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  text: Schema.String,
+  provider_metadata: providerMetadata
+})
+
+/** @since 0.1.0 */
+export type ReasoningBlock = typeof ReasoningBlock.Type
+
 /** What a model replies with. @since 0.1.0 */
-export const ReplyBlock = Schema.Union([TextBlock, ToolUseBlock])
+export const ReplyBlock = Schema.Union([TextBlock, ToolUseBlock, ReasoningBlock])
 
 /** @since 0.1.0 */
 export type ReplyBlock = typeof ReplyBlock.Type
@@ -79,6 +121,12 @@ export const toolUse = (id: string, name: string, input: unknown): ToolUseBlock 
 })
 
 /** @since 0.1.0 */
+export const reasoning = (value: string, metadata?: ProviderMetadata): ReasoningBlock =>
+  metadata === undefined
+    ? { type: "reasoning", text: value }
+    : { type: "reasoning", text: value, provider_metadata: metadata }
+
+/** @since 0.1.0 */
 export const toolResult = (toolUseId: string, content: string, isError: boolean): ToolResultBlock => ({
   type: "tool_result",
   tool_use_id: toolUseId,
@@ -104,7 +152,7 @@ export const toolUses = (reply: ReadonlyArray<ReplyBlock>): ReadonlyArray<ToolUs
   reply.filter((block): block is ToolUseBlock => block.type === "tool_use")
 
 /**
- * The text of a reply: its text blocks joined by a space.
+ * The text of a reply: its text blocks joined by a space (reasoning is not text).
  *
  * @since 0.1.0
  */

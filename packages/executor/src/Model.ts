@@ -1,12 +1,12 @@
 /**
- * The model as a service: given the history and the tools, it replies with text and tool calls.
- * The loop knows nothing else about it; a scripted model, an effect/ai `LanguageModel` or a
- * provider SDK plug in as layers.
+ * The model as a service: given the history and the tools, it replies with text, tool calls and
+ * reasoning. The loop knows nothing else about it; a scripted model, an effect/ai
+ * `LanguageModel` or a provider SDK plug in as layers.
  *
  * @since 0.1.0
  */
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Context, Data, type Effect, Layer } from "effect"
+import { type Cause, Context, Data, type Effect, Layer } from "effect"
 import type * as Message from "./Message.ts"
 
 /**
@@ -20,30 +20,43 @@ export interface Failure {
   readonly message: string
 }
 
+const ModelErrorBase: new (args: {
+  readonly turn: number
+  readonly reason: Failure
+}) => Cause.YieldableError & { readonly _tag: "ModelError"; readonly turn: number; readonly reason: Failure } =
+  Data.TaggedError("ModelError")
+
 /**
  * A model failure seen by the loop: it belongs to no tool call, so it fails the loop's Effect.
+ * `turn` is the model call that failed, from 1; `reason` is what the model reported.
  *
  * @since 0.1.0
  */
-export class ModelError extends Data.TaggedError("ModelError")<{
-  /** The model call that failed, from 1. */
-  readonly turn: number
-  /** What the model reported. */
-  readonly reason: Failure
-}> {
+export class ModelError extends ModelErrorBase {
   override get message(): string {
     return `model call ${this.turn}: ${this.reason.message}`
   }
 }
 
+const MalformedReplyBase: new (args: {
+  readonly message: string
+}) => Cause.YieldableError & { readonly _tag: "MalformedReply"; readonly message: string } =
+  Data.TaggedError("MalformedReply")
+
 /**
- * The model's reply broke the contract of `Model.reply`: it is not a list of text and tool_use
- * blocks, or a tool_use has no id (no result could answer it) or no tool name. `message` says
- * which block and what is wrong.
+ * The model's reply broke the contract of `Model.reply`: it is not a list of text, tool_use and
+ * reasoning blocks, or a tool_use has no id (no result could answer it) or no tool name.
+ * `message` says which block and what is wrong.
  *
  * @since 0.1.0
  */
-export class MalformedReply extends Data.TaggedError("MalformedReply")<{ readonly message: string }> {}
+export class MalformedReply extends MalformedReplyBase {}
+
+const ModelDefectBase: new (args: {
+  readonly defect: unknown
+  readonly message: string
+}) => Cause.YieldableError & { readonly _tag: "ModelDefect"; readonly defect: unknown; readonly message: string } =
+  Data.TaggedError("ModelDefect")
 
 /**
  * The model failed with something that is not a `Failure` (`undefined`, a string, an object
@@ -51,10 +64,92 @@ export class MalformedReply extends Data.TaggedError("MalformedReply")<{ readonl
  *
  * @since 0.1.0
  */
-export class ModelDefect extends Data.TaggedError("ModelDefect")<{
-  readonly defect: unknown
-  readonly message: string
-}> {}
+export class ModelDefect extends ModelDefectBase {}
+
+/**
+ * Why a reply ended, in the AI SDK's unified words: `stop` (the model finished), `tool-calls`,
+ * `length` (cut off by the token limit), `content-filter`, `error`, `interrupted` (the
+ * provider's stream ended without a finish), `other`.
+ *
+ * @since 0.1.0
+ */
+export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "interrupted" | "other"
+
+/**
+ * The finish reasons of an incomplete reply: cut off by the token limit (`length`), ended by a
+ * provider `error`, stopped by a `content-filter`, or `interrupted`.
+ *
+ * @since 0.1.0
+ */
+export type IncompleteFinishReason = "length" | "error" | "content-filter" | "interrupted"
+
+const incompleteReasons: Readonly<Record<IncompleteFinishReason, string>> = {
+  length: "the reply was cut off by the token limit",
+  error: "the provider ended the reply with an error",
+  "content-filter": "a content filter stopped the reply",
+  interrupted: "the provider's stream ended before the reply finished"
+}
+
+/**
+ * Whether a finish reason means the reply did not finish (`length`, `error`,
+ * `content-filter`, `interrupted`).
+ *
+ * @since 0.1.0
+ */
+export const isIncomplete = (reason: string): reason is IncompleteFinishReason =>
+  Object.hasOwn(incompleteReasons, reason)
+
+const IncompleteReplyBase: new (args: {
+  readonly finishReason: IncompleteFinishReason
+}) => Cause.YieldableError & { readonly _tag: "IncompleteReply"; readonly finishReason: IncompleteFinishReason } =
+  Data.TaggedError("IncompleteReply")
+
+/**
+ * The model's reply did not finish normally (seed 000: "una respuesta cortada por la reserva"
+ * is a model failure): it belongs to no tool call, so the loop fails with it, and nothing of
+ * the partial reply runs.
+ *
+ * @since 0.1.0
+ */
+export class IncompleteReply extends IncompleteReplyBase {
+  override get message(): string {
+    return `${incompleteReasons[this.finishReason]} (finish reason '${this.finishReason}')`
+  }
+}
+
+/**
+ * The tokens one model call used, as the provider reported them; a count it did not report is
+ * absent.
+ *
+ * @since 0.1.0
+ */
+export interface Usage {
+  /** Every input (prompt) token, cached ones included. */
+  readonly inputTokens?: number | undefined
+  /** Every output token, reasoning included. */
+  readonly outputTokens?: number | undefined
+  /** The output tokens spent on reasoning. */
+  readonly reasoningTokens?: number | undefined
+  /** Input tokens read from the provider's prompt cache. */
+  readonly cacheReadTokens?: number | undefined
+  /** Input tokens written to the provider's prompt cache. */
+  readonly cacheWriteTokens?: number | undefined
+}
+
+/**
+ * A reply with what the provider said about it: the loop keeps `usage` and the finish reason
+ * in its `Turn` and its trace, and fails the run with `IncompleteReply` when the reply did not
+ * finish (`isIncomplete`).
+ *
+ * @since 0.1.0
+ */
+export interface Response {
+  readonly content: ReadonlyArray<Message.ReplyBlock>
+  readonly usage?: Usage | undefined
+  readonly finishReason?: FinishReason | undefined
+  /** The provider's own word for it (`end_turn`, `max_tokens`, `tool_calls`...). */
+  readonly rawFinishReason?: string | undefined
+}
 
 /**
  * What the model is asked for each turn.
@@ -66,6 +161,8 @@ export interface Request {
   readonly messages: ReadonlyArray<Message.Message>
   /** The tools it may call. */
   readonly toolset: Toolset.Toolset<Tool.Any>
+  /** The model call, from 1 (the loop gives it; a model may name it in what it traces). */
+  readonly turn?: number | undefined
 }
 
 /**
@@ -77,18 +174,27 @@ export interface Shape {
   /** One reply to the history. */
   readonly reply: (request: Request) => Effect.Effect<ReadonlyArray<Message.ReplyBlock>, Failure>
   /**
+   * One reply with its usage and finish reason. A model that knows them gives this too; the
+   * loop calls it instead of `reply` when it is there.
+   */
+  readonly respond?: ((request: Request) => Effect.Effect<Response, Failure>) | undefined
+  /**
    * Called once when the loop stops, with the final history: a scripted model checks here that
    * no reply is left over and that the last results are the expected ones.
    */
   readonly complete?: ((messages: ReadonlyArray<Message.Message>) => Effect.Effect<void, Failure>) | undefined
 }
 
+const ModelBase: Context.ServiceClass<Model, "@agent-harness/executor/Model", Shape> = Context.Service<Model, Shape>()(
+  "@agent-harness/executor/Model"
+)
+
 /**
  * The model service the loop calls.
  *
  * @since 0.1.0
  */
-export class Model extends Context.Service<Model, Shape>()("@agent-harness/executor/Model") {}
+export class Model extends ModelBase {}
 
 /**
  * A layer with a model.

@@ -37,11 +37,49 @@ export const ModelRequest = Schema.Struct({
   messages: Schema.Int
 })
 
-/** The model replied. @since 0.1.0 */
+/**
+ * The model replied; `finish_reason` when the model gave one (`stop`, `tool-calls`...), and the
+ * provider's own word for it in `raw_finish_reason`.
+ *
+ * @since 0.1.0
+ */
 export const ModelReply = Schema.Struct({
   type: Schema.Literal("model.reply"),
   turn: Schema.Int,
-  reply: Schema.Array(Message.ReplyBlock)
+  reply: Schema.Array(Message.ReplyBlock),
+  finish_reason: Schema.optionalKey(Schema.String),
+  raw_finish_reason: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * The tokens a model call used, as the provider reported them (a count it did not report is
+ * absent). Recorded before the reply or the failure of that call.
+ *
+ * @since 0.1.0
+ */
+export const ModelUsage = Schema.Struct({
+  type: Schema.Literal("model.usage"),
+  turn: Schema.Int,
+  input_tokens: Schema.optionalKey(Schema.Int),
+  output_tokens: Schema.optionalKey(Schema.Int),
+  reasoning_tokens: Schema.optionalKey(Schema.Int),
+  cache_read_tokens: Schema.optionalKey(Schema.Int),
+  cache_write_tokens: Schema.optionalKey(Schema.Int)
+})
+
+/**
+ * A model request failed and is sent again after `delay_ms` (model requests only, never tool
+ * calls): `attempt` is the attempt that failed, from 1; `status` its HTTP status, if any.
+ *
+ * @since 0.1.0
+ */
+export const ModelRetry = Schema.Struct({
+  type: Schema.Literal("model.retry"),
+  turn: Schema.Int,
+  attempt: Schema.Int,
+  delay_ms: Schema.Int,
+  status: Schema.optionalKey(Schema.Int),
+  message: Schema.String
 })
 
 /** The model failed; the loop fails with it. @since 0.1.0 */
@@ -75,7 +113,18 @@ export const Stop = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Event = Schema.Union([Start, Annotation, ModelRequest, ModelReply, ModelFailed, Call, Observation, Stop])
+export const Event = Schema.Union([
+  Start,
+  Annotation,
+  ModelRequest,
+  ModelReply,
+  ModelUsage,
+  ModelRetry,
+  ModelFailed,
+  Call,
+  Observation,
+  Stop
+])
 
 /** @since 0.1.0 */
 export type Event = typeof Event.Type
@@ -151,7 +200,7 @@ const slot = (value: unknown): unknown => {
 }
 
 const block = (b: Message.ReplyBlock): Message.ReplyBlock =>
-  b.type === "tool_use" ? { type: "tool_use", id: b.id, name: b.name, input: slot(b.input) } : b
+  b.type === "tool_use" ? { ...b, input: slot(b.input) } : b
 
 const message = (m: Message.Message): Message.Message =>
   m.role === "assistant" ? Message.assistant(m.content.map(block)) : m

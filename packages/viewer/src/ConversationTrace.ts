@@ -259,7 +259,7 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
         }
         const b = decoded.success
         if (b.type === "text") draft.text.push(b.text)
-        else callOf(draft, b.id, b.name, Lines.json(b.input), n)
+        else if (b.type === "tool_use") callOf(draft, b.id, b.name, Lines.json(b.input), n)
       }
       continue
     }

@@ -164,6 +164,8 @@ describe("ConversationTrace: what the executor writes", () => {
         result: { type: "tool_result", tool_use_id: "c1", content: "a", is_error: false }
       },
       { type: "model.request", turn: 2, messages: 3 },
+      { type: "model.retry", turn: 2, attempt: 1, delay_ms: 1000, status: 529, message: "overloaded" },
+      { type: "model.usage", turn: 2, input_tokens: 40, output_tokens: 2 },
       { type: "model.failed", turn: 2, message: "overloaded" }
     ]
     expect(new Set(events.map((e) => e.type))).toStrictEqual(
@@ -172,6 +174,8 @@ describe("ConversationTrace: what the executor writes", () => {
     const file = read([...events.map(Trace.line), Trace.line({ type: "stop", stop: "end", turns: 1 })].join("\n"))
     expect(file.problems).toStrictEqual([])
     expect(file.turns[1]?.failed).toBe("overloaded")
+    expect(file.retries).toBe(1)
+    expect(file.usage).toStrictEqual({ input_tokens: 40, output_tokens: 2 })
     expect(calls(file)).toStrictEqual([{ turn: 1, id: "c1", status: "ok", note: undefined }])
   })
 
