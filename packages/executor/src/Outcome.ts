@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Violation } from "@agent-harness/tool-schema"
+import { MessageCatalog, type Violation } from "@agent-harness/tool-schema"
 import * as Message from "./Message.ts"
 
 /** The call failed its schema or named no tool: nothing ran. @since 0.1.0 */
@@ -86,7 +86,8 @@ export interface Succeeded {
 
 /**
  * A layer of the harness (a journal, a permission check) refused to run a call that passed its
- * schema: nothing ran.
+ * schema: nothing ran. A permission gate's refusal is marked `denied: true` and reads
+ * `not executed: denied: <reason>` (see {@link denied}).
  *
  * @since 0.1.0
  */
@@ -96,6 +97,8 @@ export interface Refused {
   readonly name: string
   readonly reason: string
   readonly content: string
+  /** `true` when a permission gate denied the call (its policy, or the person asked). */
+  readonly denied?: boolean | undefined
 }
 
 /**
@@ -139,6 +142,33 @@ export const didNotRun = (outcome: Outcome): boolean =>
   outcome._tag === "NotExecuted" ||
   outcome._tag === "Refused" ||
   (outcome._tag === "Replayed" && (outcome.original === "NotExecuted" || outcome.original === "Refused"))
+
+/**
+ * The outcome of a call a permission gate denied: `Refused` with `denied: true`, nothing ran, and
+ * the model reads `not executed: denied: <reason>` (Spanish: `no se ha ejecutado: permiso
+ * denegado: <reason>`) from the catalogue, which never throws (`MessageCatalog.say`).
+ *
+ * @since 0.1.0
+ */
+export const denied = (
+  call: { readonly id: string; readonly name: string },
+  reason: string,
+  catalog: MessageCatalog.MessageCatalog = MessageCatalog.english
+): Refused => ({
+  _tag: "Refused",
+  id: call.id,
+  name: call.name,
+  reason,
+  denied: true,
+  content: MessageCatalog.say(catalog, (c) => c.notExecuted(c.denied(reason)))
+})
+
+/**
+ * Whether a permission gate denied the call (nothing ran).
+ *
+ * @since 0.1.0
+ */
+export const isDenied = (outcome: Outcome): boolean => outcome._tag === "Refused" && outcome.denied === true
 
 /**
  * The wire block the model reads: `{ type: "tool_result", tool_use_id, content, is_error }`.

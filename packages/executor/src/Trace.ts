@@ -100,6 +100,38 @@ export const Observation = Schema.Struct({
   result: Message.ToolResultBlock
 })
 
+/**
+ * A permission gate decided about a call before it ran: the rule that matched (`rule`, its index
+ * in the policy's `rules`; absent when the policy's default decided), what it said (`decision`),
+ * the answer when it asked (`answer`: `yes`, `no`, `always` for this tool under this rule, or
+ * `remembered` when an earlier `always` answered), whether the call runs (`allowed`), and why
+ * (`reason`). `untrusted_output` is true when the call's result is marked as untrusted data for
+ * the model.
+ *
+ * @since 0.1.0
+ */
+export const Decision: Schema.Struct<{
+  readonly type: Schema.Literal<"permission.decision">
+  readonly tool_use_id: Schema.String
+  readonly name: Schema.String
+  readonly rule: Schema.optionalKey<Schema.Int>
+  readonly decision: Schema.Literals<readonly ["allow", "ask", "deny"]>
+  readonly answer: Schema.optionalKey<Schema.Literals<readonly ["yes", "no", "always", "remembered"]>>
+  readonly allowed: Schema.Boolean
+  readonly reason: Schema.optionalKey<Schema.String>
+  readonly untrusted_output: Schema.optionalKey<Schema.Boolean>
+}> = Schema.Struct({
+  type: Schema.Literal("permission.decision"),
+  tool_use_id: Schema.String,
+  name: Schema.String,
+  rule: Schema.optionalKey(Schema.Int),
+  decision: Schema.Literals(["allow", "ask", "deny"]),
+  answer: Schema.optionalKey(Schema.Literals(["yes", "no", "always", "remembered"])),
+  allowed: Schema.Boolean,
+  reason: Schema.optionalKey(Schema.String),
+  untrusted_output: Schema.optionalKey(Schema.Boolean)
+})
+
 /** The loop stopped. @since 0.1.0 */
 export const Stop = Schema.Struct({
   type: Schema.Literal("stop"),
@@ -123,6 +155,7 @@ export const Event = Schema.Union([
   ModelFailed,
   Call,
   Observation,
+  Decision,
   Stop
 ])
 

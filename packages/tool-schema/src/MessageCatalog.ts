@@ -36,6 +36,11 @@ export interface MessageCatalog {
   readonly retryNote: (safety: RetryNote) => string
   /** An option of the harness is invalid (`value` rendered as JSON), so the call is refused. */
   readonly invalidOption: (option: string, value: string) => string
+  /**
+   * A permission gate denied the call: the reason `notExecuted` wraps (`not executed: denied:
+   * <reason>`). Nothing ran.
+   */
+  readonly denied: (reason: string) => string
 }
 
 /**
@@ -171,7 +176,8 @@ export const english: MessageCatalog = {
         return "(outcome unknown: do not repeat blindly)"
     }
   },
-  invalidOption: (option, value) => `the harness option '${option}' is invalid: ${value}`
+  invalidOption: (option, value) => `the harness option '${option}' is invalid: ${value}`,
+  denied: (reason) => `denied: ${reason}`
 }
 
 /**
@@ -223,7 +229,8 @@ export const spanish: MessageCatalog = {
         return "(resultado desconocido: no repetir sin mirar)"
     }
   },
-  invalidOption: (option, value) => `la opción '${option}' del harness no es válida: ${value}`
+  invalidOption: (option, value) => `la opción '${option}' del harness no es válida: ${value}`,
+  denied: (reason) => `permiso denegado: ${reason}`
 }
 
 /**

@@ -163,6 +163,7 @@ describe("ConversationTrace: what the executor writes", () => {
         outcome: "Succeeded",
         result: { type: "tool_result", tool_use_id: "c1", content: "a", is_error: false }
       },
+      { type: "permission.decision", tool_use_id: "c1", name: "read", rule: 0, decision: "allow", allowed: true },
       { type: "model.request", turn: 2, messages: 3 },
       { type: "model.retry", turn: 2, attempt: 1, delay_ms: 1000, status: 529, message: "overloaded" },
       { type: "model.usage", turn: 2, input_tokens: 40, output_tokens: 2 },
