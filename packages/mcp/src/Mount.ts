@@ -382,6 +382,14 @@ const isListed = (u: unknown): u is Listed =>
  * @since 0.1.0
  */
 export const mount = (server: Server, options?: Options): Effect.Effect<Mounted, MountError, Scope.Scope> =>
+  mountWith(server, options, ToolName.prefixFrom)
+
+/** `mount`, with the prefix of a server that was given none chosen from its (safe) name by `prefixOf`. */
+const mountWith = (
+  server: Server,
+  options: Options | undefined,
+  prefixOf: (serverName: string) => string
+): Effect.Effect<Mounted, MountError, Scope.Scope> =>
   Effect.gen(function* () {
     const where = describe(server)
     const fail = (problem: string) => Effect.fail(new MountError({ server: where, problem }))
@@ -422,7 +430,7 @@ export const mount = (server: Server, options?: Options): Effect.Effect<Mounted,
     })
     const info = client.getServerVersion()
     const serverName = info?.name ?? where
-    const prefix = options?.prefix ?? ToolName.prefixFrom(serverName)
+    const prefix = options?.prefix ?? prefixOf(ToolName.prefixFrom(serverName))
     const listed: Array<unknown> = []
     let cursor: string | undefined
     for (let page = 0; page < maxPages; page++) {
@@ -479,5 +487,119 @@ export const mount = (server: Server, options?: Options): Effect.Effect<Mounted,
       tools: mounted,
       warnings,
       status: () => connection.status
+    }
+  })
+
+/**
+ * One server of a list to mount together, with its own options.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  /** Where the server is. */
+  readonly server: Server
+  /** Its options (its prefix, timeouts…). */
+  readonly options?: Options | undefined
+}
+
+/**
+ * Servers mounted together: one toolset of all their tools.
+ *
+ * @since 0.1.0
+ */
+export interface MountedAll {
+  /** Every mounted tool, server by server in the order given. */
+  readonly toolset: Toolset.Toolset<McpTool>
+  /** Each server as mounted, in the order given. */
+  readonly mounted: ReadonlyArray<Mounted>
+  /** Every server's warnings, each led by its prefix (`fs: tool 'x' skipped: …`), and the prefixes numbered. */
+  readonly warnings: ReadonlyArray<string>
+}
+
+/**
+ * Mounts several servers into one toolset, one after the other (their prefixes are decided in
+ * the order given), all in the caller's scope. Prefixes given in the options must differ: two
+ * that do not fail before anything starts. A server given no prefix takes its name's (as
+ * `mount` does); when that prefix is already taken it is numbered (`fs_2`, `fs_3`), with a
+ * warning. Two tools that still end up with one name (prefix `a` with a tool `b__x`, and
+ * prefix `a__b` with a tool `x`) are a `MountError` naming both servers. The first server that
+ * cannot be mounted fails the whole mount, and the scope closes the ones already started.
+ *
+ * @example
+ * ```ts
+ * import { Mount } from "@agent-harness/mcp"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.scoped(
+ *   Effect.gen(function* () {
+ *     const all = yield* Mount.mountAll([
+ *       { server: Mount.stdio("node", ["files-server.js"]) },
+ *       { server: Mount.http("http://127.0.0.1:8931/mcp"), options: { prefix: "web" } }
+ *     ])
+ *     for (const warning of all.warnings) console.error(warning)
+ *     // all.toolset: Toolset.merge(myTools, all.toolset)
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const mountAll = (entries: ReadonlyArray<Entry>): Effect.Effect<MountedAll, MountError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const given = new Map<string, Server>()
+    for (const { server, options } of entries) {
+      if (options?.prefix === undefined) continue
+      const first = given.get(options.prefix)
+      if (first !== undefined) {
+        return yield* new MountError({
+          server: describe(server),
+          problem: `the prefix '${options.prefix}' is already the prefix of ${describe(first)}: give each server its own`
+        })
+      }
+      given.set(options.prefix, server)
+    }
+    const taken = new Set(given.keys())
+    const mounted: Array<Mounted> = []
+    const warnings: Array<string> = []
+    for (const { server, options } of entries) {
+      let numbered: { readonly from: string; readonly to: string } | undefined
+      const prefixOf = (wanted: string): string => {
+        let prefix = wanted
+        for (let n = 2; taken.has(prefix); n++) {
+          const suffix = `_${n}`
+          prefix = `${wanted.slice(0, ToolName.maxPrefixLength - suffix.length)}${suffix}`
+        }
+        if (prefix !== wanted) numbered = { from: wanted, to: prefix }
+        return prefix
+      }
+      const one = yield* mountWith(server, options, prefixOf)
+      taken.add(one.prefix)
+      if (numbered !== undefined) {
+        warnings.push(
+          `${one.prefix}: the prefix '${numbered.from}' is taken by another server, so ${describe(server)}'s tools are prefixed '${numbered.to}'`
+        )
+      }
+      for (const warning of one.warnings) warnings.push(`${one.prefix}: ${warning}`)
+      mounted.push(one)
+    }
+    const owners = new Map<string, number>()
+    for (const [index, one] of mounted.entries()) {
+      for (const tool of one.tools) {
+        const owner = owners.get(tool.name)
+        const other = owner === undefined ? undefined : mounted[owner]
+        const first = owner === undefined ? undefined : entries[owner]
+        if (other !== undefined && first !== undefined) {
+          return yield* new MountError({
+            server: describe(entries[index]?.server ?? first.server),
+            problem: `its tool '${tool.name}' has the name of a tool of ${describe(first.server)} (prefixes '${other.prefix}' and '${one.prefix}'): choose prefixes that do not start one with the other`
+          })
+        }
+        owners.set(tool.name, index)
+      }
+    }
+    return {
+      toolset: Toolset.make(...mounted.flatMap((one) => one.toolset.tools)),
+      mounted,
+      warnings
     }
   })
