@@ -276,7 +276,7 @@ export const run = <T extends Tool.Any>(
       }
       if (trace !== Trace.none) {
         for (const outcome of outcomes) {
-          yield* record({ type: "observation", turn, outcome: outcome._tag, result: Outcome.toToolResult(outcome) })
+          yield* record(Trace.observation(turn, outcome))
         }
       }
       const current: Turn = { turn, reply, outcomes, ...seen }

@@ -14,6 +14,7 @@
 import { Render } from "@agent-harness/tool-schema"
 import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema } from "effect"
 import * as Message from "./Message.ts"
+import * as Outcome from "./Outcome.ts"
 
 /** The loop started with these opening messages. @since 0.1.0 */
 export const Start = Schema.Struct({
@@ -92,12 +93,37 @@ export const ModelFailed = Schema.Struct({
 /** A call of the reply is executed. @since 0.1.0 */
 export const Call = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: Message.ToolUseBlock })
 
-/** The observation of a call, and what happened (`NotExecuted`, `Refused`, `Failed`, `Succeeded`, `Replayed`). @since 0.1.0 */
+/**
+ * The observation of a call, and what happened (`NotExecuted`, `Refused`, `Failed`, `Succeeded`,
+ * `Replayed`); for a `Failed` call why (`failure`: the `Failure` tag, so an outcome unknown is
+ * told from a failure that ran), for a `Replayed` one what it was when it ran (`original`).
+ *
+ * @since 0.1.0
+ */
 export const Observation = Schema.Struct({
   type: Schema.Literal("observation"),
   turn: Schema.Int,
   outcome: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]),
-  result: Message.ToolResultBlock
+  result: Message.ToolResultBlock,
+  failure: Schema.optionalKey(
+    Schema.Literals(["ToolError", "Defect", "TimedOut", "Interrupted", "StatusError", "OutcomeUnknown"])
+  ),
+  original: Schema.optionalKey(Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded"]))
+})
+
+/**
+ * The observation event of a call's outcome: what the model is shown, the outcome's tag, and
+ * the `failure` tag of a `Failed` call or the `original` outcome of a `Replayed` one.
+ *
+ * @since 0.1.0
+ */
+export const observation = (turn: number, outcome: Outcome.Outcome): typeof Observation.Type => ({
+  type: "observation",
+  turn,
+  outcome: outcome._tag,
+  result: Outcome.toToolResult(outcome),
+  ...(outcome._tag === "Failed" ? { failure: outcome.failure._tag } : {}),
+  ...(outcome._tag === "Replayed" ? { original: outcome.original } : {})
 })
 
 /**
@@ -222,8 +248,13 @@ export const record = (event: Event): Effect.Effect<void> =>
  */
 export const unencodable = "~unencodable"
 
-/** A value of an `unknown` slot as a line holds it: itself when JSON holds it, else marked. */
-const slot = (value: unknown): unknown => {
+/**
+ * A value of an `unknown` slot (a tool input, an annotation value) as a trace line holds it:
+ * itself when JSON holds it, else `{ "~unencodable": "<its rendering>" }`. Never throws.
+ *
+ * @since 0.1.0
+ */
+export const encodable = (value: unknown): unknown => {
   try {
     if (JSON.stringify(value) !== undefined) return value
   } catch {
@@ -233,7 +264,7 @@ const slot = (value: unknown): unknown => {
 }
 
 const block = (b: Message.ReplyBlock): Message.ReplyBlock =>
-  b.type === "tool_use" ? { ...b, input: slot(b.input) } : b
+  b.type === "tool_use" ? { ...b, input: encodable(b.input) } : b
 
 const message = (m: Message.Message): Message.Message =>
   m.role === "assistant" ? Message.assistant(m.content.map(block)) : m
@@ -244,13 +275,13 @@ const holdable = (event: Event): Event => {
     case "start":
       return { ...event, messages: event.messages.map(message) }
     case "annotation":
-      return { ...event, value: slot(event.value) }
+      return { ...event, value: encodable(event.value) }
     case "model.reply":
       return { ...event, reply: event.reply.map(block) }
     case "call":
       return {
         ...event,
-        call: { type: "tool_use", id: event.call.id, name: event.call.name, input: slot(event.call.input) }
+        call: { type: "tool_use", id: event.call.id, name: event.call.name, input: encodable(event.call.input) }
       }
     default:
       return event
