@@ -10,6 +10,7 @@ import { firstViolation } from "./Diagnose.ts"
 import * as Fast from "./FastDecode.ts"
 import * as Render from "./Render.ts"
 import type * as Tool from "./Tool.ts"
+import * as ToolName from "./ToolName.ts"
 import * as Violation from "./Violation.ts"
 
 /**
@@ -127,7 +128,10 @@ const decodersOf = (parameters: Tool.Parameters): Decoders => {
 const entryOf = (tool: Tool.Any): Entry => ({ tool, ...decodersOf(tool.parameters) })
 
 /**
- * Builds a toolset. Two tools with one name are a programming error and throw at once.
+ * Builds a toolset. Two tools with one name are a programming error and throw at once, and so
+ * does a name that cannot be sent to a model provider (`ToolName`: empty, no ASCII letter or
+ * digit, longer than 64 characters once made safe) or two names with one provider-safe alias
+ * (`a.b` and `a_b`).
  *
  * @since 0.1.0
  */
@@ -137,6 +141,8 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
     if (entries.has(tool.name)) throw new Error(`Toolset.make: two tools are named '${tool.name}'`)
     entries.set(tool.name, entryOf(tool))
   }
+  const unsafe = ToolName.problem(entries.keys())
+  if (unsafe !== undefined) throw new Error(`Toolset.make: ${unsafe}`)
   return { [TypeId]: TypeId, tools, entries }
 }
 

@@ -16,6 +16,8 @@ export * as ResponseContract from "./ResponseContract.ts"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.ts"
 /** @since 0.1.0 */
+export * as ToolName from "./ToolName.ts"
+/** @since 0.1.0 */
 export * as Toolset from "./Toolset.ts"
 /** @since 0.1.0 */
 export * as Violation from "./Violation.ts"
