@@ -11,7 +11,7 @@ import { scripted } from "./scripted.ts"
 
 const Flaky = Tool.make("flaky", {
   description: "Fails",
-  parameters: Schema.Struct({ n: Schema.Number }),
+  parameters: Schema.Struct({ n: Schema.Finite }),
   run: ({ n }) => Effect.fail({ message: `no ${n}` })
 })
 const toolset = Toolset.make(Flaky)
