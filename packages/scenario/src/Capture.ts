@@ -82,6 +82,7 @@ interface Sources {
   files?: number
   finalFiles?: number
   tools?: number
+  mcp?: number
   variant?: number
   stop?: number
   /** Per turn: the reply's line, and each observation's. */
@@ -112,6 +113,8 @@ const origin = (sources: Sources, path: ReadonlyArray<string | number>): string 
       return sources.files === undefined ? "(trace)" : at(sources.files, tail("value", path.slice(1)))
     case "tools":
       return sources.tools === undefined ? "(trace)" : at(sources.tools, tail("value", path.slice(1)))
+    case "mcp":
+      return sources.mcp === undefined ? "(trace)" : at(sources.mcp, tail("value", path.slice(1)))
     case "outcome":
       if (second === "files") {
         return sources.finalFiles === undefined ? "(trace)" : at(sources.finalFiles, tail("value", path.slice(2)))
@@ -156,6 +159,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   let files: unknown = {}
   let finalFiles: unknown
   let tools: unknown
+  let mcp: unknown
   let variant: string = Variant.defaultVariant.name
   let start: Extract<Event, { type: "start" }> | undefined
   let stop: Extract<Event, { type: "stop" }> | undefined
@@ -187,6 +191,15 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
           }
           tools = event.value
           sources.tools = line
+        } else if (event.key === Conversation.annotations.mcp) {
+          if (!Array.isArray(event.value)) {
+            return fail(
+              at(line, "value"),
+              `mcp must be a list of MCP server declarations, got ${JSON.stringify(event.value)}`
+            )
+          }
+          mcp = event.value
+          sources.mcp = line
         } else if (event.key === Conversation.annotations.variant) {
           if (typeof event.value !== "string") return fail(at(line, "value"), "variant must be a variant's name")
           variant = event.value
@@ -316,6 +329,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     ...(first !== undefined && typeof first.content === "string" ? { user: first.content } : {}),
     files,
     ...(tools === undefined ? {} : { tools }),
+    ...(mcp === undefined ? {} : { mcp }),
     maxTurns: start.max_turns,
     turns,
     outcome: {
@@ -354,7 +368,9 @@ export const capture = (file: string, text: string): Result.Result<Captured, Inv
 /**
  * `capture`, then the proof that the scenario replays: it runs, under the variant the trace was
  * recorded with (`variants` holds the names it may be; the built-in ones by default), and must
- * pass. A run that does not is refused, naming the trace line where it leaves the recording.
+ * pass. A run that does not is refused, naming the trace line where it leaves the recording. A
+ * scenario that declares MCP servers (the trace's `mcp` annotation, kept as they were mounted)
+ * mounts them again to replay, with the `Mounter` of the context; without one it is refused.
  *
  * @since 0.1.0
  */

@@ -7,8 +7,9 @@
 import { Loop, Message, type Model, Trace } from "@agent-harness/executor"
 import { Files, FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
-import { MessageCatalog, Toolset } from "@agent-harness/tool-schema"
-import { Effect, Result } from "effect"
+import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
+import { Effect, Option, Result, type Scope } from "effect"
+import * as Mounter from "./Mounter.ts"
 import * as Pattern from "./Pattern.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
@@ -18,7 +19,7 @@ import * as Verdict from "./Verdict.ts"
 /**
  * The annotations a conversation run records on the trace so that `Capture` can replay it: the
  * harness variant, the file tools' locale, the files at the start and at the end, the scripted
- * tools.
+ * tools, the MCP servers as mounted.
  *
  * @since 0.1.0
  */
@@ -27,7 +28,8 @@ export const annotations = {
   locale: "locale",
   files: "files",
   finalFiles: "files.final",
-  tools: "tools"
+  tools: "tools",
+  mcp: "mcp"
 } as const
 
 /**
@@ -113,10 +115,62 @@ export const differentFiles = (
 export const toolset = (file: ScenarioFile.ConversationFile) =>
   Toolset.merge(FileTools.forLocale(file.locale ?? "en"), Toolset.make(...ScriptedTools.make(file.tools ?? {})))
 
+/** A failure to mount the declared MCP servers (nothing of the script ran). */
+const mountFailure = (where: string, problem: string): Verdict.Failure => ({
+  kind: "mcp",
+  expected: "the declared MCP servers, mounted",
+  seen: problem,
+  message: `${where}: ${problem}`
+})
+
+/**
+ * Mounts the declared MCP servers in order with the `Mounter` for the length of the scope: their
+ * tools in one toolset, and the declarations as mounted. Fails, naming the declaration, when
+ * there is no `Mounter`, a server cannot be mounted, or two servers mount one tool name.
+ */
+const mountDeclared = (
+  declarations: ReadonlyArray<Mounter.Declaration>,
+  file: string
+): Effect.Effect<
+  { readonly toolset: Toolset.Toolset<Tool.Any>; readonly mounted: ReadonlyArray<Mounter.Declaration> },
+  Verdict.Failure,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const mounter = yield* Effect.serviceOption(Mounter.Mounter)
+    if (Option.isNone(mounter)) return yield* Effect.fail(mountFailure("mcp", Mounter.missing(declarations.length)))
+    const tools: Array<Tool.Any> = []
+    const owners = new Map<string, number>()
+    const mounted: Array<Mounter.Declaration> = []
+    for (const [i, declaration] of declarations.entries()) {
+      const where = `mcp[${i}] (${declaration.prefix})`
+      const one = yield* Effect.mapError(mounter.value.mount(declaration, file), (error) =>
+        mountFailure(where, error.message)
+      )
+      for (const tool of one.toolset.tools) {
+        const owner = owners.get(tool.name)
+        if (owner !== undefined) {
+          return yield* Effect.fail(
+            mountFailure(
+              where,
+              `its tool '${tool.name}' has the name of a tool of mcp[${owner}]: choose prefixes that do not start one with the other`
+            )
+          )
+        }
+        owners.set(tool.name, i)
+        tools.push(tool)
+      }
+      mounted.push(one.declaration)
+    }
+    return { toolset: Toolset.make(...tools), mounted }
+  })
+
 /**
  * Runs a conversation scenario to its verdict, under a harness variant (default `fixed`). Never
  * fails: a run that leaves its script is a failed verdict. `onTurn` sees each turn as it
- * happens (for walkthroughs).
+ * happens (for walkthroughs). The MCP servers the file declares (`mcp`) are mounted first with
+ * the `Mounter` service, for the length of the run; when there is none, or a server cannot be
+ * mounted, the verdict fails with a `mcp` failure naming the declaration, and nothing runs.
  *
  * @since 0.1.0
  */
@@ -138,8 +192,18 @@ export const run = (
     yield* Trace.record({ type: "annotation", key: annotations.locale, value: locale })
     yield* Trace.record({ type: "annotation", key: annotations.files, value: spec.files ?? {} })
     if (spec.tools !== undefined) yield* Trace.record({ type: "annotation", key: annotations.tools, value: spec.tools })
+    let tools: Toolset.Toolset<Tool.Any> = toolset(spec)
+    if (spec.mcp !== undefined && spec.mcp.length > 0) {
+      const mounted = yield* Effect.result(mountDeclared(spec.mcp, file))
+      if (Result.isFailure(mounted)) {
+        const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: yield* files.snapshot, turns: 0 }
+        return Verdict.make(scenario, file, variant.name, notRun, [mounted.failure])
+      }
+      yield* Trace.record({ type: "annotation", key: annotations.mcp, value: mounted.success.mounted })
+      tools = Toolset.merge(tools, mounted.success.toolset)
+    }
     const played = yield* Loop.run({
-      toolset: toolset(spec),
+      toolset: tools,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
       onTurn: options?.onTurn
@@ -203,4 +267,4 @@ export const run = (
       turns: result.turns.length
     }
     return Verdict.make(scenario, file, variant.name, outcome, failures)
-  })
+  }).pipe(Effect.scoped)

@@ -8,6 +8,7 @@
 import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { Message } from "@agent-harness/executor"
 import * as JsonText from "./JsonText.ts"
+import * as Mounter from "./Mounter.ts"
 import * as Pattern from "./Pattern.ts"
 
 /** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
@@ -71,6 +72,8 @@ export const ConversationFile = Schema.Struct({
   user: Schema.optionalKey(Schema.String),
   files: Schema.optionalKey(FileMap),
   tools: Schema.optionalKey(Schema.Record(Schema.String, ConversationTool)),
+  /** MCP servers whose tools join the conversation's, each under its prefix (`Mounter`). */
+  mcp: Schema.optionalKey(Schema.Array(Mounter.Declaration)),
   maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   turns: Schema.Array(Turn),
   outcome: Schema.Struct({
@@ -348,6 +351,45 @@ const checkTools = (file: string, scenario: ConversationFile): InvalidScenario |
   return undefined
 }
 
+/**
+ * The `mcp` declarations: each starts or reaches a server (`Mounter.check`), prefixes differ, and
+ * no scripted tool is named under a prefix (its name would be a mounted tool's).
+ */
+const checkMcp = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
+  const prefixes = new Map<string, number>()
+  for (const [i, declaration] of (scenario.mcp ?? []).entries()) {
+    const wrong = Mounter.check(declaration)
+    if (wrong !== undefined) {
+      return new InvalidScenario({
+        file,
+        path: pathText(["mcp", i, ...(wrong.field === undefined ? [] : [wrong.field])]),
+        problem: wrong.problem
+      })
+    }
+    const first = prefixes.get(declaration.prefix)
+    if (first !== undefined) {
+      return new InvalidScenario({
+        file,
+        path: `mcp[${i}].prefix`,
+        problem: `'${declaration.prefix}' is already the prefix of mcp[${first}]: give each server its own`
+      })
+    }
+    prefixes.set(declaration.prefix, i)
+  }
+  for (const name of Object.keys(scenario.tools ?? {})) {
+    for (const [prefix, i] of prefixes) {
+      if (name.startsWith(`${prefix}__`)) {
+        return new InvalidScenario({
+          file,
+          path: pathText(["tools", name]),
+          problem: `a scripted tool cannot be named under the prefix of mcp[${i}] ('${prefix}__'): that is where the server's tools are mounted`
+        })
+      }
+    }
+  }
+  return undefined
+}
+
 const checkCases = (file: string, scenario: ResponseCasesFile): InvalidScenario | undefined => {
   const seen = new Set<string>()
   for (const [i, c] of scenario.cases.entries()) {
@@ -416,7 +458,11 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
   switch (json.kind) {
     case "conversation":
       return Result.map(
-        checked(file, decodeConversation(json, parseOptions), (f) => checkTools(file, f) ?? checkScript(file, f)),
+        checked(
+          file,
+          decodeConversation(json, parseOptions),
+          (f) => checkTools(file, f) ?? checkMcp(file, f) ?? checkScript(file, f)
+        ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )
     case "plan":

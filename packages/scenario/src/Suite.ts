@@ -7,6 +7,7 @@
 import { Effect, FileSystem, Option, Path, Result } from "effect"
 import * as Conversation from "./Conversation.ts"
 import * as InputFile from "./InputFile.ts"
+import * as Mounter from "./Mounter.ts"
 import * as PlanScenario from "./PlanScenario.ts"
 import * as ResponseCases from "./ResponseCases.ts"
 import * as ScenarioFile from "./ScenarioFile.ts"
@@ -125,7 +126,9 @@ export const collect = (
   Effect.map(find(paths), (found) => found.files)
 
 /**
- * Reads and decodes one scenario file (`InputFile.read`, then `ScenarioFile.parse`).
+ * Reads and decodes one scenario file (`InputFile.read`, then `ScenarioFile.parse`). A
+ * conversation that declares MCP servers is refused (at `mcp`) when no `Mounter.Mounter` is
+ * provided: this harness could not run it as written.
  *
  * @since 0.1.0
  */
@@ -135,7 +138,13 @@ export const load = (
   Effect.gen(function* () {
     const text = yield* InputFile.read(file)
     const parsed = ScenarioFile.parse(file, text)
-    return Result.isSuccess(parsed) ? parsed.success : yield* parsed.failure
+    if (Result.isFailure(parsed)) return yield* parsed.failure
+    const scenario = parsed.success
+    const declared = scenario.kind === "conversation" ? (scenario.file.mcp?.length ?? 0) : 0
+    if (declared > 0 && Option.isNone(yield* Effect.serviceOption(Mounter.Mounter))) {
+      return yield* new ScenarioFile.InvalidScenario({ file, path: "mcp", problem: Mounter.missing(declared) })
+    }
+    return scenario
   })
 
 /**

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 export interface Failure {
-  /** What differs: an observation, the script's length, or the outcome. */
+  /** What differs: an observation, the script's length, or the outcome; or `mcp`: a declared server was not mounted. */
   readonly kind:
     | "divergence"
     | "script_exhausted"
@@ -25,6 +25,7 @@ export interface Failure {
     | "revisions"
     | "case"
     | "invalid"
+    | "mcp"
   readonly turn?: number | undefined
   readonly tool_use_id?: string | undefined
   /** The case of a `response-cases` scenario that failed. */

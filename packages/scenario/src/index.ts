@@ -14,6 +14,8 @@ export * as InputFile from "./InputFile.ts"
 /** @since 0.1.0 */
 export * as JsonText from "./JsonText.ts"
 /** @since 0.1.0 */
+export * as Mounter from "./Mounter.ts"
+/** @since 0.1.0 */
 export * as Pattern from "./Pattern.ts"
 /** @since 0.1.0 */
 export * as PlanScenario from "./PlanScenario.ts"
