@@ -144,6 +144,42 @@ const soak = Command.make(
   )
 )
 
+const mcpServe = Command.make(
+  "serve",
+  {
+    tools: Flag.Literals("tools", ["files"]).pipe(
+      Flag.withDescription("the toolset to serve: files (read, list, search, write, append)")
+    ),
+    root: Flag.String("root").pipe(Flag.withDescription("the folder the file tools work in (it must exist)")),
+    lang: Flag.Literals("lang", ["en", "es"]).pipe(
+      Flag.withDefault("en"),
+      Flag.withDescription("the tools' names and messages: en (read…) or es (leer…)")
+    ),
+    http: Flag.Int("http").pipe(
+      Flag.optional,
+      Flag.withDescription("serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio")
+    ),
+    journal: Flag.String("journal").pipe(
+      Flag.optional,
+      Flag.withDescription("a SQLite idempotency journal: a call id sent again is replayed, never run twice")
+    )
+  },
+  ({ tools, root, lang, http, journal }) =>
+    lazy(
+      () => import("./McpCommand.ts"),
+      (m) => m.serve({ tools, root, lang, http: Option.getOrUndefined(http), journal: Option.getOrUndefined(journal) })
+    )
+).pipe(
+  Command.withDescription(
+    "Serve the file tools of a folder over MCP: stdio until stdin ends, or Streamable HTTP until SIGINT/SIGTERM"
+  )
+)
+
+const mcp = Command.make("mcp").pipe(
+  Command.withDescription("MCP: the harness's tools for any MCP client"),
+  Command.withSubcommands([mcpServe])
+)
+
 /**
  * The whole command tree.
  *
@@ -151,7 +187,7 @@ const soak = Command.make(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, demo, soak])
+  Command.withSubcommands([run, test, capture, demo, soak, mcp])
 )
 
 /**

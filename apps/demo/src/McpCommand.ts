@@ -1,0 +1,152 @@
+/**
+ * `harness mcp serve --tools files --root DIR [--lang en|es] [--http PORT] [--journal FILE]`:
+ * the five file tools over a real folder (`DiskFiles`), served to any MCP client with the
+ * harness's semantics (every call through `execute`: an invalid call, an unknown tool, a
+ * failing tool are `isError` results with our texts). Over stdio by default — stdout carries
+ * only the protocol, and the command ends (exit 0) when stdin ends — or over Streamable HTTP on
+ * 127.0.0.1 with `--http`, its URL printed to stderr, until SIGINT or SIGTERM (exit 0). A
+ * `--journal` makes retried call ids replay instead of running twice. Bad usage is exit 2.
+ *
+ * Loaded only when the command runs: `harness run` never loads the MCP SDK.
+ *
+ * @since 0.1.0
+ */
+import process from "node:process"
+import { Execute } from "@agent-harness/executor"
+import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { Journal, SqliteStore } from "@agent-harness/idempotency"
+import { Serve } from "@agent-harness/mcp"
+import { InputFile } from "@agent-harness/scenario"
+import { MessageCatalog } from "@agent-harness/tool-schema"
+import { Console, Effect, FileSystem, type Scope } from "effect"
+import * as ExitCode from "./ExitCode.ts"
+
+/**
+ * The toolsets `--tools` names.
+ *
+ * @since 0.1.0
+ */
+export const toolsets = ["files"] as const
+
+/**
+ * What `harness mcp serve` was asked to do.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The toolset to serve. */
+  readonly tools: (typeof toolsets)[number]
+  /** The folder the file tools work in. */
+  readonly root: string
+  /** The tools' and the messages' language. */
+  readonly lang: FileTools.Locale
+  /** Serve over Streamable HTTP on this port of 127.0.0.1 (0: any free one), not stdio. */
+  readonly http?: number | undefined
+  /** A SQLite idempotency journal for the served calls. */
+  readonly journal?: string | undefined
+}
+
+/** The server's name in the MCP handshake: a client that mounts it prefixes its tools `files__`. */
+const serverName = "files"
+
+/** Ends the command with exit 2 after saying why on stderr. */
+const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
+  Effect.andThen(Console.error(`harness mcp serve: ${message}`), Effect.fail(ExitCode.invalid))
+
+/** The `--root` folder, checked: it must exist and be a folder (a typo must not serve a new empty one). */
+const checkRoot = (root: string): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.result(fs.stat(root))
+    if (info._tag === "Failure") {
+      return yield* usage(
+        info.failure.reason._tag === "NotFound"
+          ? `--root ${root}: no such folder`
+          : `--root ${root}: ${info.failure.message}`
+      )
+    }
+    if (info.success.type !== "Directory") {
+      return yield* usage(`--root ${root}: it is ${InputFile.typeText(info.success.type)}, not a folder`)
+    }
+  })
+
+/**
+ * Waits for SIGINT or SIGTERM and gives its name. While it waits, the command owns both
+ * signals: the runtime's own handlers (which would interrupt the CLI and exit 130) are set
+ * aside, so a signal stops the server gracefully and the command exits 0; they are put back
+ * after.
+ */
+const untilSignal: Effect.Effect<NodeJS.Signals> = Effect.acquireUseRelease(
+  Effect.sync(() => {
+    const aside = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") }
+    process.removeAllListeners("SIGINT")
+    process.removeAllListeners("SIGTERM")
+    return aside
+  }),
+  () =>
+    Effect.callback<NodeJS.Signals>((resume) => {
+      const stop = (signal: NodeJS.Signals) => resume(Effect.succeed(signal))
+      process.once("SIGINT", stop)
+      process.once("SIGTERM", stop)
+      return Effect.sync(() => {
+        process.off("SIGINT", stop)
+        process.off("SIGTERM", stop)
+      })
+    }),
+  (aside) =>
+    Effect.sync(() => {
+      for (const [signal, listeners] of Object.entries(aside)) {
+        process.removeAllListeners(signal)
+        for (const listener of listeners) process.on(signal, listener as (signal: NodeJS.Signals) => void)
+      }
+    })
+)
+
+/** The journal's middleware for the scope, or none. */
+const journalOf = (
+  file: string | undefined
+): Effect.Effect<Execute.Middleware | undefined, ExitCode.ExitCode, Scope.Scope> =>
+  file === undefined
+    ? Effect.undefined
+    : Effect.map(
+        Effect.catch(SqliteStore.make(file), (error) => usage(`--journal ${error.message}`)),
+        Journal.middleware
+      )
+
+/**
+ * Serves the toolset until stdin ends (stdio) or a signal (HTTP, or stdio too). Exit 0 when it
+ * stops; exit 2 naming the problem when it cannot start.
+ *
+ * @since 0.1.0
+ */
+export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      yield* checkRoot(options.root)
+      const files = yield* Effect.catch(DiskFiles.make(options.root), (error) =>
+        usage(`--root ${options.root}: ${error.message}`)
+      )
+      const middleware = yield* journalOf(options.journal)
+      const tools = FileTools.forLocale(options.lang)
+      const serving = <A, E>(effect: Effect.Effect<A, E, Files.Files | Scope.Scope>) =>
+        effect.pipe(
+          Effect.provideService(Files.Files, files),
+          Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang]),
+          Effect.provideService(Execute.Middleware, middleware)
+        )
+      const failed = (error: Serve.ServeError) => usage(error.message)
+      if (options.http === undefined) {
+        // Until stdin ends (the client is done) or a signal; stdout carries only the protocol.
+        return yield* Effect.raceFirst(
+          Effect.catch(serving(Serve.stdio(tools, { name: serverName })), failed),
+          Effect.asVoid(untilSignal)
+        )
+      }
+      const listening = yield* Effect.catch(
+        serving(Serve.http(tools, { port: options.http, name: serverName })),
+        failed
+      )
+      yield* Console.error(`listening on ${listening.url}`)
+      yield* untilSignal
+    })
+  )
