@@ -26,7 +26,9 @@ const schemas = {
   call: Trace.Call.mapFields(Struct.pick(["type", "turn", "call"])),
   observation: Trace.Observation.mapFields((fields) => ({
     ...Struct.pick(fields, ["type", "turn", "result"]),
-    outcome: Schema.String
+    outcome: Schema.String,
+    failure: Schema.optionalKey(Schema.String),
+    original: Schema.optionalKey(Schema.String)
   })),
   stop: Trace.Stop.mapFields((fields) => ({ ...Struct.pick(fields, ["type", "text", "turns"]), stop: Schema.String }))
 } as const
@@ -66,15 +68,14 @@ const reasoningText = (block: { readonly [key: string]: Model.Json }): string =>
   return "(no text)"
 }
 
-/** The outcome-unknown texts of the shipped catalogues: today's traces carry no failure tag. */
+/** The outcome-unknown texts of the shipped catalogues, for traces without a failure tag. */
 const unknownTexts = Object.values(MessageCatalog.byLocale).map((catalog) => catalog.outcomeUnknown)
 
 const statusOf = (
-  outcome: string,
-  raw: { readonly [key: string]: Model.Json },
-  content: string,
-  isError: boolean
+  observation: (typeof schemas)["observation"]["Type"]
 ): { readonly status: Model.CallStatus; readonly note?: string } => {
+  const { outcome, failure, original } = observation
+  const { content, is_error: isError } = observation.result
   switch (outcome) {
     case "Succeeded":
       return { status: "ok" }
@@ -83,14 +84,16 @@ const statusOf = (
     case "Refused":
       return { status: "denied" }
     case "Replayed":
-      return typeof raw.original === "string"
-        ? { status: "replayed", note: `recorded outcome: ${raw.original}` }
-        : { status: "replayed" }
+      return original === undefined
+        ? { status: "replayed" }
+        : { status: "replayed", note: `recorded outcome: ${original}` }
     case "Failed":
-      if (raw.failure === "OutcomeUnknown") return { status: "unknown" }
-      if (unknownTexts.some((text) => content.startsWith(text)))
-        return { status: "unknown", note: "recognised by its text (the trace has no failure tag)" }
-      return typeof raw.failure === "string" ? { status: "failed", note: raw.failure } : { status: "failed" }
+      // The failure tag says why; a trace from an older harness has none, and its text is matched.
+      if (failure === "OutcomeUnknown") return { status: "unknown" }
+      if (failure !== undefined) return { status: "failed", note: failure }
+      return unknownTexts.some((text) => content.startsWith(text))
+        ? { status: "unknown", note: "recognised by its text (the trace has no failure tag)" }
+        : { status: "failed" }
     case "Denied":
       return { status: "denied" }
     default:
@@ -308,7 +311,7 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
         if (call.outcome !== null) {
           problems.push(Lines.problem(line, "result.tool_use_id", `a second observation for call ${call.id}`))
         }
-        const { status, note } = statusOf(event.outcome, raw, event.result.content, event.result.is_error)
+        const { status, note } = statusOf(event)
         call.status = status
         call.outcome = event.outcome
         call.content = event.result.content

@@ -1,8 +1,10 @@
 /**
- * A plan session as the page draws it, read from a plan session trace: JSON Lines of the
- * planner's `Event`, opened by an optional `session.start` line (the goal and budgets) and
- * closed by an optional `session.result` line (the `SessionResult`, without its events, which
- * are the lines above it). A `SessionResult` as one JSON value (with its events) reads too.
+ * A plan session as the page draws it, read from a plan session trace (what the planner's
+ * `SessionTrace` writes): JSON Lines of the planner's `Event`, opened by an optional
+ * `session.start` line (the goal and budgets) and closed by an optional `session.result` line
+ * (the `SessionResult`, without its events, which are the lines above it). A `SessionResult` as
+ * one JSON value (with its events) reads too. Lines are read with the planner's own schemas,
+ * only for the fields the page draws.
  *
  * Each accepted plan is a revision: the diff that made it (drawn against what was left of the
  * old plan from the cursor: removed, added, revised with the argument changes, kept), the last
@@ -10,32 +12,26 @@
  *
  * @since 0.1.0
  */
-import { Event, SessionResult, type Step } from "@agent-harness/planner"
+import { Event, SessionResult, SessionTrace, type Step } from "@agent-harness/planner"
 import { Result, Schema, Struct } from "effect"
 import * as ArgDiff from "./ArgDiff.ts"
 import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
 
 /**
- * The line that opens a plan session trace: the goal, and the budgets and strategy when known.
+ * The line that opens a plan session trace (the planner's `SessionTrace.Start`), read leniently:
+ * a strategy this version does not know is shown as it is.
  *
  * @since 0.1.0
  */
 export const Start: Schema.Struct<{
-  readonly type: Schema.Literal<"session.start">
-  readonly goal: Schema.String
-  readonly max_steps: Schema.optionalKey<Schema.Int>
-  readonly max_replans: Schema.optionalKey<Schema.Int>
+  readonly type: typeof SessionTrace.Start.fields.type
+  readonly goal: typeof SessionTrace.Start.fields.goal
+  readonly max_steps: typeof SessionTrace.Start.fields.max_steps
+  readonly max_replans: typeof SessionTrace.Start.fields.max_replans
   readonly on_failure: Schema.optionalKey<Schema.String>
-  readonly tools: Schema.optionalKey<Schema.$Array<Schema.String>>
-}> = Schema.Struct({
-  type: Schema.Literal("session.start"),
-  goal: Schema.String,
-  max_steps: Schema.optionalKey(Schema.Int),
-  max_replans: Schema.optionalKey(Schema.Int),
-  on_failure: Schema.optionalKey(Schema.String),
-  tools: Schema.optionalKey(Schema.Array(Schema.String))
-})
+  readonly tools: typeof SessionTrace.Start.fields.tools
+}> = SessionTrace.Start.mapFields((fields) => ({ ...fields, on_failure: Schema.optionalKey(Schema.String) }))
 
 /** @since 0.1.0 */
 export type Start = typeof Start.Type
@@ -60,14 +56,15 @@ export const Recorded: Schema.Struct<{
 }))
 
 /**
- * The line that closes a plan session trace: the session's result.
+ * The line that closes a plan session trace (the planner's `SessionTrace.Finish`), its result
+ * read as `Recorded`.
  *
  * @since 0.1.0
  */
 export const Finish: Schema.Struct<{
-  readonly type: Schema.Literal<"session.result">
+  readonly type: typeof SessionTrace.Finish.fields.type
   readonly result: typeof Recorded
-}> = Schema.Struct({ type: Schema.Literal("session.result"), result: Recorded })
+}> = SessionTrace.Finish.mapFields((fields) => ({ ...fields, result: Recorded }))
 
 /**
  * The event types of a plan session trace.
@@ -77,33 +74,9 @@ export const Finish: Schema.Struct<{
 export const types: ReadonlySet<string> = new Set([
   Start.fields.type.literal,
   Finish.fields.type.literal,
+  SessionTrace.Unencodable.fields.type.literal,
   ...Event.Event.members.map((member) => member.fields.type.literal)
 ])
-
-/**
- * The `session.start` line (without the newline).
- *
- * @since 0.1.0
- */
-export const startLine = (start: Omit<Start, "type">): string =>
-  JSON.stringify(Schema.encodeSync(Start)({ type: "session.start", ...start }))
-
-/**
- * The line of one session event (without the newline).
- *
- * @since 0.1.0
- */
-export const eventLine = (event: Event.Event): string => JSON.stringify(Schema.encodeSync(Event.Event)(event))
-
-/**
- * The `session.result` line (without the newline): the result without its events.
- *
- * @since 0.1.0
- */
-export const resultLine = (result: SessionResult.SessionResult): string => {
-  const { events: _events, ...rest } = Schema.encodeSync(SessionResult.SessionResult)(result)
-  return JSON.stringify({ type: "session.result", result: rest })
-}
 
 /**
  * The events as the page reads them: each with the planner's own field schemas, but only the
@@ -267,6 +240,15 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Pla
       const value = decoded.success
       if (value.type === "session.start") start = value
       else recorded = value.result
+      continue
+    }
+    if (type === SessionTrace.Unencodable.fields.type.literal && Lines.isObject(raw)) {
+      // The recorder could not encode something: named, and drawn as it is.
+      const what = typeof raw.event_type === "string" ? `a ${raw.event_type} event` : "a line"
+      const why = typeof raw.error === "string" ? `: ${raw.error}` : ""
+      const message = `the recorder could not encode ${what}${why}`
+      problems.push(Lines.problem(line, "(root)", message))
+      other(line, message)
       continue
     }
     const decode = decodeEvent[type]

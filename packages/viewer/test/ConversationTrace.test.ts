@@ -1,5 +1,6 @@
 import { Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
+import { MessageCatalog } from "@agent-harness/tool-schema"
 import { ConversationTrace, Lines, type Model } from "../src/index.ts"
 import { broken, long, showcase } from "./fixtures.ts"
 
@@ -16,6 +17,8 @@ const observation = (fields: Record<string, unknown>) =>
     ...fields
   })
 
+const resultOf = (content: string) => ({ type: "tool_result", tool_use_id: "c1", content, is_error: true })
+
 const oneCall = Trace.line({
   type: "model.reply",
   turn: 1,
@@ -27,12 +30,12 @@ describe("ConversationTrace.fromLines: each call marked by what happened", () =>
     const file = read(showcase())
     expect(file.problems).toStrictEqual([])
     expect(calls(file)).toStrictEqual([
-      { turn: 1, id: "c1", status: "failed", note: undefined },
+      { turn: 1, id: "c1", status: "failed", note: "ToolError" },
       { turn: 1, id: "c2", status: "not_executed", note: undefined },
       { turn: 2, id: "c3", status: "ok", note: undefined },
       { turn: 2, id: "c4", status: "denied", note: undefined },
-      { turn: 3, id: "c5", status: "unknown", note: "recognised by its text (the trace has no failure tag)" },
-      { turn: 3, id: "c6", status: "replayed", note: undefined }
+      { turn: 3, id: "c5", status: "unknown", note: undefined },
+      { turn: 3, id: "c6", status: "replayed", note: "recorded outcome: Succeeded" }
     ])
     expect(file.counts).toStrictEqual({
       ok: 1,
@@ -88,6 +91,21 @@ describe("ConversationTrace.fromLines: each call marked by what happened", () =>
     expect(calls(timedOut)).toStrictEqual([{ turn: 1, id: "c1", status: "failed", note: "TimedOut" }])
     const replayed = read([oneCall, observation({ outcome: "Replayed", original: "Failed" })].join("\n"))
     expect(calls(replayed)).toStrictEqual([{ turn: 1, id: "c1", status: "replayed", note: "recorded outcome: Failed" }])
+  })
+
+  it("a failure tag wins over the text; a trace without one (an older harness) is matched by its text", () => {
+    const unknownText = MessageCatalog.spanish.outcomeUnknown
+    const tagged = read(
+      [oneCall, observation({ outcome: "Failed", failure: "ToolError", result: resultOf(unknownText) })].join("\n")
+    )
+    expect(calls(tagged)).toStrictEqual([{ turn: 1, id: "c1", status: "failed", note: "ToolError" }])
+    const older = read([oneCall, observation({ outcome: "Failed", result: resultOf(unknownText) })].join("\n"))
+    expect(calls(older)).toStrictEqual([
+      { turn: 1, id: "c1", status: "unknown", note: "recognised by its text (the trace has no failure tag)" }
+    ])
+    const newer = read([oneCall, observation({ outcome: "Failed", failure: "RateLimited" })].join("\n"))
+    expect(calls(newer)).toStrictEqual([{ turn: 1, id: "c1", status: "failed", note: "RateLimited" }])
+    expect(newer.problems.filter((p) => p.path !== "(trace)")).toStrictEqual([])
   })
 
   it("reads outcomes this version does not know by what the model was shown", () => {

@@ -1,4 +1,4 @@
-import { type RulePlanner, SessionResult, Step } from "@agent-harness/planner"
+import { type RulePlanner, SessionResult, SessionTrace, Step } from "@agent-harness/planner"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { ArgDiff, Input, Lines, type Model, PlanTrace } from "../src/index.ts"
@@ -180,7 +180,7 @@ describe("PlanTrace: a whole SessionResult, and bad input", () => {
   it("names bad lines and keeps unknown events in the timeline", () => {
     const plan = read(
       [
-        PlanTrace.startLine({ goal: "g" }),
+        SessionTrace.startLine({ goal: "g" }),
         JSON.stringify({ type: "plan.created", revision: 0, plan: [Step.make(1, "read", { path: "a" }, "a")] }),
         JSON.stringify({ type: "step.started", revision: 0 }),
         JSON.stringify({ type: "step.succeeded", revision: 3, id: 1, result: "x" }),
@@ -207,6 +207,46 @@ describe("PlanTrace: a whole SessionResult, and bad input", () => {
     ])
     expect(plan.finished).toBeNull()
     expect(plan.result).toBeNull()
+  })
+})
+
+describe("PlanTrace reads what SessionTrace writes", () => {
+  it("names a line the recorder could not encode, and reads on", () => {
+    const plan = read(
+      [
+        SessionTrace.startLine({ goal: "g", max_steps: 3 }),
+        JSON.stringify({ type: "plan.created", revision: 0, plan: [Step.make(1, "read", { path: "a" }, "a")] }),
+        JSON.stringify({
+          type: "session.unencodable",
+          event_type: "step.started",
+          rendering: "{}",
+          error: "no reading me"
+        }),
+        JSON.stringify({ type: "session.finished", status: "failed", reason: "aborted", session_id: "s" })
+      ].join("\n")
+    )
+    expect(plan.problems).toStrictEqual([
+      { line: 3, path: "(root)", message: "the recorder could not encode a step.started event: no reading me" }
+    ])
+    expect(plan.entries.map((e) => (e.type === "other" ? e.event.type : e.type))).toStrictEqual([
+      "revision",
+      "session.unencodable"
+    ])
+    expect(plan.finished).toStrictEqual({ status: "failed", reason: "aborted" })
+  })
+
+  it("a strategy or a field a newer planner adds still reads", () => {
+    const plan = read(
+      JSON.stringify({ type: "session.start", goal: "g", on_failure: "ask-a-human", max_replans: 1, owner: "x" })
+    )
+    expect(plan.problems).toStrictEqual([])
+    expect(plan.onFailure).toBe("ask-a-human")
+    expect(plan.budgets.maxReplans).toBe(1)
+  })
+
+  it("the file is told to be a plan session by its session.unencodable line alone", () => {
+    const text = JSON.stringify({ type: "session.unencodable", rendering: "?", error: "e" })
+    expect(Input.detect(text, Lines.read(text)).kind).toBe("plan")
   })
 })
 

@@ -1,15 +1,14 @@
 /**
  * Inputs for the viewer's tests, made by the harness's own code where it has any: conversation
  * events typed as `Trace.Event` and written by `Trace.line`, plan sessions run through the real
- * `Session.run` and written by `PlanTrace`, test verdicts typed as `Verdict.Verdict` and written
+ * `Session.run` and written by the planner's `SessionTrace`, test verdicts typed as `Verdict.Verdict` and written
  * by `Report.json`.
  */
 import { Trace } from "@agent-harness/executor"
-import { RulePlanner, Session, type SessionResult, Step } from "@agent-harness/planner"
+import { RulePlanner, Session, type SessionResult, SessionTrace, Step } from "@agent-harness/planner"
 import { Report, ScenarioFile, type Verdict } from "@agent-harness/scenario"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { Data, Effect, Schema } from "effect"
-import { PlanTrace } from "../src/index.ts"
 
 const lines = (events: ReadonlyArray<Trace.Event>): Array<string> => events.map(Trace.line)
 
@@ -46,17 +45,13 @@ export const showcase = (): string =>
         call: { type: "tool_use", id: "c1", name: "read", input: { path: "recipes/salmorejo.txt" } }
       },
       { type: "call", turn: 1, call: { type: "tool_use", id: "c2", name: "read", input: { file: "list.txt" } } },
-      {
-        type: "observation",
-        turn: 1,
-        outcome: "Failed",
-        result: {
-          type: "tool_result",
-          tool_use_id: "c1",
-          content: "file 'recipes/salmorejo.txt' does not exist",
-          is_error: true
-        }
-      },
+      Trace.observation(1, {
+        _tag: "Failed",
+        id: "c1",
+        name: "read",
+        failure: { _tag: "ToolError", error: { message: "file 'recipes/salmorejo.txt' does not exist" } },
+        content: "file 'recipes/salmorejo.txt' does not exist"
+      }),
       {
         type: "observation",
         turn: 1,
@@ -111,23 +106,21 @@ export const showcase = (): string =>
           { type: "tool_use", id: "c6", name: "read", input: { path: "list.txt" } }
         ]
       },
-      {
-        type: "observation",
-        turn: 3,
-        outcome: "Failed",
-        result: {
-          type: "tool_result",
-          tool_use_id: "c5",
-          content: MessageCatalog.english.outcomeUnknown,
-          is_error: true
-        }
-      },
-      {
-        type: "observation",
-        turn: 3,
-        outcome: "Replayed",
-        result: { type: "tool_result", tool_use_id: "c6", content: "bread, milk, eggs", is_error: false }
-      }
+      Trace.observation(3, {
+        _tag: "Failed",
+        id: "c5",
+        name: "append",
+        failure: { _tag: "OutcomeUnknown" },
+        content: MessageCatalog.english.outcomeUnknown
+      }),
+      Trace.observation(3, {
+        _tag: "Replayed",
+        id: "c6",
+        name: "read",
+        original: "Succeeded",
+        isError: false,
+        content: "bread, milk, eggs"
+      })
     ]),
     JSON.stringify({ type: "usage", turn: 3, input_tokens: 1200, output_tokens: 85 }),
     JSON.stringify({ type: "retry", turn: 3, attempt: 1, reason: "overloaded" }),
@@ -302,14 +295,14 @@ export const sessionTrace = (
   withResult = true
 ): string =>
   [
-    PlanTrace.startLine({
+    SessionTrace.startLine({
       goal: "add what salmorejo needs to list.txt",
       max_steps: budgets.maxSteps,
       max_replans: budgets.maxReplans,
       on_failure: "replan"
     }),
-    ...result.events.map(PlanTrace.eventLine),
-    ...(withResult ? [PlanTrace.resultLine(result)] : [])
+    ...result.events.map(SessionTrace.eventLine),
+    ...(withResult ? [SessionTrace.resultLine(result)] : [])
   ].join("\n")
 
 const conversation = (
