@@ -1,0 +1,213 @@
+/**
+ * The permission gate: executor middleware that decides, for every call that passed its schema
+ * and before anything runs, whether it runs. The policy decides (`Policy.decide`); on `ask`, the
+ * `Approver` in the context answers; a denied call is not executed and the model reads
+ * `not executed: denied: <reason>` (`Outcome.denied`). Every decision is a `permission.decision`
+ * trace event: which rule, what it said, the answer, whether the call runs, why.
+ *
+ * The loop does not change: provide the gate as `Execute.Middleware` (`Gate.layer`), alone or in
+ * front of a journal (`Gate.layer(options, Journal.middleware(store))`, or
+ * `Compose.middlewares`), so that a denied call never reaches the journal.
+ *
+ * The gate fails closed. An approver that throws, dies or answers nonsense, an argument that
+ * throws when read, a call with too many readings: each denies the call and says why. The gate
+ * never answers a call as failed, so the model is never told that a call it was denied may have
+ * run.
+ *
+ * @since 0.1.0
+ */
+import { Execute, Outcome, Trace } from "@agent-harness/executor"
+import { Render, Tool, type Toolset } from "@agent-harness/tool-schema"
+import { Effect, Layer, Result, Semaphore } from "effect"
+import * as Approver from "./Approver.ts"
+import * as Compose from "./Compose.ts"
+import * as Messages from "./Messages.ts"
+import * as Policy from "./Policy.ts"
+import * as Untrusted from "./Untrusted.ts"
+
+/**
+ * What the gate enforces.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly policy: Policy.Policy
+  /**
+   * Mark the text of every result a tool produced as untrusted data (`Untrusted.mark`); add
+   * `Untrusted.notice` to your system prompt. Default `false`.
+   */
+  readonly untrustedOutput?: boolean | undefined
+}
+
+type Answered = "yes" | "no" | "always" | "remembered"
+
+/** An approver's answer, checked: anything that is not an `Answer` denies. */
+const checkAnswer = (
+  messages: Messages.Messages,
+  out: unknown
+): { readonly answer: "yes" | "no" | "always"; readonly reason: string | undefined } => {
+  try {
+    if (typeof out === "object" && out !== null) {
+      const { answer, reason } = out as { readonly answer?: unknown; readonly reason?: unknown }
+      if (answer === "yes" || answer === "always") return { answer, reason: undefined }
+      if (answer === "no")
+        return { answer, reason: typeof reason === "string" && reason !== "" ? reason : messages.refused }
+    }
+  } catch {
+    // An answer that throws when read is no answer.
+  }
+  return { answer: "no", reason: messages.approverAnswered(Render.value(out)) }
+}
+
+/** Asks the approver, guarded: a throw, a defect or a failure denies, with what it was. */
+const askGuarded = (
+  approver: Approver.Approver,
+  request: Approver.Request,
+  messages: Messages.Messages
+): Effect.Effect<{ readonly answer: "yes" | "no" | "always"; readonly reason: string | undefined }> =>
+  Effect.suspend((): Effect.Effect<unknown, unknown> => {
+    const out: unknown = approver.ask(request)
+    return Effect.isEffect(out)
+      ? (out as Effect.Effect<unknown, unknown>)
+      : Effect.die(new TypeError(`ask returned ${Render.value(out)} instead of an Effect`))
+  }).pipe(
+    Effect.map((out) => checkAnswer(messages, out)),
+    Effect.catch((failure) =>
+      Effect.succeed({ answer: "no" as const, reason: messages.approverFailed(Render.thrown(failure)) })
+    ),
+    Effect.catchDefect((defect) =>
+      Effect.succeed({ answer: "no" as const, reason: messages.approverFailed(Render.thrown(defect)) })
+    )
+  )
+
+const annotationsOf = (tool: Tool.Any): Tool.Annotations => {
+  try {
+    const annotations = tool.annotations
+    return typeof annotations === "object" && annotations !== null ? annotations : Tool.defaultAnnotations
+  } catch {
+    // Unreadable annotations are no annotations: MCP's defaults, the most dangerous kind.
+    return Tool.defaultAnnotations
+  }
+}
+
+const problemText = (messages: Messages.Messages, problem: Policy.Problem): string =>
+  problem._tag === "Unreadable"
+    ? messages.unreadable(problem.field, problem.message)
+    : messages.tooManyReadings(problem.readings, Policy.maxReadings)
+
+/**
+ * The gate over a policy, as executor middleware. Fails with `InvalidPolicy` when the policy
+ * does not decode (a policy built in code is checked like one read from a file).
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy.InvalidPolicy> =>
+  Effect.gen(function* () {
+    const compiled = Policy.compile(options.policy)
+    if (Result.isFailure(compiled)) return yield* compiled.failure
+    const policy = compiled.success
+    const untrusted = options.untrustedOutput === true
+    // One question at a time; `always` answers, by rule and tool, for the gate's lifetime.
+    const asking = yield* Semaphore.make(1)
+    const always = new Set<string>()
+    const middleware: Execute.Middleware = <R>(
+      call: Toolset.RawCall,
+      tool: Tool.Any,
+      run: Effect.Effect<Outcome.Outcome, never, R>
+    ): Effect.Effect<Outcome.Outcome, never, R> =>
+      Effect.gen(function* () {
+        const messages = yield* Messages.current
+        const { catalog } = yield* Execute.harness
+        const annotations = annotationsOf(tool)
+        let input: unknown
+        let verdict: Policy.Verdict
+        try {
+          input = call.input
+          verdict = Policy.decide(policy, { name: call.name, input }, annotations)
+        } catch (thrown) {
+          verdict = {
+            decision: "deny",
+            rule: undefined,
+            reason: undefined,
+            problem: { _tag: "Unreadable", field: "(input)", message: Render.thrown(thrown) }
+          }
+        }
+        const record = (allowed: boolean, answer: Answered | undefined, reason: string | undefined) =>
+          Trace.record({
+            type: "permission.decision",
+            tool_use_id: call.id,
+            name: call.name,
+            ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+            decision: verdict.decision,
+            ...(answer === undefined ? {} : { answer }),
+            allowed,
+            ...(reason === undefined ? {} : { reason }),
+            ...(allowed && untrusted ? { untrusted_output: true } : {})
+          })
+        const deny = (answer: Answered | undefined, reason: string) =>
+          Effect.as(record(false, answer, reason), Outcome.denied(call, reason, catalog))
+        const allow = (answer: Answered | undefined) =>
+          Effect.andThen(record(true, answer, verdict.reason), untrusted ? Effect.map(run, Untrusted.mark) : run)
+        switch (verdict.decision) {
+          case "deny":
+            return yield* deny(
+              undefined,
+              verdict.problem !== undefined
+                ? problemText(messages, verdict.problem)
+                : (verdict.reason ?? messages.policyDenies(verdict.rule))
+            )
+          case "allow":
+            return yield* allow(undefined)
+          case "ask": {
+            const key = `${verdict.rule ?? "default"}\u0000${call.name}`
+            if (always.has(key)) return yield* allow("remembered")
+            const approver = yield* Effect.service(Approver.Approver)
+            const request: Approver.Request = {
+              id: call.id,
+              name: call.name,
+              input,
+              annotations,
+              rule: verdict.rule,
+              reason: verdict.reason
+            }
+            // Another call of this tool may have been answered `always` while this one waited.
+            const answered = yield* asking.withPermit(
+              Effect.suspend(
+                (): Effect.Effect<{ readonly answer: Answered; readonly reason: string | undefined }> =>
+                  always.has(key)
+                    ? Effect.succeed({ answer: "remembered", reason: undefined })
+                    : askGuarded(approver, request, messages)
+              )
+            )
+            if (answered.answer === "no") return yield* deny("no", answered.reason ?? messages.refused)
+            if (answered.answer === "always") always.add(key)
+            return yield* allow(answered.answer)
+          }
+        }
+      })
+    return middleware
+  })
+
+/**
+ * The gate as the executor's middleware, in front of `inner` middlewares (a journal): only the
+ * calls it lets through reach them.
+ *
+ * @example
+ * ```ts
+ * import { Journal } from "@agent-harness/idempotency"
+ * import { Gate } from "@agent-harness/permission"
+ *
+ * declare const store: Journal.Store
+ * const layer = Gate.layer({ policy: { rules: [{ annotations: { readOnly: true }, decision: "allow" }] } }, Journal.middleware(store))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (
+  options: Options,
+  ...inner: ReadonlyArray<Execute.Middleware>
+): Layer.Layer<never, Policy.InvalidPolicy> =>
+  Layer.effect(
+    Execute.Middleware,
+    Effect.map(make(options), (gate) => Compose.middlewares(gate, ...inner))
+  )

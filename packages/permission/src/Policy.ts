@@ -1,0 +1,508 @@
+/**
+ * A permission policy as a value: ordered rules, each matching a call by its tool's name (globs),
+ * its tool's annotations and its arguments (globs on named fields), with a decision (`allow`,
+ * `ask` or `deny`) and a reason; a default for calls no rule matches. The first rule that matches
+ * decides, in the order written: exceptions go above the rules they carve out of.
+ *
+ * A policy is decoded by its Schema, from a value or from JSON text; what does not decode is an
+ * `InvalidPolicy` naming the JSON path (`rules[2].decision: expected "allow", "ask" or "deny",
+ * got "maybe"`). Unknown fields are refused wherever the Schema is used, whatever the decoding
+ * options (a misspelt `readonly` would otherwise silently widen a rule), and so is a glob that
+ * does not compile.
+ *
+ * A call can be read in more than one way: `notes/../secrets/k` is `secrets/k` to the file
+ * system, and a list of paths is each of its paths. `decide` decides every reading and keeps the
+ * strictest answer (deny over ask over allow), so a rule cannot be dodged by spelling.
+ *
+ * @since 0.1.0
+ */
+import { Render, type Tool } from "@agent-harness/tool-schema"
+import { type Cause, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import * as Glob from "./Glob.ts"
+import * as Strict from "./Strict.ts"
+
+/**
+ * What a rule says: run the call, ask someone first, or refuse it.
+ *
+ * @since 0.1.0
+ */
+export type Decision = "allow" | "ask" | "deny"
+
+/**
+ * A tool's annotations a rule requires: each one given must equal the tool's.
+ *
+ * @since 0.1.0
+ */
+export interface AnnotationMatch {
+  readonly readOnly?: boolean
+  readonly destructive?: boolean
+  readonly idempotent?: boolean
+  readonly openWorld?: boolean
+}
+
+/**
+ * One glob, or several (any of them matching is a match).
+ *
+ * @since 0.1.0
+ */
+export type Globs = string | ReadonlyArray<string>
+
+/**
+ * A rule: it matches a call when every condition it states holds (one it leaves out always
+ * holds).
+ *
+ * @since 0.1.0
+ */
+export interface Rule {
+  /** Globs on the tool's name. */
+  readonly tool?: Globs
+  /** The tool's annotations. */
+  readonly annotations?: AnnotationMatch
+  /**
+   * Globs on named top-level fields of the call's input: each field must be text (or a list of
+   * texts) matching one of its globs. A call without the field does not match.
+   */
+  readonly args?: { readonly [field: string]: Globs }
+  readonly decision: Decision
+  /** Why: shown to the person asked, and to the model when the call is denied. */
+  readonly reason?: string
+}
+
+/**
+ * The decision for calls no rule matches.
+ *
+ * @since 0.1.0
+ */
+export interface Default {
+  readonly decision: Decision
+  readonly reason?: string
+}
+
+/**
+ * A policy. Without `default`, calls no rule matches are asked about.
+ *
+ * @since 0.1.0
+ */
+export interface Policy {
+  readonly rules?: ReadonlyArray<Rule>
+  readonly default?: Decision | Default
+}
+
+/**
+ * What a policy is decoded from: a JSON object.
+ *
+ * @since 0.1.0
+ */
+export type Encoded = { readonly [key: string]: unknown }
+
+const DecisionSchema = Schema.Literals(["allow", "ask", "deny"]).annotate({ expected: `"allow", "ask" or "deny"` })
+
+const GlobText = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const compiled = Glob.compile(text)
+    return Result.isFailure(compiled) ? `not a glob that compiles: ${compiled.failure}` : undefined
+  })
+)
+
+const GlobsSchema = Schema.Union([GlobText, Schema.Array(GlobText).check(Schema.isMinLength(1))]).annotate({
+  expected: "a glob or a non-empty list of globs"
+})
+
+const AnnotationsSchema = Strict.struct({
+  readOnly: Schema.optionalKey(Schema.Boolean),
+  destructive: Schema.optionalKey(Schema.Boolean),
+  idempotent: Schema.optionalKey(Schema.Boolean),
+  openWorld: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * The Schema of a rule.
+ *
+ * @since 0.1.0
+ */
+export const RuleSchema: Schema.Codec<Rule, Encoded> = Strict.struct({
+  tool: Schema.optionalKey(GlobsSchema),
+  annotations: Schema.optionalKey(AnnotationsSchema),
+  args: Schema.optionalKey(Schema.Record(Schema.String, GlobsSchema)),
+  decision: DecisionSchema,
+  reason: Schema.optionalKey(Schema.String)
+})
+
+const DefaultSchema = Schema.Union([
+  DecisionSchema,
+  Strict.struct({ decision: DecisionSchema, reason: Schema.optionalKey(Schema.String) })
+]).annotate({ expected: `"allow", "ask", "deny" or { "decision", "reason" }` })
+
+/**
+ * The Schema of a policy. Use it inside your own schemas (a scenario file's `policy`); decode
+ * with `decode` or `parse` to get an `InvalidPolicy` with a JSON path.
+ *
+ * @example
+ * ```json
+ * {
+ *   "rules": [
+ *     { "args": { "path": ["secrets/**", "**\/.env"] }, "decision": "deny", "reason": "secrets stay secret" },
+ *     { "annotations": { "readOnly": true }, "decision": "allow" },
+ *     { "tool": "append", "args": { "path": "notes/**" }, "decision": "ask", "reason": "it adds to your notes" }
+ *   ],
+ *   "default": { "decision": "deny", "reason": "only reading and adding notes is allowed" }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const Policy: Schema.Codec<Policy, Encoded> = Strict.struct({
+  rules: Schema.optionalKey(Schema.Array(RuleSchema)),
+  default: Schema.optionalKey(DefaultSchema)
+})
+
+/**
+ * A policy that does not decode: the JSON path of the first problem (`rules[2].decision`, or
+ * `(root)`) and what is wrong.
+ *
+ * @since 0.1.0
+ */
+const InvalidPolicyBase: Schema.Class<
+  InvalidPolicy,
+  Schema.TaggedStruct<"InvalidPolicy", { readonly path: Schema.String; readonly problem: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<InvalidPolicy>()("InvalidPolicy", { path: Schema.String, problem: Schema.String })
+
+/**
+ * A policy that does not decode: the JSON path of the first problem (`rules[2].decision`, or
+ * `(root)`) and what is wrong.
+ *
+ * @since 0.1.0
+ */
+export class InvalidPolicy extends InvalidPolicyBase {
+  override get message(): string {
+    return `${this.path}: ${this.problem}`
+  }
+}
+
+/** A JSON path as text: `rules[2].args.path`, `(root)` for none. */
+const pathText = (path: ReadonlyArray<PropertyKey>): string => {
+  let out = ""
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`
+    else {
+      const name = String(key)
+      out += /^[A-Za-z_$][\w$]*$/.test(name) ? (out === "" ? name : `.${name}`) : `[${JSON.stringify(name)}]`
+    }
+  }
+  return out === "" ? "(root)" : out
+}
+
+const lowerFirst = (s: string): string => (s === "" ? s : `${s[0]?.toLowerCase()}${s.slice(1)}`)
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => {
+    if (issue._tag === "MissingKey") return "missing"
+    if (issue._tag === "UnexpectedKey") return "unexpected field"
+    return lowerFirst(SchemaIssue.defaultLeafHook(issue))
+  },
+  checkHook: (issue) => {
+    const message = SchemaIssue.defaultCheckHook(issue)
+    return message === undefined ? undefined : lowerFirst(message)
+  }
+})
+
+const decodePolicy = SchemaParser.decodeUnknownResult(Policy)
+
+/**
+ * Decodes a value (parsed JSON, or a `Policy` built in code) as a policy.
+ *
+ * @since 0.1.0
+ */
+export const decode = (json: unknown): Result.Result<Policy, InvalidPolicy> => {
+  let decoded: Result.Result<Policy, SchemaIssue.Issue>
+  try {
+    decoded = decodePolicy(json, { errors: "first", onExcessProperty: "error", reportInput: true })
+  } catch (thrown) {
+    // A hostile value (a getter, a Proxy) that throws while it is read.
+    return Result.fail(new InvalidPolicy({ path: "(root)", problem: `it could not be read: ${Render.thrown(thrown)}` }))
+  }
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+  const first = formatter(decoded.failure).issues[0]
+  return Result.fail(
+    new InvalidPolicy({
+      path: pathText((first?.path ?? []).map((s) => (typeof s === "object" ? s.key : s))),
+      problem: lowerFirst(first?.message ?? "invalid")
+    })
+  )
+}
+
+/**
+ * A JSON parser for `parse`: the value, or where and what is wrong.
+ *
+ * @since 0.1.0
+ */
+export type JsonParser = (
+  text: string
+) => Result.Result<unknown, { readonly path: ReadonlyArray<string | number>; readonly problem: string }>
+
+/**
+ * `JSON.parse`, as a `JsonParser`. A key written twice keeps its last value, as `JSON.parse`
+ * does; pass a strict parser to `parse` to refuse that.
+ *
+ * @since 0.1.0
+ */
+export const jsonParse: JsonParser = (text) => {
+  try {
+    return Result.succeed(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text))
+  } catch (thrown) {
+    return Result.fail({ path: [], problem: `not JSON: ${Render.thrown(thrown)}` })
+  }
+}
+
+/**
+ * Parses a policy file's text and decodes it. `json` parses the text (default `jsonParse`);
+ * the CLI passes the strict parser it reads scenario files with, which refuses a key written
+ * twice (a security policy must not silently keep the last of two decisions).
+ *
+ * @since 0.1.0
+ */
+export const parse = (text: string, json: JsonParser = jsonParse): Result.Result<Policy, InvalidPolicy> => {
+  const parsed = json(text)
+  if (Result.isFailure(parsed)) {
+    return Result.fail(new InvalidPolicy({ path: pathText(parsed.failure.path), problem: parsed.failure.problem }))
+  }
+  return decode(parsed.success)
+}
+
+interface CompiledRule {
+  readonly tool: ReadonlyArray<Glob.Glob> | undefined
+  readonly annotations: AnnotationMatch | undefined
+  readonly args: ReadonlyArray<readonly [string, ReadonlyArray<Glob.Glob>]>
+  readonly decision: Decision
+  readonly reason: string | undefined
+}
+
+/**
+ * A policy ready to decide: decoded, its globs compiled.
+ *
+ * @since 0.1.0
+ */
+export interface Compiled {
+  readonly policy: Policy
+  readonly rules: ReadonlyArray<CompiledRule>
+  readonly default: Default
+  /** Every field some rule's `args` names, in order of first use. */
+  readonly fields: ReadonlyArray<string>
+}
+
+const globsOf = (globs: Globs): ReadonlyArray<Glob.Glob> =>
+  (typeof globs === "string" ? [globs] : globs).map((g) => Result.getOrThrow(Glob.compile(g)))
+
+/**
+ * Checks a policy (a decoded one, or one built in code) and compiles its globs.
+ *
+ * @since 0.1.0
+ */
+export const compile = (policy: Policy): Result.Result<Compiled, InvalidPolicy> => {
+  const decoded = decode(policy)
+  if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
+  const checked = decoded.success
+  const fields: Array<string> = []
+  // Every glob compiled: the Schema checked each one.
+  const rules = (checked.rules ?? []).map(
+    (rule): CompiledRule => ({
+      tool: rule.tool === undefined ? undefined : globsOf(rule.tool),
+      annotations: rule.annotations,
+      args: Object.entries(rule.args ?? {}).map(([field, globs]) => {
+        if (!fields.includes(field)) fields.push(field)
+        return [field, globsOf(globs)] as const
+      }),
+      decision: rule.decision,
+      reason: rule.reason
+    })
+  )
+  const fallback = checked.default ?? "ask"
+  return Result.succeed({
+    policy: checked,
+    rules,
+    default: typeof fallback === "string" ? { decision: fallback } : fallback,
+    fields
+  })
+}
+
+/**
+ * What a policy decided about a call: the decision, the rule that gave it (its index in
+ * `rules`; `undefined`: the default) and that rule's reason. `problem` is set when the call's
+ * arguments could not be checked, which denies it.
+ *
+ * @since 0.1.0
+ */
+export interface Verdict {
+  readonly decision: Decision
+  readonly rule: number | undefined
+  readonly reason: string | undefined
+  readonly problem?: Problem | undefined
+}
+
+/**
+ * Why a call's arguments could not be checked: reading a field threw, or the call has more
+ * readings than `maxReadings`.
+ *
+ * @since 0.1.0
+ */
+export type Problem =
+  | { readonly _tag: "Unreadable"; readonly field: string; readonly message: string }
+  | { readonly _tag: "TooManyReadings"; readonly readings: number }
+
+/**
+ * The most readings of one call the policy decides (the product, over the fields rules name,
+ * of each field's texts: a text and its normalized path, each text of a list). A call with more
+ * is denied.
+ *
+ * @since 0.1.0
+ */
+export const maxReadings = 1024
+
+/**
+ * A text as a path: backslashes as slashes, `.` segments and repeated slashes dropped, `..`
+ * segments resolved, a trailing slash dropped (`./notes//a/../b/` is `notes/b`). A URL's
+ * `scheme://` is kept as it is. Percent-encoded dots are not decoded.
+ *
+ * @since 0.1.0
+ */
+export const normalizePath = (text: string): string => {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)
+  const prefix = scheme === null ? "" : scheme[0]
+  const rest = text.slice(prefix.length).replaceAll("\\", "/")
+  const absolute = rest.startsWith("/")
+  const out: Array<string> = []
+  for (const segment of rest.split("/")) {
+    if (segment === "" || segment === ".") continue
+    if (segment === "..") {
+      if (out.length > 0 && out[out.length - 1] !== "..") out.pop()
+      else if (!absolute) out.push("..")
+      continue
+    }
+    out.push(segment)
+  }
+  const path = `${absolute ? "/" : ""}${out.join("/")}`
+  return prefix + (path === "" && prefix === "" ? "." : path)
+}
+
+/** The texts a field gives: `undefined` when it has none (missing, not text). */
+const textsOf = (value: unknown): Result.Result<ReadonlyArray<string | undefined>, number> => {
+  const texts = new Set<string>()
+  const add = (text: string) => {
+    texts.add(text)
+    texts.add(normalizePath(text))
+  }
+  if (typeof value === "string") add(value)
+  else if (Array.isArray(value)) {
+    const length = value.length
+    if (length > maxReadings) return Result.fail(length)
+    for (let i = 0; i < length; i++) {
+      const element: unknown = value[i]
+      if (typeof element === "string") add(element)
+    }
+  }
+  return Result.succeed(texts.size === 0 ? [undefined] : [...texts])
+}
+
+const strictness: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 }
+
+const ruleMatches = (
+  rule: CompiledRule,
+  name: string,
+  annotations: Tool.Annotations,
+  reading: ReadonlyMap<string, string | undefined>
+): boolean => {
+  if (rule.tool !== undefined && !rule.tool.some((glob) => Glob.matches(glob, name))) return false
+  const wanted = rule.annotations
+  if (wanted !== undefined) {
+    if (wanted.readOnly !== undefined && wanted.readOnly !== annotations.readOnly) return false
+    if (wanted.destructive !== undefined && wanted.destructive !== annotations.destructive) return false
+    if (wanted.idempotent !== undefined && wanted.idempotent !== annotations.idempotent) return false
+    if (wanted.openWorld !== undefined && wanted.openWorld !== annotations.openWorld) return false
+  }
+  for (const [field, globs] of rule.args) {
+    const text = reading.get(field)
+    if (text === undefined || !globs.some((glob) => Glob.matches(glob, text))) return false
+  }
+  return true
+}
+
+const decideReading = (
+  compiled: Compiled,
+  name: string,
+  annotations: Tool.Annotations,
+  reading: ReadonlyMap<string, string | undefined>
+): Verdict => {
+  for (const [index, rule] of compiled.rules.entries()) {
+    if (ruleMatches(rule, name, annotations, reading)) {
+      return { decision: rule.decision, rule: index, reason: rule.reason }
+    }
+  }
+  return { decision: compiled.default.decision, rule: undefined, reason: compiled.default.reason }
+}
+
+/**
+ * Decides a call that passed its schema: every reading of it by the rules in order (the first
+ * that matches decides, else the default), and the strictest of those answers (deny over ask
+ * over allow; on a tie, the first reading's). Never throws: a field that throws when read, or a
+ * call with more than `maxReadings` readings, is denied with a `problem`.
+ *
+ * @since 0.1.0
+ */
+export const decide = (
+  compiled: Compiled,
+  call: { readonly name: string; readonly input: unknown },
+  annotations: Tool.Annotations
+): Verdict => {
+  const fields = compiled.fields
+  const options: Array<readonly [string, ReadonlyArray<string | undefined>]> = []
+  let readings = 1
+  for (const field of fields) {
+    let texts: Result.Result<ReadonlyArray<string | undefined>, number>
+    try {
+      const input: unknown = call.input
+      const value: unknown =
+        typeof input === "object" && input !== null && Object.hasOwn(input, field)
+          ? (input as { readonly [key: string]: unknown })[field]
+          : undefined
+      texts = textsOf(value)
+    } catch (thrown) {
+      return {
+        decision: "deny",
+        rule: undefined,
+        reason: undefined,
+        problem: { _tag: "Unreadable", field, message: Render.thrown(thrown) }
+      }
+    }
+    const count = Result.isSuccess(texts) ? texts.success.length : texts.failure
+    readings *= count
+    if (Result.isFailure(texts) || readings > maxReadings) {
+      return {
+        decision: "deny",
+        rule: undefined,
+        reason: undefined,
+        problem: { _tag: "TooManyReadings", readings: Result.isFailure(texts) ? texts.failure : readings }
+      }
+    }
+    options.push([field, texts.success])
+  }
+  // Every combination, odometer-style; a deny ends the search.
+  const positions = options.map(() => 0)
+  let strictest: Verdict | undefined
+  while (true) {
+    const reading = new Map(options.map(([field, texts], i) => [field, texts[positions[i] ?? 0]]))
+    const verdict = decideReading(compiled, call.name, annotations, reading)
+    if (strictest === undefined || strictness[verdict.decision] > strictness[strictest.decision]) strictest = verdict
+    if (strictest.decision === "deny") return strictest
+    let i = 0
+    for (; i < options.length; i++) {
+      const at = (positions[i] ?? 0) + 1
+      if (at < (options[i]?.[1].length ?? 0)) {
+        positions[i] = at
+        break
+      }
+      positions[i] = 0
+    }
+    if (i === options.length) return strictest
+  }
+}
