@@ -37,11 +37,19 @@ export const planner = (file: ScenarioFile.PlanFile) =>
     }))
   )
 
+/**
+ * The tools a plan file's steps may call: the English file tools and its scripted tools.
+ *
+ * @since 0.1.0
+ */
+export const toolset = (file: ScenarioFile.PlanFile) =>
+  Toolset.merge(FileTools.english, Toolset.make(...scriptedTools(file.tools ?? {})))
+
 const show = (value: unknown): string => JSON.stringify(value)
 
 /**
- * Runs a plan scenario to its verdict under a harness variant (the whole `SessionResult` is
- * available to `onEvent` and in the outcome). Never fails.
+ * Runs a plan scenario to its verdict under a harness variant: `onEvent` sees each event as it
+ * happens and `onResult` the whole `SessionResult` (to record the session, say). Never fails.
  *
  * @since 0.1.0
  */
@@ -50,6 +58,7 @@ export const run = (
   file: string,
   options?: {
     readonly onEvent?: ((event: Event.Event) => Effect.Effect<void>) | undefined
+    readonly onResult?: ((result: SessionResult.SessionResult) => Effect.Effect<void>) | undefined
     /** The harness variant (its response parser); default `fixed`. */
     readonly variant?: Variant.Variant | undefined
   }
@@ -58,16 +67,16 @@ export const run = (
     const variant = options?.variant ?? Variant.defaultVariant
     const spec = scenario.file
     const files = Files.makeFiles(spec.files ?? {})
-    const toolset = Toolset.merge(FileTools.english, Toolset.make(...scriptedTools(spec.tools ?? {})))
     const result: SessionResult.SessionResult = yield* Session.run({
       goal: spec.goal,
       planner: planner(spec),
-      toolset,
+      toolset: toolset(spec),
       onFailure: spec.onFailure,
       maxSteps: spec.budgets.maxSteps,
       maxReplans: spec.budgets.maxReplans,
       onEvent: options?.onEvent
     }).pipe(Effect.provideService(Files.Files, files), Variant.provide(variant))
+    if (options?.onResult !== undefined) yield* options.onResult(result)
     const finalFiles = yield* files.snapshot
     const outcome: Verdict.PlanOutcome = {
       status: result.status,
