@@ -5,16 +5,19 @@
  * @since 0.1.0
  */
 import process from "node:process"
+import { Mounter } from "@agent-harness/scenario"
 import { NodeFileSystem, NodePath, NodeRuntime, NodeStdio, NodeTerminal } from "@effect/platform-node"
 import { Effect, Exit, Layer, Runtime } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import * as Cli from "./Cli.ts"
+import * as McpMounter from "./McpMounter.ts"
 
 /**
  * What the CLI uses of the platform: files, paths, stdio and the terminal. effect/cli also asks
  * for a child-process spawner, which no harness command uses (the soak spawns its children with
  * node:child_process itself); the Node one would load child_process, net and dgram at every start,
- * so the CLI provides one that says so if it is ever called.
+ * so the CLI provides one that says so if it is ever called. The scenarios' MCP servers are
+ * mounted with `McpMounter` (which loads the MCP SDK on its first mount only).
  */
 const services = Layer.mergeAll(
   NodeFileSystem.layer,
@@ -24,7 +27,8 @@ const services = Layer.mergeAll(
   Layer.succeed(
     ChildProcessSpawner.ChildProcessSpawner,
     ChildProcessSpawner.make(() => Effect.die(new Error("harness runs no commands through effect/cli's spawner")))
-  )
+  ),
+  Layer.succeed(Mounter.Mounter, McpMounter.mounter)
 )
 
 NodeRuntime.runMain(Cli.main(process.argv.slice(2)).pipe(Effect.provide(services)), {
