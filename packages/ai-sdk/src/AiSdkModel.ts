@@ -1,0 +1,132 @@
+/**
+ * Any AI SDK `LanguageModelV4` (`anthropic("claude-…")`, `openai.chat("gpt-…")`, an
+ * OpenAI-compatible server, …) as the loop's `Model`. Each turn is one `doGenerate` request:
+ * the provider never runs a tool and never validates a call; the loop's executor does both.
+ * The history goes out losslessly (`ProviderPrompt`), tool names as provider-safe aliases
+ * (`ToolAliases`), and failed requests are retried within bounds (`Retry`) and otherwise fail
+ * typed (`ProviderError`). Usage and finish reason of every reply reach the loop's turns and
+ * trace; a reply cut off (`length`), filtered or ended by an error fails the run with
+ * `IncompleteReply`.
+ *
+ * @example
+ * ```ts
+ * import { AiSdkModel } from "@agent-harness/ai-sdk"
+ * import { Loop, Message } from "@agent-harness/executor"
+ * import { anthropic } from "@ai-sdk/anthropic"
+ * import { Effect } from "effect"
+ *
+ * const run = Loop.run({ toolset, messages: [Message.user("What is in notes/?")] }).pipe(
+ *   Effect.provide(AiSdkModel.layer(anthropic("claude-sonnet-4-5"), { maxOutputTokens: 4096 }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Model } from "@agent-harness/executor"
+import type { LanguageModelV4, LanguageModelV4CallOptions, SharedV4Warning } from "@ai-sdk/provider"
+import { Effect, type Layer } from "effect"
+import type * as ProviderError from "./ProviderError.ts"
+import * as ProviderPrompt from "./ProviderPrompt.ts"
+import * as Retry from "./Retry.ts"
+import * as ToolAliases from "./ToolAliases.ts"
+
+/**
+ * The settings sent with every request (`maxOutputTokens`, `temperature`, `providerOptions`
+ * such as Anthropic's `thinking`, `headers`, `toolChoice`…), how requests are retried, and how
+ * error results are sent (`ProviderPrompt.ErrorResults`; by default from the provider id).
+ *
+ * @since 0.1.0
+ */
+export interface Options
+  extends Partial<
+    Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal" | "responseFormat" | "includeRawChunks">
+  > {
+  readonly retry?: Retry.Policy | undefined
+  readonly errorResults?: ProviderPrompt.ErrorResults | undefined
+}
+
+/**
+ * The model as the loop's `Model.Shape` has it, with its provider failures typed.
+ *
+ * @since 0.1.0
+ */
+export interface Shape extends Model.Shape {
+  readonly respond: (request: Model.Request) => Effect.Effect<Model.Response, ProviderError.ProviderError>
+}
+
+const describeWarning = (warning: SharedV4Warning): string => {
+  switch (warning.type) {
+    case "unsupported":
+    case "compatibility":
+      return `${warning.type} ${warning.feature}${warning.details === undefined ? "" : `: ${warning.details}`}`
+    case "deprecated":
+      return `deprecated ${warning.setting}: ${warning.message}`
+    default:
+      return "message" in warning && typeof warning.message === "string" ? warning.message : JSON.stringify(warning)
+  }
+}
+
+/**
+ * The loop's model over an AI SDK model. Throws a `TypeError` when `model` is not a
+ * `LanguageModelV4` and a `RangeError` naming the option when the retry policy is invalid.
+ *
+ * @since 0.1.0
+ */
+export const make = (model: LanguageModelV4, options?: Options): Shape => {
+  const version: unknown = (model as { readonly specificationVersion?: unknown } | undefined)?.specificationVersion
+  if (version !== "v4" || typeof model.doGenerate !== "function") {
+    throw new TypeError(
+      `AiSdkModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4", as @ai-sdk/* 4.x providers give), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
+    )
+  }
+  const { retry, errorResults, ...settings } = options ?? {}
+  const policy = Retry.resolve(retry)
+  const errors = errorResults ?? ProviderPrompt.errorResultsFor(model.provider)
+  const provider = model.provider
+  const respond = (request: Model.Request): Effect.Effect<Model.Response, ProviderError.ProviderError> =>
+    Effect.suspend(() => {
+      const aliases = ToolAliases.of(request.toolset)
+      const call: LanguageModelV4CallOptions = {
+        ...settings,
+        prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors),
+        ...(aliases.tools.length === 0 ? {} : { tools: [...aliases.tools] })
+      }
+      return Retry.send({
+        provider,
+        policy,
+        turn: request.turn ?? 0,
+        send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
+      }).pipe(
+        Effect.tap((result) =>
+          Effect.forEach(result.warnings ?? [], (warning) =>
+            Effect.logWarning(`${provider}: ${describeWarning(warning)}`)
+          )
+        ),
+        Effect.map(
+          (result): Model.Response => ({
+            content: ProviderPrompt.fromContent(result.content, aliases),
+            usage: ProviderPrompt.usageOf(result.usage),
+            ...ProviderPrompt.finishOf(result.finishReason)
+          })
+        )
+      )
+    })
+  return {
+    respond,
+    reply: (request) =>
+      Effect.flatMap(respond(request), (response) => {
+        const finishReason = response.finishReason
+        return finishReason !== undefined && Model.isIncomplete(finishReason)
+          ? Effect.fail(new Model.IncompleteReply({ finishReason }))
+          : Effect.succeed(response.content)
+      })
+  }
+}
+
+/**
+ * A `Model` layer over an AI SDK model (see `make`).
+ *
+ * @since 0.1.0
+ */
+export const layer = (model: LanguageModelV4, options?: Options): Layer.Layer<Model.Model> =>
+  Model.layer(make(model, options))

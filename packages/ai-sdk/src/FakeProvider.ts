@@ -1,0 +1,561 @@
+/**
+ * A loopback fake of the model providers' HTTP APIs, for tests that must not reach the network:
+ * a `node:http` server on 127.0.0.1 (a free port) that speaks Anthropic Messages
+ * (`POST /v1/messages`) and OpenAI Chat Completions (`POST /v1/chat/completions`). Point the
+ * real providers at it with `baseURL: fake.url + "/v1"`.
+ *
+ * - Each route answers from its own script, in order: replies (text, tool calls, reasoning,
+ *   any stop reason and usage, rendered in the route's wire format), errors with the body
+ *   shape the real API uses (and `retry-after` when asked), or raw responses.
+ * - Every request is recorded (headers, body as sent, parsed JSON) and checked the way the real
+ *   API checks it: the API key, required fields, tool names, every tool call answered in the
+ *   next message by its id and no result without its call, and (Anthropic, with thinking on)
+ *   a thinking block before the tool calls it led to. A request that fails a check is answered
+ *   400 (401 for a wrong key) with the real error shape, and its `problems` say why.
+ *
+ * @example
+ * ```ts
+ * import { FakeProvider } from "@agent-harness/ai-sdk/testing"
+ * import { createAnthropic } from "@ai-sdk/anthropic"
+ *
+ * const fake = await FakeProvider.start({
+ *   anthropic: [FakeProvider.reply([Message.toolUse("c1", "read", { path: "a.txt" })]), FakeProvider.reply([Message.text("done")])]
+ * })
+ * const model = createAnthropic({ baseURL: `${fake.url}/v1`, apiKey: "test" })("claude-test")
+ * // … run the loop, then look at fake.requests …
+ * await fake.close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Http from "node:http"
+import type * as Net from "node:net"
+import type { Message } from "@agent-harness/executor"
+import { Effect, type Scope } from "effect"
+
+/**
+ * The two wire formats the fake speaks.
+ *
+ * @since 0.1.0
+ */
+export type Route = "anthropic" | "openai"
+
+/**
+ * A scripted reply: blocks in the loop's shape, rendered in the route's wire format. A
+ * reasoning block becomes Anthropic `thinking` (its `provider_metadata.anthropic.signature`,
+ * or a made-up one) or `redacted_thinking` (with `provider_metadata.anthropic.redactedData`),
+ * and OpenAI `reasoning_content`. A tool_use whose input is a string is sent to OpenAI as those
+ * arguments, as they are (JSON or not). `stop` is the wire's stop reason (`max_tokens`,
+ * `length`, …; by default `tool_use` / `tool_calls` when the reply calls tools, else
+ * `end_turn` / `stop`).
+ *
+ * @since 0.1.0
+ */
+export interface Reply {
+  readonly _tag: "Reply"
+  readonly blocks: ReadonlyArray<Message.ReplyBlock>
+  readonly stop?: string | undefined
+  readonly usage?: { readonly input: number; readonly output: number } | undefined
+}
+
+/**
+ * A scripted error: the HTTP status, the error body of the route's API (its `type` defaults
+ * from the status: `rate_limit_error`, `overloaded_error`, …), and `retry-after` (seconds) or
+ * `retry-after-ms` headers when given.
+ *
+ * @since 0.1.0
+ */
+export interface Failure {
+  readonly _tag: "Failure"
+  readonly status: number
+  readonly type?: string | undefined
+  readonly message?: string | undefined
+  readonly retryAfter?: number | undefined
+  readonly retryAfterMs?: number | undefined
+}
+
+/**
+ * A scripted raw response: status, body and headers as given.
+ *
+ * @since 0.1.0
+ */
+export interface Raw {
+  readonly _tag: "Raw"
+  readonly status: number
+  readonly body: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * One scripted response.
+ *
+ * @since 0.1.0
+ */
+export type Scripted = Reply | Failure | Raw
+
+/**
+ * A reply (see `Reply`).
+ *
+ * @since 0.1.0
+ */
+export const reply = (
+  blocks: ReadonlyArray<Message.ReplyBlock>,
+  options?: { readonly stop?: string; readonly usage?: { readonly input: number; readonly output: number } }
+): Reply => ({ _tag: "Reply", blocks, stop: options?.stop, usage: options?.usage })
+
+/**
+ * An error response (see `Failure`).
+ *
+ * @since 0.1.0
+ */
+export const error = (
+  status: number,
+  options?: {
+    readonly type?: string
+    readonly message?: string
+    readonly retryAfter?: number
+    readonly retryAfterMs?: number
+  }
+): Failure => ({ _tag: "Failure", status, ...options })
+
+/**
+ * A raw response (see `Raw`).
+ *
+ * @since 0.1.0
+ */
+export const raw = (status: number, body: string, headers?: Readonly<Record<string, string>>): Raw => ({
+  _tag: "Raw",
+  status,
+  body,
+  headers
+})
+
+/**
+ * A request the fake received.
+ *
+ * @since 0.1.0
+ */
+export interface Recorded {
+  /** The route it went to, or `undefined` for a path the fake does not serve. */
+  readonly route: Route | undefined
+  readonly method: string
+  readonly path: string
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The body exactly as sent. */
+  readonly body: string
+  /** The body parsed, or `undefined` when it is not JSON. */
+  readonly json: unknown
+  /** What the checks found wrong (the request was then answered with an error); empty when none. */
+  readonly problems: ReadonlyArray<string>
+}
+
+/**
+ * The running fake.
+ *
+ * @since 0.1.0
+ */
+export interface Fake {
+  /** `http://127.0.0.1:<port>`; the providers' `baseURL` is this plus `/v1`. */
+  readonly url: string
+  /** Every request so far, in order. */
+  readonly requests: ReadonlyArray<Recorded>
+  /** The requests to one route. */
+  readonly requestsTo: (route: Route) => ReadonlyArray<Recorded>
+  /** Adds responses to the end of a route's script. */
+  readonly push: (route: Route, ...responses: ReadonlyArray<Scripted>) => void
+  /** How many scripted responses a route has left. */
+  readonly left: (route: Route) => number
+  /** Stops the server. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The fake's options: each route's script, and the API key it accepts (any non-empty key when
+ * not given).
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly anthropic?: ReadonlyArray<Scripted> | undefined
+  readonly openai?: ReadonlyArray<Scripted> | undefined
+  readonly apiKey?: string | undefined
+}
+
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
+
+type Json = Record<string, unknown>
+
+const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+const arrayOf = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
+const blocksOf = (content: unknown): ReadonlyArray<Json> =>
+  typeof content === "string" ? [{ type: "text", text: content }] : arrayOf(content).filter(isObject)
+
+/** What a Messages request breaks, in the real API's words where it has some. */
+const anthropicProblems = (body: unknown): Array<string> => {
+  if (!isObject(body)) return ["the body is not a JSON object"]
+  const problems: Array<string> = []
+  if (typeof body.model !== "string") problems.push("model: Field required")
+  if (!Number.isSafeInteger(body.max_tokens) || (body.max_tokens as number) < 1) {
+    problems.push("max_tokens: Field required (a whole number of at least 1)")
+  }
+  if (body.stream === true) problems.push("stream: the fake provider does not stream")
+  for (const [i, tool] of arrayOf(body.tools).entries()) {
+    const name = isObject(tool) ? tool.name : undefined
+    if (typeof name !== "string" || !toolNamePattern.test(name)) {
+      problems.push(`tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$', got ${JSON.stringify(name)}`)
+    }
+  }
+  const messages = arrayOf(body.messages).filter(isObject)
+  if (messages.length === 0) problems.push("messages: at least one message is required")
+  else if (messages[0]?.role !== "user") problems.push("messages.0.role: the first message must use the 'user' role")
+  const thinking = isObject(body.thinking) && (body.thinking.type === "enabled" || body.thinking.type === "adaptive")
+  for (const [i, message] of messages.entries()) {
+    const blocks = blocksOf(message.content)
+    if (message.role === "assistant") {
+      const uses = blocks.filter((b) => b.type === "tool_use")
+      for (const use of uses) {
+        if (typeof use.name !== "string" || !toolNamePattern.test(use.name)) {
+          problems.push(
+            `messages.${i}: tool_use name ${JSON.stringify(use.name)} does not match '^[a-zA-Z0-9_-]{1,64}$'`
+          )
+        }
+        if (!isObject(use.input)) problems.push(`messages.${i}: tool_use.input: Input should be a valid dictionary`)
+      }
+      if (uses.length === 0) continue
+      const next = messages[i + 1]
+      const answered = new Set(
+        next?.role === "user"
+          ? blocksOf(next.content)
+              .filter((b) => b.type === "tool_result")
+              .map((b) => b.tool_use_id)
+          : []
+      )
+      const missing = uses.map((u) => u.id).filter((id) => !answered.has(id))
+      if (missing.length > 0 && next !== undefined) {
+        problems.push(
+          `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
+        )
+      }
+      const first = blocks[0]
+      const last = messages.slice(i + 1).every((m) => m.role !== "assistant")
+      if (thinking && last && first?.type !== "thinking" && first?.type !== "redacted_thinking") {
+        problems.push(
+          `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`
+        )
+      }
+      for (const block of blocks) {
+        if (block.type === "thinking" && typeof block.signature !== "string") {
+          problems.push(`messages.${i}: a thinking block has no signature`)
+        }
+      }
+    } else if (message.role === "user") {
+      const previous = messages[i - 1]
+      const calls = new Set(
+        previous?.role === "assistant"
+          ? blocksOf(previous.content)
+              .filter((b) => b.type === "tool_use")
+              .map((b) => b.id)
+          : []
+      )
+      for (const block of blocks) {
+        if (block.type === "tool_result" && !calls.has(block.tool_use_id)) {
+          problems.push(
+            `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`
+          )
+        }
+      }
+    }
+  }
+  return problems
+}
+
+/** What a Chat Completions request breaks, in the real API's words where it has some. */
+const openAiProblems = (body: unknown): Array<string> => {
+  if (!isObject(body)) return ["the body is not a JSON object"]
+  const problems: Array<string> = []
+  if (typeof body.model !== "string") problems.push("you must provide a model parameter")
+  if (body.stream === true) problems.push("stream: the fake provider does not stream")
+  for (const [i, tool] of arrayOf(body.tools).entries()) {
+    const name = isObject(tool) && isObject(tool.function) ? tool.function.name : undefined
+    if (typeof name !== "string" || !toolNamePattern.test(name)) {
+      problems.push(
+        `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`
+      )
+    }
+  }
+  const messages = arrayOf(body.messages).filter(isObject)
+  if (messages.length === 0) problems.push("'messages' must contain at least one message")
+  const pending = new Set<unknown>()
+  let open: number | undefined
+  for (const [i, message] of messages.entries()) {
+    if (message.role === "tool") {
+      if (!pending.delete(message.tool_call_id)) {
+        problems.push(
+          `Invalid parameter: messages[${i}]: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${JSON.stringify(message.tool_call_id)}).`
+        )
+      }
+      continue
+    }
+    if (pending.size > 0) {
+      problems.push(
+        `An assistant message with 'tool_calls' (messages[${open}]) must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...pending].join(", ")}`
+      )
+      pending.clear()
+    }
+    if (message.role === "assistant") {
+      for (const call of arrayOf(message.tool_calls).filter(isObject)) {
+        pending.add(call.id)
+        const fn = isObject(call.function) ? call.function : {}
+        if (typeof fn.arguments !== "string") {
+          problems.push(`Invalid type for 'messages[${i}].tool_calls.function.arguments': expected a string`)
+        }
+      }
+      open = i
+    }
+  }
+  return problems
+}
+
+const anthropicErrorTypes: Readonly<Record<number, string>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error"
+}
+
+const openAiErrorTypes: Readonly<Record<number, { readonly type: string; readonly code: string | null }>> = {
+  400: { type: "invalid_request_error", code: null },
+  401: { type: "invalid_request_error", code: "invalid_api_key" },
+  403: { type: "invalid_request_error", code: "unsupported_country_region_territory" },
+  404: { type: "invalid_request_error", code: "model_not_found" },
+  429: { type: "requests", code: "rate_limit_exceeded" },
+  500: { type: "server_error", code: null },
+  503: { type: "server_error", code: null }
+}
+
+const errorBody = (route: Route, status: number, type: string | undefined, message: string): string =>
+  route === "anthropic"
+    ? JSON.stringify({
+        type: "error",
+        error: {
+          type: type ?? anthropicErrorTypes[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"),
+          message
+        }
+      })
+    : JSON.stringify({
+        error: {
+          message,
+          type: type ?? openAiErrorTypes[status]?.type ?? (status >= 500 ? "server_error" : "invalid_request_error"),
+          param: null,
+          code: openAiErrorTypes[status]?.code ?? null
+        }
+      })
+
+const anthropicReply = (r: Reply, model: unknown, n: number): Json => {
+  const content = r.blocks.map((b): Json => {
+    if (b.type === "text") return { type: "text", text: b.text }
+    if (b.type === "tool_use") return { type: "tool_use", id: b.id, name: b.name, input: b.input }
+    const meta = isObject(b.provider_metadata?.anthropic) ? b.provider_metadata.anthropic : {}
+    return typeof meta.redactedData === "string"
+      ? { type: "redacted_thinking", data: meta.redactedData }
+      : {
+          type: "thinking",
+          thinking: b.text,
+          signature: typeof meta.signature === "string" ? meta.signature : `fake-signature-${n}`
+        }
+  })
+  return {
+    id: `msg_fake_${n}`,
+    type: "message",
+    role: "assistant",
+    model: typeof model === "string" ? model : "fake",
+    content,
+    stop_reason: r.stop ?? (r.blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
+    stop_sequence: null,
+    usage: { input_tokens: r.usage?.input ?? 10, output_tokens: r.usage?.output ?? 5 }
+  }
+}
+
+const openAiReply = (r: Reply, model: unknown, n: number): Json => {
+  const text = r.blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("")
+  const reasoning = r.blocks.flatMap((b) => (b.type === "reasoning" ? [b.text] : [])).join("")
+  const calls = r.blocks.flatMap((b) =>
+    b.type === "tool_use"
+      ? [
+          {
+            id: b.id,
+            type: "function",
+            function: { name: b.name, arguments: typeof b.input === "string" ? b.input : JSON.stringify(b.input) }
+          }
+        ]
+      : []
+  )
+  const input = r.usage?.input ?? 10
+  const output = r.usage?.output ?? 5
+  return {
+    id: `chatcmpl-fake-${n}`,
+    object: "chat.completion",
+    created: 1_700_000_000 + n,
+    model: typeof model === "string" ? model : "fake",
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text === "" && calls.length > 0 ? null : text,
+          ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
+          ...(calls.length > 0 ? { tool_calls: calls } : {})
+        },
+        finish_reason: r.stop ?? (calls.length > 0 ? "tool_calls" : "stop")
+      }
+    ],
+    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
+  }
+}
+
+const routeOf = (method: string, path: string): Route | undefined =>
+  method === "POST" && path === "/v1/messages"
+    ? "anthropic"
+    : method === "POST" && path === "/v1/chat/completions"
+      ? "openai"
+      : undefined
+
+const keyOf = (route: Route, headers: Readonly<Record<string, string>>): string | undefined => {
+  if (route === "anthropic") return headers["x-api-key"]
+  const auth = headers.authorization
+  return auth?.startsWith("Bearer ") ? auth.slice("Bearer ".length) : undefined
+}
+
+/**
+ * Starts the fake on 127.0.0.1 at a free port.
+ *
+ * @since 0.1.0
+ */
+export const start = (options?: Options): Promise<Fake> => {
+  const scripts: Record<Route, Array<Scripted>> = {
+    anthropic: [...(options?.anthropic ?? [])],
+    openai: [...(options?.openai ?? [])]
+  }
+  const requests: Array<Recorded> = []
+  const answer = (route: Route | undefined, recorded: Omit<Recorded, "problems" | "route">) => {
+    const send = (
+      status: number,
+      body: string,
+      headers: Readonly<Record<string, string>> = {},
+      problems: Array<string> = []
+    ) => {
+      requests.push({ ...recorded, route, problems })
+      return { status, body, headers }
+    }
+    if (route === undefined) {
+      return send(
+        404,
+        JSON.stringify({ error: { message: `the fake provider does not serve ${recorded.method} ${recorded.path}` } }),
+        {},
+        [`no route for ${recorded.method} ${recorded.path}`]
+      )
+    }
+    const key = keyOf(route, recorded.headers)
+    if (key === undefined || key === "" || (options?.apiKey !== undefined && key !== options.apiKey)) {
+      const message =
+        route === "anthropic"
+          ? key === undefined || key === ""
+            ? "x-api-key header is required"
+            : "invalid x-api-key"
+          : "Incorrect API key provided."
+      return send(401, errorBody(route, 401, undefined, message), {}, [message])
+    }
+    const problems =
+      recorded.json === undefined
+        ? ["the body is not JSON"]
+        : route === "anthropic"
+          ? anthropicProblems(recorded.json)
+          : openAiProblems(recorded.json)
+    if (problems.length > 0) return send(400, errorBody(route, 400, undefined, problems.join("; ")), {}, problems)
+    const next = scripts[route].shift()
+    const n = requests.length + 1
+    if (next === undefined) {
+      const message = `the fake provider has no scripted response left for ${recorded.method} ${recorded.path} (request ${n})`
+      return send(500, errorBody(route, 500, "api_error", message), {}, [message])
+    }
+    switch (next._tag) {
+      case "Raw":
+        return send(next.status, next.body, next.headers)
+      case "Failure":
+        return send(
+          next.status,
+          errorBody(route, next.status, next.type, next.message ?? `scripted error ${next.status}`),
+          {
+            ...(next.retryAfter === undefined ? {} : { "retry-after": String(next.retryAfter) }),
+            ...(next.retryAfterMs === undefined ? {} : { "retry-after-ms": String(next.retryAfterMs) })
+          }
+        )
+      case "Reply": {
+        const model = isObject(recorded.json) ? recorded.json.model : undefined
+        return send(
+          200,
+          JSON.stringify(route === "anthropic" ? anthropicReply(next, model, n) : openAiReply(next, model, n))
+        )
+      }
+    }
+  }
+  const server = Http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8")
+      let json: unknown
+      try {
+        json = JSON.parse(body)
+      } catch {
+        json = undefined
+      }
+      const headers: Record<string, string> = {}
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === "string") headers[name.toLowerCase()] = value
+        else if (Array.isArray(value)) headers[name.toLowerCase()] = value.join(", ")
+      }
+      const method = req.method ?? "GET"
+      const path = (req.url ?? "/").split("?")[0] ?? "/"
+      const out = answer(routeOf(method, path), { method, path, headers, body, json })
+      res.writeHead(out.status, { "content-type": "application/json", ...out.headers })
+      res.end(out.body)
+    })
+  })
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as Net.AddressInfo
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        requests,
+        requestsTo: (route) => requests.filter((r) => r.route === route),
+        push: (route, ...responses) => {
+          scripts[route].push(...responses)
+        },
+        left: (route) => scripts[route].length,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          })
+      })
+    })
+  })
+}
+
+/**
+ * The fake as a scoped resource: started when acquired, closed when the scope closes.
+ *
+ * @since 0.1.0
+ */
+export const scoped = (options?: Options): Effect.Effect<Fake, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => start(options)),
+    (fake) => Effect.promise(() => fake.close())
+  )

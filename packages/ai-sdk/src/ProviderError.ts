@@ -1,0 +1,212 @@
+/**
+ * Why a model request failed, typed: the loop fails with one of these (inside its `ModelError`)
+ * and the message names the cause. A missing API key is found before any request; a rejected
+ * one, a forbidden model and an invalid request fail at once (HTTP 400, 401, 403, 404, 413,
+ * 422...); rate limits, overloads, server errors and network errors are retried (see `Retry`)
+ * and end as `ProviderUnavailable` when the retries run out.
+ *
+ * @since 0.1.0
+ */
+import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider"
+import { type Cause, Data } from "effect"
+
+const MissingApiKeyBase: new (args: {
+  readonly provider: string
+  readonly variable: string | undefined
+  readonly message: string
+}) => Cause.YieldableError & {
+  readonly _tag: "MissingApiKey"
+  readonly provider: string
+  readonly variable: string | undefined
+  readonly message: string
+} = Data.TaggedError("MissingApiKey")
+
+/**
+ * No API key: the provider found none before sending anything. `variable` is the environment
+ * variable it reads (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`) when it says so.
+ *
+ * @since 0.1.0
+ */
+export class MissingApiKey extends MissingApiKeyBase {}
+
+/**
+ * What a refused request says about its cause: the API key was rejected (401), the key may not
+ * use this model or endpoint (403), or the request itself was refused (400, 404, 413, 422...).
+ *
+ * @since 0.1.0
+ */
+export type Refusal = "api_key_rejected" | "forbidden" | "invalid_request"
+
+const RequestRejectedBase: new (args: {
+  readonly provider: string
+  readonly status: number
+  readonly refusal: Refusal
+  readonly detail: string
+}) => Cause.YieldableError & {
+  readonly _tag: "RequestRejected"
+  readonly provider: string
+  readonly status: number
+  readonly refusal: Refusal
+  readonly detail: string
+} = Data.TaggedError("RequestRejected")
+
+const refusals: Readonly<Record<Refusal, string>> = {
+  api_key_rejected: "rejected the API key",
+  forbidden: "does not let this API key use this model or endpoint",
+  invalid_request: "refused the request"
+}
+
+/**
+ * The provider refused the request; sending it again would not help, so it was not retried.
+ * `detail` is what the provider said.
+ *
+ * @since 0.1.0
+ */
+export class RequestRejected extends RequestRejectedBase {
+  override get message(): string {
+    return `${this.provider} ${refusals[this.refusal]} (HTTP ${this.status}): ${this.detail}`
+  }
+}
+
+const ProviderUnavailableBase: new (args: {
+  readonly provider: string
+  readonly status: number | undefined
+  readonly attempts: number
+  readonly detail: string
+}) => Cause.YieldableError & {
+  readonly _tag: "ProviderUnavailable"
+  readonly provider: string
+  readonly status: number | undefined
+  readonly attempts: number
+  readonly detail: string
+} = Data.TaggedError("ProviderUnavailable")
+
+/**
+ * The provider stayed rate-limited, overloaded, failing (5xx) or unreachable through every
+ * attempt the retry policy allowed (or asked to wait past its time budget). `status` is the
+ * last HTTP status, `undefined` for a network error.
+ *
+ * @since 0.1.0
+ */
+export class ProviderUnavailable extends ProviderUnavailableBase {
+  override get message(): string {
+    const what = this.status === undefined ? "unreachable" : `unavailable (HTTP ${this.status})`
+    const tries = this.attempts === 1 ? "1 attempt" : `${this.attempts} attempts`
+    return `${this.provider} is ${what} after ${tries}: ${this.detail}`
+  }
+}
+
+const ProviderFailureBase: new (args: {
+  readonly provider: string
+  readonly detail: string
+  readonly cause?: unknown
+}) => Cause.YieldableError & {
+  readonly _tag: "ProviderFailure"
+  readonly provider: string
+  readonly detail: string
+} = Data.TaggedError("ProviderFailure")
+
+/**
+ * Any other failure of the provider SDK (an answer it could not read, a setting it does not
+ * support): not retried. `detail` is its message.
+ *
+ * @since 0.1.0
+ */
+export class ProviderFailure extends ProviderFailureBase {
+  override get message(): string {
+    return `${this.provider} failed: ${this.detail}`
+  }
+}
+
+/**
+ * Any typed failure of a model request.
+ *
+ * @since 0.1.0
+ */
+export type ProviderError = MissingApiKey | RequestRejected | ProviderUnavailable | ProviderFailure
+
+/**
+ * A failure worth another attempt: rate limited (429), overloaded (529), a server error (5xx),
+ * a timeout or conflict (408, 409), or a network error (no status). `retryAfterMs` is what the
+ * provider asked for in `retry-after-ms` or `retry-after`.
+ *
+ * @since 0.1.0
+ */
+export interface Transient {
+  readonly _tag: "Transient"
+  readonly status: number | undefined
+  readonly retryAfterMs: number | undefined
+  readonly detail: string
+}
+
+/**
+ * How long a provider asks to wait, from its response headers: `retry-after-ms` (milliseconds),
+ * else `retry-after` (seconds, or an HTTP date, relative to `now`). `undefined` when it asks
+ * nothing readable; never negative.
+ *
+ * @since 0.1.0
+ */
+export const retryAfterMs = (
+  headers: Readonly<Record<string, string | undefined>> | undefined,
+  now: number
+): number | undefined => {
+  if (headers === undefined) return undefined
+  const header = (name: string): string | undefined => {
+    for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value
+    return undefined
+  }
+  const ms = header("retry-after-ms")
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms))
+  const after = header("retry-after")?.trim()
+  if (after === undefined || after === "") return undefined
+  if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000
+  const date = Date.parse(after)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+const retryableStatus = (status: number): boolean => status === 408 || status === 409 || status === 429 || status >= 500
+
+const refusalOf = (status: number): Refusal =>
+  status === 401 ? "api_key_rejected" : status === 403 ? "forbidden" : "invalid_request"
+
+const variableIn = (message: string): string | undefined => /\b([A-Z][A-Z0-9_]*_API_KEY)\b/.exec(message)?.[1]
+
+const messageOf = (error: unknown): string => {
+  if (error instanceof Error) return error.message === "" ? error.name : error.message
+  try {
+    return String(error)
+  } catch {
+    return "an unreadable error"
+  }
+}
+
+/**
+ * What a failure of `doGenerate` means: a typed `ProviderError` that is final, or a `Transient`
+ * one to retry. `provider` names the model's provider in messages (`anthropic.messages`).
+ *
+ * @since 0.1.0
+ */
+export const classify = (provider: string, error: unknown, now: number): ProviderError | Transient => {
+  if (LoadAPIKeyError.isInstance(error)) {
+    return new MissingApiKey({
+      provider,
+      variable: variableIn(error.message),
+      message: `no API key for ${provider}: ${error.message}`
+    })
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode
+    if (status === undefined || retryableStatus(status)) {
+      return {
+        _tag: "Transient",
+        status,
+        retryAfterMs: retryAfterMs(error.responseHeaders, now),
+        detail: error.message
+      }
+    }
+    if (status >= 400)
+      return new RequestRejected({ provider, status, refusal: refusalOf(status), detail: error.message })
+    return new ProviderFailure({ provider, detail: error.message, cause: error })
+  }
+  return new ProviderFailure({ provider, detail: messageOf(error), cause: error })
+}

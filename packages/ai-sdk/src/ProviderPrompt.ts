@@ -1,0 +1,231 @@
+/**
+ * The loop's history as an AI SDK prompt, and a provider's reply as the loop's blocks, without
+ * losing anything the next request needs:
+ *
+ * - text, tool calls and reasoning keep their order and their `provider_metadata` (Anthropic's
+ *   thinking signatures and redacted thinking, OpenAI's item ids, Gemini's thought
+ *   signatures), sent back as the provider gave them;
+ * - tool names go out as provider-safe aliases and come back as the tool's own name
+ *   (`ToolAliases`);
+ * - the results of a turn go back as one `tool` message, in call order, each under its call's
+ *   id; an `is_error` result is sent as an error (`error-text`: Anthropic's `is_error: true`,
+ *   OpenAI's `{"error": …}`), or, for providers without an error flag, as text that says it;
+ * - a tool call's arguments are parsed as JSON; arguments that are not JSON reach the executor
+ *   as the string they are (and are answered `not executed`); empty arguments are `{}`.
+ *
+ * @since 0.1.0
+ */
+import type { Message, Model } from "@agent-harness/executor"
+import type {
+  JSONObject,
+  LanguageModelV4Content,
+  LanguageModelV4FinishReason,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
+  LanguageModelV4Usage,
+  SharedV4ProviderOptions
+} from "@ai-sdk/provider"
+import type * as ToolAliases from "./ToolAliases.ts"
+
+/**
+ * How an `is_error` result reaches the provider: `"flag"` as the SDK's `error-text` output,
+ * which providers with an error flag mark as such (Anthropic `is_error: true`; OpenAI
+ * `{"error": "<text>"}`); `"text"` as plain text `{"error": "<text>"}`, for providers whose
+ * SDK drops the flag (OpenAI-compatible servers).
+ *
+ * @since 0.1.0
+ */
+export type ErrorResults = "flag" | "text"
+
+/**
+ * The default for a provider id (`anthropic.messages`, `openai.chat`, `my-server.chat`):
+ * `"flag"` for Anthropic, OpenAI and Azure OpenAI, whose SDKs mark errors; `"text"` for any
+ * other provider, so that the text says it.
+ *
+ * @since 0.1.0
+ */
+export const errorResultsFor = (provider: string): ErrorResults =>
+  /^(anthropic|openai|azure)\./.test(provider) ? "flag" : "text"
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Provider metadata as the SDK's provider options: only its object entries. */
+const optionsOf = (metadata: Message.ProviderMetadata | undefined): SharedV4ProviderOptions | undefined => {
+  if (metadata === undefined) return undefined
+  const options: SharedV4ProviderOptions = {}
+  let any = false
+  for (const [provider, value] of Object.entries(metadata)) {
+    if (isObject(value)) {
+      options[provider] = value as JSONObject
+      any = true
+    }
+  }
+  return any ? options : undefined
+}
+
+const withOptions = <A extends object>(part: A, metadata: Message.ProviderMetadata | undefined): A => {
+  const providerOptions = optionsOf(metadata)
+  return providerOptions === undefined ? part : { ...part, providerOptions }
+}
+
+const output = (result: Message.ToolResultBlock, errors: ErrorResults): LanguageModelV4ToolResultOutput =>
+  !result.is_error
+    ? { type: "text", value: result.content }
+    : errors === "flag"
+      ? { type: "error-text", value: result.content }
+      : { type: "text", value: JSON.stringify({ error: result.content }) }
+
+/** One block of an assistant message as a prompt part; a tool call's id is noted with its alias. */
+const assistantPart = (block: Message.ReplyBlock, aliases: ToolAliases.Aliases, names: Map<string, string>) => {
+  if (block.type === "text") return withOptions({ type: "text" as const, text: block.text }, block.provider_metadata)
+  if (block.type === "reasoning") {
+    return withOptions({ type: "reasoning" as const, text: block.text }, block.provider_metadata)
+  }
+  const toolName = aliases.toProvider(block.name)
+  names.set(block.id, toolName)
+  return withOptions(
+    { type: "tool-call" as const, toolCallId: block.id, toolName, input: block.input },
+    block.provider_metadata
+  )
+}
+
+/**
+ * The history as an AI SDK prompt (see the module's notes).
+ *
+ * @since 0.1.0
+ */
+export const toPrompt = (
+  messages: ReadonlyArray<Message.Message>,
+  aliases: ToolAliases.Aliases,
+  errors: ErrorResults
+): LanguageModelV4Prompt => {
+  const names = new Map<string, string>()
+  const prompt: Array<LanguageModelV4Message> = []
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        prompt.push({ role: "system", content: message.content })
+        break
+      case "assistant":
+        prompt.push({
+          role: "assistant",
+          content: message.content.map((block) => assistantPart(block, aliases, names))
+        })
+        break
+      case "user": {
+        if (typeof message.content === "string") {
+          prompt.push({ role: "user", content: [{ type: "text", text: message.content }] })
+          break
+        }
+        const results = message.content.filter((b): b is Message.ToolResultBlock => b.type === "tool_result")
+        const texts = message.content.filter((b): b is Message.TextBlock => b.type === "text")
+        if (results.length > 0) {
+          prompt.push({
+            role: "tool",
+            content: results.map((result) => ({
+              type: "tool-result" as const,
+              toolCallId: result.tool_use_id,
+              toolName: names.get(result.tool_use_id) ?? "",
+              output: output(result, errors)
+            }))
+          })
+        }
+        if (texts.length > 0) {
+          prompt.push({ role: "user", content: texts.map((t) => ({ type: "text" as const, text: t.text })) })
+        }
+        break
+      }
+    }
+  }
+  return prompt
+}
+
+/**
+ * A tool call's arguments as the executor gets them: the parsed JSON, `{}` for empty arguments,
+ * or the string itself when it is not JSON.
+ *
+ * @since 0.1.0
+ */
+export const parseInput = (input: string): unknown => {
+  if (input.trim() === "") return {}
+  try {
+    return JSON.parse(input)
+  } catch {
+    return input
+  }
+}
+
+/** The metadata of a part, when it has any. */
+const metadataOf = (part: { readonly providerMetadata?: SharedV4ProviderOptions | undefined }) =>
+  part.providerMetadata === undefined || Object.keys(part.providerMetadata).length === 0
+    ? {}
+    : { provider_metadata: part.providerMetadata as Message.ProviderMetadata }
+
+/**
+ * A provider's reply as the loop's blocks, in order: text, reasoning, and the calls the client
+ * is to run (under the tool's own name). Parts with no block in the history (sources, files,
+ * calls the provider ran itself and their results) are left out.
+ *
+ * @since 0.1.0
+ */
+export const fromContent = (
+  content: ReadonlyArray<LanguageModelV4Content>,
+  aliases: ToolAliases.Aliases
+): ReadonlyArray<Message.ReplyBlock> =>
+  content.flatMap((part): ReadonlyArray<Message.ReplyBlock> => {
+    switch (part.type) {
+      case "text":
+        return [{ type: "text", text: part.text, ...metadataOf(part) }]
+      case "reasoning":
+        return [{ type: "reasoning", text: part.text, ...metadataOf(part) }]
+      case "tool-call":
+        return part.providerExecuted === true
+          ? []
+          : [
+              {
+                type: "tool_use",
+                id: part.toolCallId,
+                name: aliases.fromProvider(part.toolName),
+                input: parseInput(part.input),
+                ...metadataOf(part)
+              }
+            ]
+      default:
+        return []
+    }
+  })
+
+/**
+ * The SDK's usage as the loop's (the counts it reported).
+ *
+ * @since 0.1.0
+ */
+export const usageOf = (usage: LanguageModelV4Usage | undefined): Model.Usage | undefined => {
+  if (usage === undefined) return undefined
+  const counts: { -readonly [K in keyof Model.Usage]: number } = {}
+  const put = (key: keyof Model.Usage, n: number | undefined) => {
+    if (typeof n === "number" && Number.isSafeInteger(n) && n >= 0) counts[key] = n
+  }
+  put("inputTokens", usage.inputTokens?.total)
+  put("outputTokens", usage.outputTokens?.total)
+  put("reasoningTokens", usage.outputTokens?.reasoning)
+  put("cacheReadTokens", usage.inputTokens?.cacheRead)
+  put("cacheWriteTokens", usage.inputTokens?.cacheWrite)
+  return counts
+}
+
+/**
+ * The SDK's finish reason as the loop's.
+ *
+ * @since 0.1.0
+ */
+export const finishOf = (
+  finish: LanguageModelV4FinishReason | undefined
+): { readonly finishReason?: Model.FinishReason; readonly rawFinishReason?: string } =>
+  finish === undefined
+    ? {}
+    : {
+        finishReason: finish.unified,
+        ...(typeof finish.raw === "string" ? { rawFinishReason: finish.raw } : {})
+      }
