@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Render, type Tool } from "@agent-harness/tool-schema"
-import { type Cause, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import { Cause, Exit, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import * as Glob from "./Glob.ts"
 import * as Strict from "./Strict.ts"
 
@@ -207,7 +207,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
   }
 })
 
-const decodePolicy = SchemaParser.decodeUnknownResult(Policy)
+const decodePolicy = SchemaParser.decodeUnknownExit(Policy)
 
 /**
  * Decodes a value (parsed JSON, or a `Policy` built in code) as a policy.
@@ -215,15 +215,20 @@ const decodePolicy = SchemaParser.decodeUnknownResult(Policy)
  * @since 0.1.0
  */
 export const decode = (json: unknown): Result.Result<Policy, InvalidPolicy> => {
-  let decoded: Result.Result<Policy, SchemaIssue.Issue>
+  let decoded: Exit.Exit<Policy, SchemaIssue.Issue>
   try {
     decoded = decodePolicy(json, { errors: "first", onExcessProperty: "error", reportInput: true })
   } catch (thrown) {
-    // A hostile value (a getter, a Proxy) that throws while it is read.
-    return Result.fail(new InvalidPolicy({ path: "(root)", problem: `it could not be read: ${Render.thrown(thrown)}` }))
+    return Result.fail(unreadable(thrown))
   }
-  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
-  const first = formatter(decoded.failure).issues[0]
+  if (Exit.isSuccess(decoded)) return Result.succeed(decoded.value)
+  const issue = Cause.findError(decoded.cause)
+  if (Result.isFailure(issue)) {
+    // A hostile value (a getter, a Proxy) that throws while it is read.
+    const defect = Cause.findDefect(decoded.cause)
+    return Result.fail(unreadable(Result.isSuccess(defect) ? defect.success : "it was interrupted"))
+  }
+  const first = formatter(issue.success).issues[0]
   return Result.fail(
     new InvalidPolicy({
       path: pathText((first?.path ?? []).map((s) => (typeof s === "object" ? s.key : s))),
@@ -231,6 +236,9 @@ export const decode = (json: unknown): Result.Result<Policy, InvalidPolicy> => {
     })
   )
 }
+
+const unreadable = (thrown: unknown): InvalidPolicy =>
+  new InvalidPolicy({ path: "(root)", problem: `it could not be read: ${Render.thrown(thrown)}` })
 
 /**
  * A JSON parser for `parse`: the value, or where and what is wrong.
