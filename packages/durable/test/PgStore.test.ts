@@ -1,0 +1,166 @@
+/**
+ * The journal's Postgres store: the `Store` contract (started rows durable before `start`
+ * returns, one start per call id, outcomes replacing marks, entries in order), the journal's
+ * middleware over it (a call id never runs twice, an unfinished non-idempotent call is outcome
+ * unknown), and what it refuses: a table of that name that is not a journal, a table name that is
+ * not a plain identifier, rows that do not decode. Needs Postgres (see postgres.ts).
+ */
+import { Execute, Outcome } from "@agent-harness/executor"
+import { Journal } from "@agent-harness/idempotency"
+import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, type Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { Database, PgStore } from "../src/index.ts"
+import { database, timeout } from "./postgres.ts"
+
+const db = database()
+const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, Database.DatabaseUnavailable> => Database.layer(url)
+
+const done = (content: string): Journal.Observation => ({ original: "Succeeded", is_error: false, content })
+
+describe("PgStore", () => {
+  it(
+    "keeps the Store contract: start, one start per id, finish over a mark, entries in order",
+    async (ctx) => {
+      const url = db.url(ctx)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* PgStore.make({ table: "contract" })
+          assert.strictEqual(store.location, "postgres table contract")
+          assert.strictEqual(yield* store.get("a1"), undefined)
+          yield* store.start("a1", "append", { path: "log.txt", content: "x" })
+          assert.deepStrictEqual(yield* store.get("a1"), {
+            id: "a1",
+            tool: "append",
+            input: { content: "x", path: "log.txt" },
+            state: "started"
+          })
+          const again = yield* Effect.flip(store.start("a1", "append", { path: "log.txt", content: "x" }))
+          assert.instanceOf(again, Journal.JournalError)
+          assert.strictEqual(
+            again.message,
+            "postgres table contract: call 'a1' is already in the journal: at most one start of it may run"
+          )
+          yield* store.finish("a1", "append", { path: "log.txt", content: "x" }, done("appended 1"))
+          yield* store.finish("w2", "write", { path: "s.txt", content: "y" }, done("wrote 1"))
+          const entries = yield* store.entries
+          assert.deepStrictEqual(
+            entries.map((e) => [e.id, e.state, e.observation?.content]),
+            [
+              ["a1", "done", "appended 1"],
+              ["w2", "done", "wrote 1"]
+            ]
+          )
+          // A second store on the same table (another runner) sees the same journal.
+          const other = yield* PgStore.make({ table: "contract" })
+          assert.deepStrictEqual(yield* other.entries, entries)
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+
+  it(
+    "under the journal's middleware, no call id runs twice and an unfinished call is outcome unknown",
+    async (ctx) => {
+      const url = db.url(ctx)
+      let runs = 0
+      const Charge = Tool.make("charge", {
+        description: "Charges a card",
+        parameters: Schema.Struct({ euros: Schema.Int }),
+        annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+        run: ({ euros }) => Effect.sync(() => `charged ${euros} € (run ${++runs})`)
+      })
+      const tools = Toolset.make(Charge)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* PgStore.make({ table: "middleware" })
+          const execute = (id: string) =>
+            Execute.execute(tools, { id, name: "charge", input: { euros: 10 } }).pipe(
+              Effect.provideService(Execute.Middleware, Journal.middleware(store))
+            )
+          const first = yield* execute("c1")
+          assert.strictEqual(first._tag, "Succeeded")
+          const second = yield* execute("c1")
+          assert.strictEqual(second._tag, "Replayed")
+          assert.strictEqual(second.content, "charged 10 € (run 1)")
+          assert.strictEqual(runs, 1)
+          // A call marked started and never finished (its process died while it ran).
+          yield* store.start("c2", "charge", { euros: 10 })
+          const unknown = yield* execute("c2")
+          assert.strictEqual(unknown._tag, "Failed")
+          assert.strictEqual(unknown._tag === "Failed" ? unknown.failure._tag : "", "OutcomeUnknown")
+          assert.isTrue(Outcome.isError(unknown))
+          assert.strictEqual(runs, 1)
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+
+  it(
+    "refuses a table that is not a journal, a bad table name, and rows that do not decode",
+    async (ctx) => {
+      const url = db.url(ctx)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`CREATE TABLE invoices (id TEXT PRIMARY KEY, amount INT)`
+          const foreign = yield* Effect.flip(PgStore.make({ table: "invoices" }))
+          assert.strictEqual(
+            foreign.message,
+            "postgres table invoices: not an agent-harness journal (its columns are amount integer, id text); it was not changed"
+          )
+          const bad = yield* Effect.flip(PgStore.make({ table: "Robert'); DROP TABLE students;--" }))
+          assert.match(bad.message, /is not a table name the journal uses/)
+          const store = yield* PgStore.make({ table: "broken" })
+          yield* sql`INSERT INTO broken (id, tool, input, state) VALUES ('x1', 'append', '{not json', 'started')`
+          const unreadable = yield* Effect.flip(store.get("x1"))
+          assert.strictEqual(
+            unreadable.message,
+            "postgres table broken: call 'x1': its input is not JSON (Expected property name or '}' in JSON at position 1 (line 1 column 2))"
+          )
+          const cycle: Record<string, unknown> = {}
+          cycle.self = cycle
+          const unencodable = yield* Effect.flip(store.start("x2", "append", cycle))
+          assert.match(unencodable.message, /call 'x2': its input cannot be recorded/)
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+})
+
+describe("Database", () => {
+  it("names what is wrong with a URL, with the password hidden", () => {
+    assert.strictEqual(Database.urlProblem("postgres://u@h:5432/d"), undefined)
+    assert.strictEqual(Database.urlProblem(""), "no database URL was given (postgres://user@host:port/database)")
+    assert.strictEqual(
+      Database.urlProblem("mysql://u@h/d"),
+      "not a Postgres URL: it starts with mysql:// (postgres://user@host:port/database)"
+    )
+    assert.strictEqual(Database.urlProblem("nope"), "not a URL (postgres://user@host:port/database)")
+    assert.strictEqual(Database.redact("postgres://u:secret@h:5432/d"), "postgres://u:***@h:5432/d")
+  })
+
+  it(
+    "a database that does not answer is a DatabaseUnavailable naming it, without its password",
+    async () => {
+      // A port nothing listens on (the kernel refuses at once).
+      const error = await Effect.runPromise(
+        Effect.flip(
+          Effect.provide(
+            Effect.void,
+            Database.layer("postgres://someone:secret@127.0.0.1:1/nothing", { connectTimeout: "5 seconds" })
+          )
+        )
+      )
+      assert.instanceOf(error, Database.DatabaseUnavailable)
+      assert.strictEqual(error.url, "postgres://someone:***@127.0.0.1:1/nothing")
+      assert.notInclude(error.message, "secret")
+      assert.match(error.message, /^database postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/nothing: /)
+    },
+    timeout
+  )
+})

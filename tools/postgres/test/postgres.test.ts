@@ -1,0 +1,89 @@
+/**
+ * The throwaway cluster: started as an unprivileged user on a loopback port, answering
+ * queries, each test database its own, and gone once stopped. Needs PostgreSQL's binaries
+ * (Debian: `apt-get install -y postgresql`); without them every test here says why and is
+ * skipped.
+ */
+import * as fs from "node:fs"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { describe, expect, it } from "vitest"
+import * as Postgres from "../postgres.ts"
+import * as Testing from "../testing.ts"
+
+const timeout = 120_000
+
+const query = (url: string, statement: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql.unsafe<Record<string, unknown>>(statement)
+    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })))
+  )
+
+describe("the throwaway cluster", () => {
+  it(
+    "starts on 127.0.0.1, answers, runs as an unprivileged user, and is removed when stopped",
+    async (ctx) => {
+      const cluster = await Postgres.start()
+      if ("reason" in cluster) {
+        console.warn(`\n*** Postgres tests skipped: ${cluster.reason} ***\n`)
+        ctx.skip(true, cluster.reason)
+        return
+      }
+      try {
+        expect(cluster.url).toBe(`postgres://postgres@127.0.0.1:${cluster.port}/postgres`)
+        const rows = await query(cluster.url, "SELECT current_setting('listen_addresses') AS listen, 1 + 1 AS two")
+        expect(rows).toEqual([{ listen: "127.0.0.1", two: 2 }])
+        const owner = fs.statSync(`${cluster.dir}/data`).uid
+        expect(owner).not.toBe(0)
+      } finally {
+        cluster.stop()
+      }
+      expect(fs.existsSync(cluster.dir)).toBe(false)
+      // Stopping twice does nothing.
+      cluster.stop()
+    },
+    timeout
+  )
+
+  it(
+    "gives each suite its own empty database, dropped when closed",
+    async (ctx) => {
+      const one = await Testing.database()
+      if ("reason" in one) {
+        console.warn(`\n*** Postgres tests skipped: ${one.reason} ***\n`)
+        ctx.skip(true, one.reason)
+        return
+      }
+      try {
+        await query(one.url, "CREATE TABLE t (x int)")
+        const tables = await query(one.url, "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 't'")
+        expect(tables).toEqual([{ n: 1 }])
+      } finally {
+        await one.close()
+      }
+    },
+    timeout
+  )
+
+  it("names what is missing when the binaries are not there", () => {
+    const saved = process.env.PG_BIN
+    process.env.PG_BIN = "/nonexistent"
+    try {
+      expect(Postgres.binaries()).toEqual({
+        reason: "PG_BIN=/nonexistent does not hold initdb, pg_ctl, postgres"
+      })
+    } finally {
+      if (saved === undefined) delete process.env.PG_BIN
+      else process.env.PG_BIN = saved
+    }
+  })
+
+  it("a URL for another database on the same server", () => {
+    expect(Testing.withDatabase("postgres://postgres@127.0.0.1:5432/postgres", "x1")).toBe(
+      "postgres://postgres@127.0.0.1:5432/x1"
+    )
+  })
+})

@@ -1,0 +1,83 @@
+/**
+ * Postgres for test suites and benches: a fresh, empty database on the server `DATABASE_URL`
+ * names when it is set, else on a throwaway cluster started for the purpose (`postgres.ts`).
+ * Each call gives its own database, so tests never see each other's tables; closing drops it
+ * (and stops the cluster it started).
+ *
+ * Runs on Node 22 type stripping: erasable TypeScript only.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Postgres from "./postgres.ts"
+
+/** A database for one suite. */
+export interface TestDatabase {
+  /** Its URL. */
+  readonly url: string
+  /** Where it lives, for the suite's log: `DATABASE_URL` or a throwaway cluster. */
+  readonly where: string
+  /** Drops the database, and stops the cluster when one was started for it. */
+  readonly close: () => Promise<void>
+}
+
+/** Why there is no database: the suite says so and skips what needs one. */
+export type Unavailable = Postgres.Unavailable
+
+/** The URL of another database on the same server. */
+export const withDatabase = (url: string, database: string): string => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+/** Runs one statement on a server, through a short-lived connection. */
+const execute = (url: string, statement: string): Promise<void> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(statement)
+    }).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), connectTimeout: "10 seconds", maxConnections: 1 })),
+      Effect.timeout("60 seconds")
+    )
+  )
+
+/**
+ * A fresh database: on `DATABASE_URL`'s server when set, else on a throwaway cluster. When
+ * neither works, why.
+ */
+export const database = async (): Promise<TestDatabase | Unavailable> => {
+  const given = process.env.DATABASE_URL
+  let server: string
+  let stop: () => void = () => {}
+  let where: string
+  if (given !== undefined && given !== "") {
+    server = given
+    where = "DATABASE_URL"
+  } else {
+    const cluster = await Postgres.start()
+    if ("reason" in cluster) return cluster
+    server = cluster.url
+    stop = cluster.stop
+    where = `a throwaway cluster in ${cluster.dir}`
+  }
+  const name = `agent_harness_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`
+  try {
+    await execute(server, `CREATE DATABASE ${name}`)
+  } catch (error) {
+    stop()
+    return { reason: `cannot create a database on ${where}: ${error instanceof Error ? error.message : String(error)}` }
+  }
+  return {
+    url: withDatabase(server, name),
+    where,
+    close: async () => {
+      try {
+        await execute(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } finally {
+        stop()
+      }
+    }
+  }
+}
