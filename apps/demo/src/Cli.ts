@@ -37,7 +37,9 @@ const run = Command.make(
     variant,
     trace: Flag.String("trace").pipe(
       Flag.optional,
-      Flag.withDescription("record the conversation as JSON Lines in this file (for harness capture)")
+      Flag.withDescription(
+        "record the run as JSON Lines in this file: a conversation (for harness capture and harness view) or a plan session (for harness view)"
+      )
     )
   },
   ({ file, json, variant, trace }) =>

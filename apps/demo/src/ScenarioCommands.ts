@@ -4,8 +4,9 @@
  * @since 0.1.0
  */
 import { Trace } from "@agent-harness/executor"
-import { Report, Suite, Variant } from "@agent-harness/scenario"
-import { Console, Effect, type FileSystem, type Path, Result } from "effect"
+import { SessionTrace } from "@agent-harness/planner"
+import { PlanScenario, Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
+import { Console, Effect, type FileSystem, type Path, type PlatformError, Result } from "effect"
 import * as ExitCode from "./ExitCode.ts"
 import * as Outputs from "./Outputs.ts"
 import * as Style from "./Style.ts"
@@ -15,8 +16,38 @@ const announce = (variant: Variant.Variant, json: boolean, style: Report.Style) 
   json || variant.name === Variant.defaultVariant.name ? Effect.void : Console.log(Report.variantLine(variant, style))
 
 /**
+ * Runs a scenario and records it as JSON Lines in `trace`: a conversation as the executor's
+ * `Trace` events (what `harness capture` reads), a plan session as the planner's `SessionTrace`
+ * (start, events, result). Fails only when the trace file cannot be written at the start.
+ */
+const traced = (
+  scenario: ScenarioFile.Conversation | ScenarioFile.Plan,
+  file: string,
+  variant: Variant.Variant,
+  trace: string
+): Effect.Effect<Verdict.Verdict, PlatformError.PlatformError, FileSystem.FileSystem> => {
+  if (scenario.kind === "conversation") return Effect.provide(Suite.run(scenario, file, variant), Trace.jsonl(trace))
+  const spec = scenario.file
+  return Effect.flatMap(
+    SessionTrace.jsonl(
+      trace,
+      SessionTrace.startOf({
+        goal: spec.goal,
+        maxSteps: spec.budgets.maxSteps,
+        maxReplans: spec.budgets.maxReplans,
+        onFailure: spec.onFailure,
+        toolset: PlanScenario.toolset(spec)
+      })
+    ),
+    (recorder) => PlanScenario.run(scenario, file, { variant, onEvent: recorder.onEvent, onResult: recorder.finish })
+  )
+}
+
+/**
  * Runs one scenario file under a harness variant: its verdict (or why the file is invalid),
- * exit 0 / 1 / 2.
+ * exit 0 / 1 / 2. With `trace`, the run is recorded there (a conversation or a plan session; a
+ * `response-cases` scenario runs no model and no tools, so there is nothing to record: exit 2),
+ * and the `--json` line names it in a `trace` field.
  *
  * @since 0.1.0
  */
@@ -36,21 +67,24 @@ export const run = (
         : Console.error(Report.invalid(loaded.failure, style))
       return yield* ExitCode.invalid
     }
-    if (trace !== undefined && loaded.success.kind !== "conversation") {
-      yield* Console.error(`--trace records conversations; ${file} is a '${loaded.success.kind}' scenario`)
+    const scenario = loaded.success
+    if (trace !== undefined && scenario.kind === "response-cases") {
+      yield* Console.error(
+        `--trace records conversations and plan sessions; ${file} is a 'response-cases' scenario, which runs no model and no tools: its verdict (harness run --json) holds every case; nothing was run or written`
+      )
       return yield* ExitCode.invalid
     }
     yield* announce(variant, json, style)
-    const running = Suite.run(loaded.success, file, variant)
     const verdict =
-      trace === undefined
-        ? yield* running
-        : yield* Effect.provide(running, Trace.jsonl(trace)).pipe(
+      trace === undefined || scenario.kind === "response-cases"
+        ? yield* Suite.run(scenario, file, variant)
+        : yield* traced(scenario, file, variant, trace).pipe(
             Effect.catchTag("PlatformError", (error) =>
               Effect.andThen(Console.error(`--trace ${trace}: ${error.message}`), Effect.fail(ExitCode.invalid))
             )
           )
-    yield* Console.log(json ? Report.json(verdict) : Report.verdict(verdict, style))
+    const line = json && trace !== undefined ? JSON.stringify({ ...verdict, trace }) : Report.json(verdict)
+    yield* Console.log(json ? line : Report.verdict(verdict, style))
     if (!verdict.passed) return yield* ExitCode.failed
   })
 
