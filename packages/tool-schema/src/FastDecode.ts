@@ -1,21 +1,29 @@
 /**
- * The fast path of the decoder for plain structs: a `Schema.Struct` of string-named fields whose
- * types hold no objects and no transformations (strings, numbers, booleans, literals, unions and
- * arrays of them). That is most tools.
+ * The fast path of the decoder for plain structs: a `Schema.Struct` of string-named fields that
+ * `Compile` covers (strings, numbers, booleans, literals, nested structs, arrays, unions, with
+ * their checks), or, where code generation is forbidden, whose types hold no objects and no
+ * transformations. That is most tools.
  *
- * For these, decoding with `onExcessProperty: "error"` is decoding with the default options plus
- * a check that the input has no key the struct does not declare: `onExcessProperty` only ever
- * acts on objects, and there is none below the root. So the fast path checks the keys itself,
- * then decodes with the default options through Schema's JIT compiler (the interpreter when the
- * platform forbids code generation), reading the parser's `Exit` without entering the Effect
- * runtime. When that does not succeed, the common violations (a missing field, an unexpected
- * field) are named from the input in contract order; anything else goes through the full
- * diagnosis, which decodes with the strict options.
+ * Where code generation is allowed, the struct's compiled decoder (see `Compile`) accepts in one
+ * pass what the strict decode accepts, with the same value. What it does not accept goes, for a
+ * flat struct (no object below the root), to the naming of the common violations below, then to
+ * the full diagnosis; for a nested struct, straight to the full diagnosis, as before.
+ *
+ * Without a compiled decoder, a flat struct is decoded as follows. Decoding with
+ * `onExcessProperty: "error"` is decoding with the default options plus a check that the input
+ * has no key the struct does not declare: `onExcessProperty` only ever acts on objects, and there
+ * is none below the root. So the fast path checks the keys itself, then decodes with the default
+ * options through Schema's JIT compiler (the interpreter when the platform forbids code
+ * generation), reading the parser's `Exit` without entering the Effect runtime. When that does
+ * not succeed, the common violations (a missing field, an unexpected field) are named from the
+ * input in contract order; anything else goes through the full diagnosis, which decodes with the
+ * strict options.
  *
  * @internal
  */
 import { type Cause, type Effect, Exit, Schema, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
+import * as Compile from "./Compile.ts"
 import type * as Tool from "./Tool.ts"
 import * as Violation from "./Violation.ts"
 
@@ -28,6 +36,14 @@ export const slow: unique symbol = Symbol.for("@agent-harness/tool-schema/FastDe
 
 /** @internal */
 export interface Plain {
+  /** The compiled decoder (see `Compile`), or `undefined` where code generation is forbidden. */
+  readonly compiled: Compile.Decoder | undefined
+  /** The path of a flat struct after (or without) its compiled decoder; `undefined` for nested structs. */
+  readonly flat: Flat | undefined
+}
+
+/** @internal */
+export interface Flat {
   /** The declared fields, in order. */
   readonly names: ReadonlyArray<string>
   readonly declared: ReadonlySet<string>
@@ -83,11 +99,15 @@ const isFlat = (ast: SchemaAST.AST): boolean => {
 }
 
 /**
- * The fast path of a parameters schema, or `undefined` when it is not a plain struct.
+ * The fast path of a parameters schema, or `undefined` when it is not a plain struct. `compile`
+ * is replaced only by tests (without it, the path as it was before the compiler).
  *
  * @internal
  */
-export const plain = (parameters: Tool.Parameters): Plain | undefined => {
+export const plain = (
+  parameters: Tool.Parameters,
+  compile: (ast: SchemaAST.Objects, reads: Compile.Reads) => Compile.Decoder | undefined = Compile.compile
+): Plain | undefined => {
   const ast = parameters.ast
   if (
     ast.encoding !== undefined ||
@@ -100,29 +120,57 @@ export const plain = (parameters: Tool.Parameters): Plain | undefined => {
   const names: Array<string> = []
   for (const ps of ast.propertySignatures) {
     // `__proto__` is looked up differently by Schema; symbols are rare: both take the full path.
-    if (typeof ps.name !== "string" || ps.name === "__proto__" || !isFlat(ps.type)) return undefined
+    if (typeof ps.name !== "string" || ps.name === "__proto__") return undefined
     names.push(ps.name)
   }
+  if (!ast.propertySignatures.every((ps) => isFlat(ps.type))) {
+    // A nested struct: its compiled decoder, guarded, then Schema's path for all else (the strict
+    // decode, interpreted).
+    const compiled = compile(ast, "interpreter")
+    return compiled === undefined ? undefined : { compiled: guarded(compiled), flat: undefined }
+  }
+  // A flat struct was decoded by Schema's JIT compiler where code can be generated, which is
+  // where the compiled decoder exists.
+  const compiled = compile(ast, "jit")
   // Lazily compiled on first use; semantics-preserving by Schema's contract, and interpreted
   // where code generation is forbidden.
   SchemaJITCompiler.enable(ast)
   return {
-    names,
-    declared: new Set(names),
-    required: ast.propertySignatures.map((ps) => !(ps.type.context?.isOptional ?? false)),
-    decode: SchemaParser.decodeUnknownEffect(parameters),
-    field: ast.propertySignatures.map((ps) => SchemaParser.decodeUnknownEffect(Schema.make(ps.type)))
+    compiled,
+    flat: {
+      names,
+      declared: new Set(names),
+      required: ast.propertySignatures.map((ps) => !(ps.type.context?.isOptional ?? false)),
+      decode: SchemaParser.decodeUnknownEffect(parameters),
+      field: ast.propertySignatures.map((ps) => SchemaParser.decodeUnknownEffect(Schema.make(ps.type)))
+    }
   }
 }
+
+/**
+ * A nested struct's compiled decoder, where a throw means "not accepted here": the strict decode
+ * that follows reads the input its own way (it does not walk the prototype chain as `for...in`
+ * does, and reads the values of unexpected keys), and what it meets decides the answer, as before.
+ * A flat struct's decoder is not guarded: what it reads, the path after it reads first too.
+ */
+const guarded =
+  (compiled: Compile.Decoder): Compile.Decoder =>
+  (input) => {
+    try {
+      return compiled(input)
+    } catch {
+      return undefined
+    }
+  }
 
 const isEnumerable = Object.prototype.propertyIsEnumerable
 
 const hasOwn = Object.hasOwn
 
-const hasUndeclaredKey = (plain: Plain, input: object): boolean => {
+const hasUndeclaredKey = (flat: Flat, input: object): boolean => {
   // `for...in` walks enumerable string keys, inherited ones too: those are not excess.
   for (const key in input) {
-    if (!plain.declared.has(key) && hasOwn(input, key)) return true
+    if (!flat.declared.has(key) && hasOwn(input, key)) return true
   }
   // Schema counts enumerable own symbols as excess too.
   const symbols = Object.getOwnPropertySymbols(input)
@@ -146,15 +194,22 @@ const succeeded = (out: Effect.Effect<unknown, SchemaIssue.Issue, unknown>): boo
  * @internal
  */
 export const decode = (plain: Plain, input: object): unknown => {
-  if (hasUndeclaredKey(plain, input)) return slow
-  const names = plain.names
-  const required = plain.required
+  const compiled = plain.compiled
+  if (compiled !== undefined) {
+    // What it does not accept, Schema refuses or must decide: the caller's path does.
+    const value = compiled(input)
+    return value === undefined ? slow : value
+  }
+  const flat = plain.flat
+  if (flat === undefined || hasUndeclaredKey(flat, input)) return slow
+  const names = flat.names
+  const required = flat.required
   const record = input as Readonly<Record<string, unknown>>
   for (let i = 0; i < names.length; i++) {
     // A missing required field fails: do not decode.
     if (required[i] && absent(record, names[i] as string)) return slow
   }
-  const out = plain.decode(input)
+  const out = flat.decode(input)
   return Exit.isExit(out) && Exit.isSuccess(out) ? out.value : slow
 }
 
@@ -165,22 +220,24 @@ export const decode = (plain: Plain, input: object): unknown => {
  * @internal
  */
 export const violation = (plain: Plain, input: object): Violation.Violation | undefined => {
-  const names = plain.names
+  const flat = plain.flat
+  if (flat === undefined) return undefined
+  const names = flat.names
   const record = input as Readonly<Record<string, unknown>>
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string
     if (absent(record, name)) {
-      if (plain.required[i]) return Violation.missingField(name)
+      if (flat.required[i]) return Violation.missingField(name)
       continue
     }
     // A field with a problem of its own comes first: the full diagnosis describes it.
-    const field = plain.field[i]
+    const field = flat.field[i]
     if (field === undefined || succeeded(field(record[name])) !== true) return undefined
   }
   const keys = Object.keys(input)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string
-    if (!plain.declared.has(key)) return Violation.unexpectedField(key)
+    if (!flat.declared.has(key)) return Violation.unexpectedField(key)
   }
   return undefined
 }
