@@ -11,6 +11,8 @@
 /** @since 0.1.0 */
 export * as AiSdkModel from "./AiSdkModel.ts"
 /** @since 0.1.0 */
+export * as EffectAiModel from "./EffectAiModel.ts"
+/** @since 0.1.0 */
 export * as ProviderError from "./ProviderError.ts"
 /** @since 0.1.0 */
 export * as ProviderPrompt from "./ProviderPrompt.ts"

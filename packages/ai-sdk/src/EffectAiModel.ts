@@ -1,0 +1,255 @@
+/**
+ * Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for what speaks effect/ai:
+ * the model-backed planner (`ModelPlanner`, which asks for its plan with `generateObject`),
+ * `LanguageModelAdapter`, your own `generateText` calls. Same requests, retries and typed
+ * causes as `AiSdkModel` (each provider failure becomes the matching `AiError` reason:
+ * `AuthenticationError` for a missing or rejected key, `InvalidRequestError`,
+ * `InternalProviderError` when the provider stays unavailable). Structured output is asked
+ * with the provider's JSON response format and the schema's JSON Schema. Streaming is not
+ * offered: `streamText` fails with `InvalidUserInputError`. For the loop, prefer `AiSdkModel`:
+ * it keeps provider metadata and traces usage and retries per turn.
+ *
+ * @example
+ * ```ts
+ * import { EffectAiModel } from "@agent-harness/ai-sdk"
+ * import { ModelPlanner, Session } from "@agent-harness/planner"
+ * import { anthropic } from "@ai-sdk/anthropic"
+ *
+ * const session = Session.run({
+ *   goal: "Write the shopping list",
+ *   planner: ModelPlanner.make({ toolset }),
+ *   toolset,
+ *   maxSteps: 10,
+ *   maxReplans: 2
+ * }).pipe(Effect.provide(EffectAiModel.layer(anthropic("claude-sonnet-4-5"))))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { ToolName } from "@agent-harness/tool-schema"
+import type {
+  JSONSchema7,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4ToolChoice
+} from "@ai-sdk/provider"
+import { Effect, Layer, Stream } from "effect"
+import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
+import type { Options } from "./AiSdkModel.ts"
+import type * as ProviderError from "./ProviderError.ts"
+import * as ProviderPrompt from "./ProviderPrompt.ts"
+import * as Retry from "./Retry.ts"
+
+const aiError = (method: string, reason: AiError.AiErrorReason): AiError.AiError =>
+  AiError.make({ module: "EffectAiModel", method, reason })
+
+/**
+ * A provider failure as the `AiError` effect/ai expects.
+ *
+ * @since 0.1.0
+ */
+export const toAiError = (error: ProviderError.ProviderError): AiError.AiError => {
+  switch (error._tag) {
+    case "MissingApiKey":
+      return aiError(
+        "generateText",
+        new AiError.AuthenticationError({ kind: "MissingKey", description: error.message })
+      )
+    case "RequestRejected":
+      return aiError(
+        "generateText",
+        error.refusal === "api_key_rejected"
+          ? new AiError.AuthenticationError({ kind: "InvalidKey", description: error.message })
+          : error.refusal === "forbidden"
+            ? new AiError.AuthenticationError({ kind: "InsufficientPermissions", description: error.message })
+            : new AiError.InvalidRequestError({ description: error.message })
+      )
+    case "ProviderUnavailable":
+      return aiError("generateText", new AiError.InternalProviderError({ description: error.message }))
+    case "ProviderFailure":
+      return aiError("generateText", new AiError.UnknownError({ description: error.message }))
+  }
+}
+
+/** An effect/ai prompt as the SDK's, tool names as aliases; file parts are refused. */
+const toPrompt = (prompt: Prompt.Prompt, alias: (name: string) => string): LanguageModelV4Message[] | string => {
+  const out: Array<LanguageModelV4Message> = []
+  const result = (part: Prompt.ToolResultPart) => ({
+    type: "tool-result" as const,
+    toolCallId: part.id,
+    toolName: alias(part.name),
+    output:
+      typeof part.result === "string"
+        ? { type: part.isFailure ? ("error-text" as const) : ("text" as const), value: part.result }
+        : { type: part.isFailure ? ("error-text" as const) : ("text" as const), value: JSON.stringify(part.result) }
+  })
+  for (const message of prompt.content) {
+    switch (message.role) {
+      case "system":
+        out.push({ role: "system", content: message.content })
+        break
+      case "user": {
+        const texts: Array<{ readonly type: "text"; readonly text: string }> = []
+        for (const part of message.content) {
+          if (part.type !== "text") return `${part.type} parts are not supported by EffectAiModel`
+          texts.push({ type: "text", text: part.text })
+        }
+        out.push({ role: "user", content: texts })
+        break
+      }
+      case "assistant": {
+        const content: Array<Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number]> = []
+        for (const part of message.content) {
+          if (part.type === "text") content.push({ type: "text", text: part.text })
+          else if (part.type === "reasoning") content.push({ type: "reasoning", text: part.text })
+          else if (part.type === "tool-call") {
+            content.push({ type: "tool-call", toolCallId: part.id, toolName: alias(part.name), input: part.params })
+          } else if (part.type === "tool-result") content.push(result(part))
+          else return `${part.type} parts are not supported by EffectAiModel`
+        }
+        out.push({ role: "assistant", content })
+        break
+      }
+      case "tool":
+        out.push({
+          role: "tool",
+          content: message.content.flatMap((part) => (part.type === "tool-result" ? [result(part)] : []))
+        })
+        break
+    }
+  }
+  return out
+}
+
+const toolChoiceOf = (
+  choice: LanguageModel.ProviderOptions["toolChoice"],
+  alias: (name: string) => string
+): LanguageModelV4ToolChoice => {
+  if (choice === "auto" || choice === "none" || choice === "required") return { type: choice }
+  if ("tool" in choice) return { type: "tool", toolName: alias(choice.tool) }
+  return { type: choice.mode === "required" ? "required" : "auto" }
+}
+
+const finishReasons: Readonly<Record<string, Response.FinishReason>> = {
+  stop: "stop",
+  length: "length",
+  "content-filter": "content-filter",
+  "tool-calls": "tool-calls",
+  error: "error",
+  interrupted: "error",
+  other: "other"
+}
+
+/**
+ * An effect/ai `LanguageModel` over an AI SDK model (the same options as `AiSdkModel`).
+ * Throws like `AiSdkModel.make` on a model that is not a `LanguageModelV4` or an invalid retry
+ * policy.
+ *
+ * @since 0.1.0
+ */
+export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<LanguageModel.LanguageModel> => {
+  const version: unknown = (model as { readonly specificationVersion?: unknown } | undefined)?.specificationVersion
+  if (version !== "v4" || typeof model.doGenerate !== "function") {
+    throw new TypeError(
+      `EffectAiModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4"), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
+    )
+  }
+  const { retry, errorResults: _errorResults, ...settings } = options ?? {}
+  const policy = Retry.resolve(retry)
+  return LanguageModel.make({
+    generateText: (request) =>
+      Effect.gen(function* () {
+        const names = new Map<string, string>()
+        const alias = (name: string) => {
+          const a = ToolName.alias(name)
+          const safe = a._tag === "Alias" ? a.alias : name
+          names.set(safe, name)
+          return safe
+        }
+        const tools = request.tools.map(
+          (tool): LanguageModelV4FunctionTool => ({
+            type: "function",
+            name: alias(tool.name),
+            description: Tool.getDescription(tool) ?? "",
+            inputSchema: Tool.getJsonSchema(tool) as JSONSchema7
+          })
+        )
+        const prompt = toPrompt(request.prompt, alias)
+        if (typeof prompt === "string") {
+          return yield* aiError("generateText", new AiError.InvalidUserInputError({ description: prompt }))
+        }
+        const format = request.responseFormat
+        const call: LanguageModelV4CallOptions = {
+          ...settings,
+          prompt,
+          ...(tools.length === 0 ? {} : { tools, toolChoice: toolChoiceOf(request.toolChoice, alias) }),
+          ...(format.type === "json"
+            ? {
+                responseFormat: {
+                  type: "json",
+                  name: format.objectName,
+                  schema: LanguageModel.defaultCodecTransformer(format.schema).jsonSchema as JSONSchema7
+                }
+              }
+            : {})
+        }
+        const result = yield* Retry.send({
+          provider: model.provider,
+          policy,
+          turn: 0,
+          send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
+        }).pipe(Effect.mapError(toAiError))
+        const parts: Array<Response.PartEncoded> = []
+        for (const part of result.content) {
+          if (part.type === "text") parts.push({ type: "text", text: part.text })
+          else if (part.type === "reasoning") parts.push({ type: "reasoning", text: part.text })
+          else if (part.type === "tool-call" && part.providerExecuted !== true) {
+            parts.push({
+              type: "tool-call",
+              id: part.toolCallId,
+              name: names.get(part.toolName) ?? part.toolName,
+              params: ProviderPrompt.parseInput(part.input)
+            })
+          }
+        }
+        const usage = result.usage
+        parts.push({
+          type: "finish",
+          reason: finishReasons[result.finishReason.unified] ?? "unknown",
+          usage: {
+            inputTokens: {
+              uncached: usage.inputTokens.noCache,
+              total: usage.inputTokens.total,
+              cacheRead: usage.inputTokens.cacheRead,
+              cacheWrite: usage.inputTokens.cacheWrite
+            },
+            outputTokens: {
+              total: usage.outputTokens.total,
+              text: usage.outputTokens.text,
+              reasoning: usage.outputTokens.reasoning
+            }
+          }
+        })
+        return parts
+      }),
+    streamText: () =>
+      Stream.fail(
+        aiError(
+          "streamText",
+          new AiError.InvalidUserInputError({
+            description: "EffectAiModel does not stream; use generateText or generateObject"
+          })
+        )
+      )
+  })
+}
+
+/**
+ * A `LanguageModel` layer over an AI SDK model (see `make`).
+ *
+ * @since 0.1.0
+ */
+export const layer = (model: LanguageModelV4, options?: Options): Layer.Layer<LanguageModel.LanguageModel> =>
+  Layer.effect(LanguageModel.LanguageModel, make(model, options))
