@@ -4,6 +4,7 @@
  * schema libraries' own costs as references.
  */
 import { Execute, type Outcome } from "@agent-harness/executor"
+import { Toolset } from "@agent-harness/tool-schema"
 import { Effect, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 import { z } from "zod"
@@ -46,6 +47,9 @@ const compiledDecode = SchemaParser.decodeUnknownSync(Compiled)
 const formatIssue = SchemaIssue.makeFormatterDefault()
 const zodParameters = z.strictObject({ path: z.string(), limit: z.number() })
 const run = (input: { readonly path: string }) => `contents of ${input.path}`
+/** The decoder `Toolset` compiled for the fixture's parameters: the decoding inside 1a. */
+const compiled = Toolset.entry(toolset, "read")?.fast?.compiled
+const input = valid.input as { readonly path: string; readonly limit: number }
 
 export interface Results {
   /** A, ns per call. */
@@ -69,6 +73,10 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
   check(Effect.runSync(invalidProgram)?.content === missingPathText, "execute inside an Effect refuses")
   check(baseline(valid)._tag === "Succeeded" && baseline(invalid).content === missingPathText, "A answers both")
   check(run(compiledDecode(valid.input, strict)) === "contents of notes/todo.txt", "the compiled decoder decodes")
+  // 1a decodes through tool-schema's compiled decoder (code generation is allowed here).
+  check(compiled !== undefined, "the toolset compiled a decoder for the fixture")
+  const decoded = compiled?.(input)
+  check(decoded !== undefined && run(decoded as typeof input) === "contents of notes/todo.txt", "it decodes")
 
   const results = await Measure.run(
     [
@@ -96,6 +104,16 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
           return parsed.success ? run(parsed.data) : undefined
         }
       },
+      {
+        name: "ref.compiled",
+        fn: () => {
+          const out = compiled?.(input)
+          return out === undefined ? undefined : run(out as typeof input)
+        }
+      },
+      // What refusing enumerable symbol keys costs by itself (the strict decode counts them as
+      // unexpected, so the compiled decoder lists them): V8 has no fast path for it.
+      { name: "ref.symbols", fn: () => (Object.getOwnPropertySymbols(input).length === 0 ? run(input) : undefined) },
       {
         name: "ref.effect.invalid",
         fn: () => {
@@ -156,6 +174,16 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
       ),
       row("ref", "ref.jit.strict", 'reference: the same with `onExcessProperty: "error"` (extra keys refused) + call'),
       row("ref", "ref.zod", "reference: zod 4 `safeParse` (strict object) + call"),
+      row(
+        "ref",
+        "ref.compiled",
+        "reference: tool-schema's compiled decoder for the parameters (the decoding inside 1a) + call"
+      ),
+      row(
+        "ref",
+        "ref.symbols",
+        "reference: listing the input's own symbol keys alone (`Object.getOwnPropertySymbols`), part of that decoder + call"
+      ),
       row("ref", "ref.effect.invalid", "reference: invalid call to Effect Schema's formatted message"),
       row("ref", "ref.zod.invalid", "reference: invalid call to zod's `prettifyError`")
     ]
