@@ -43,6 +43,9 @@ const mcpApart: Plugin = {
   }
 }
 
+/** Code from a dependency or a workspace package, not the CLI's own modules. */
+const library = /node_modules|packages/
+
 const build = await rolldown({
   input: { main: `${here}src/main.ts`, SoakChild: `${here}src/SoakChild.ts` },
   platform: "node",
@@ -57,11 +60,13 @@ try {
     minify: true,
     chunkFileNames: "[name]-[hash].js",
     // Everything a command shares (effect, the packages) in one chunk: one file to load, not twenty.
-    // What only the MCP commands use in one chunk of its own, loaded when one of them runs.
+    // The libraries only the MCP commands use in one chunk of its own, loaded when one of them
+    // runs. Library code only: a group takes its modules' dependencies too, and the CLI's own
+    // modules an MCP command imports (ExitCode) must not be pulled out of reach of the others.
     codeSplitting: {
       groups: [
-        { name: "shared", test: (id) => /node_modules|packages/.test(id) && !mcpOnly.has(id) },
-        { name: "mcp", test: (id) => mcpOnly.has(id) }
+        { name: "shared", test: (id) => library.test(id) && !mcpOnly.has(id) },
+        { name: "mcp", test: (id) => library.test(id) && mcpOnly.has(id) }
       ]
     }
   })
