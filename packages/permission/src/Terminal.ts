@@ -147,6 +147,8 @@ export const make = (streams: Streams): Approver.Approver => {
   const next = lineReader(streams.input)
   const write = (text: string): boolean => {
     try {
+      // A closed or destroyed output would swallow the question while the input waits forever.
+      if (streams.output.writable === false) return false
       streams.output.write(text)
       return true
     } catch {
