@@ -216,7 +216,9 @@ export const resultLine = (result: SessionResult.SessionResult): string =>
  * @since 0.1.0
  */
 export interface Recorder {
+  /** Writes one event's line, as the session tells it. */
   readonly onEvent: (event: Event.Event) => Effect.Effect<void>
+  /** Writes the closing `session.result` line (the result without its events). */
   readonly finish: (result: SessionResult.SessionResult) => Effect.Effect<void>
 }
 
