@@ -1,0 +1,70 @@
+/**
+ * The packages of this repository that publish to JSR without `--allow-slow-types` stay so: a
+ * change that gives one of them a slow type (an export whose type JSR must infer), an untyped
+ * error base, an export without JSDoc, or a test file in its upload fails here. Add a package to
+ * these lists once `node tools/jsr-check/check.ts <package>` passes for it.
+ */
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { beforeAll, describe, expect, it } from "vitest"
+
+const script = fileURLToPath(new URL("../check.ts", import.meta.url))
+
+/** `deno publish --dry-run` passes: fast check, type check, manifest, the files uploaded. */
+const publishable = [
+  "budgets",
+  "diff",
+  "file-tools",
+  "idempotency",
+  "mcp",
+  "planner",
+  "scripted-model",
+  "testing",
+  "viewer"
+] as const
+
+/** `deno doc --lint` passes too: every export documented, with an explicit type. */
+const documented = ["file-tools", "idempotency", "mcp", "planner", "scripted-model"] as const
+
+interface Step {
+  readonly ok: boolean
+  readonly problems: ReadonlyArray<{ readonly code: string; readonly at?: string; readonly message: string }>
+}
+
+interface Checked {
+  readonly dir: string
+  readonly manifest: ReadonlyArray<string>
+  readonly publish?: Step
+  readonly doc?: Step
+}
+
+let results: ReadonlyArray<Checked> = []
+let progress = ""
+
+beforeAll(() => {
+  const result = spawnSync(process.execPath, [script, "--json", ...publishable], {
+    encoding: "utf8",
+    timeout: 900_000,
+    maxBuffer: 64 * 1024 * 1024
+  })
+  progress = result.stderr
+  results = (JSON.parse(result.stdout) as { readonly packages: ReadonlyArray<Checked> }).packages
+}, 900_000)
+
+/** A step's problems as lines, so a failure names them. */
+const shown = (step: Step | undefined): ReadonlyArray<string> =>
+  step === undefined ? ["not run"] : step.problems.map((p) => `${p.code} ${p.at ?? "-"} ${p.message}`)
+
+describe("the packages publish to JSR without slow types", () => {
+  it.each(publishable)("%s: deno.json agrees with package.json and deno publish --dry-run passes", (dir) => {
+    const checked = results.find((r) => r.dir === dir)
+    expect(checked, progress).toBeDefined()
+    expect(checked?.manifest).toStrictEqual([])
+    expect(checked?.publish?.ok ? [] : shown(checked?.publish)).toStrictEqual([])
+  })
+
+  it.each(documented)("%s: deno doc --lint passes on its entry point", (dir) => {
+    const checked = results.find((r) => r.dir === dir)
+    expect(checked?.doc?.ok ? [] : shown(checked?.doc)).toStrictEqual([])
+  })
+})
