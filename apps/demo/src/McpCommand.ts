@@ -11,7 +11,6 @@
  *
  * @since 0.1.0
  */
-import process from "node:process"
 import { Execute } from "@agent-harness/executor"
 import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
@@ -20,6 +19,7 @@ import { InputFile } from "@agent-harness/scenario"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Effect, FileSystem, type Scope } from "effect"
 import * as ExitCode from "./ExitCode.ts"
+import * as Signal from "./Signal.ts"
 
 /**
  * The toolsets `--tools` names.
@@ -70,38 +70,6 @@ const checkRoot = (root: string): Effect.Effect<void, ExitCode.ExitCode, FileSys
     }
   })
 
-/**
- * Waits for SIGINT or SIGTERM and gives its name. While it waits, the command owns both
- * signals: the runtime's own handlers (which would interrupt the CLI and exit 130) are set
- * aside, so a signal stops the server gracefully and the command exits 0; they are put back
- * after.
- */
-const untilSignal: Effect.Effect<NodeJS.Signals> = Effect.acquireUseRelease(
-  Effect.sync(() => {
-    const aside = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") }
-    process.removeAllListeners("SIGINT")
-    process.removeAllListeners("SIGTERM")
-    return aside
-  }),
-  () =>
-    Effect.callback<NodeJS.Signals>((resume) => {
-      const stop = (signal: NodeJS.Signals) => resume(Effect.succeed(signal))
-      process.once("SIGINT", stop)
-      process.once("SIGTERM", stop)
-      return Effect.sync(() => {
-        process.off("SIGINT", stop)
-        process.off("SIGTERM", stop)
-      })
-    }),
-  (aside) =>
-    Effect.sync(() => {
-      for (const [signal, listeners] of Object.entries(aside)) {
-        process.removeAllListeners(signal)
-        for (const listener of listeners) process.on(signal, listener as (signal: NodeJS.Signals) => void)
-      }
-    })
-)
-
 /** The journal's middleware for the scope, or none. */
 const journalOf = (
   file: string | undefined
@@ -139,7 +107,7 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
         // Until stdin ends (the client is done) or a signal; stdout carries only the protocol.
         return yield* Effect.raceFirst(
           Effect.catch(serving(Serve.stdio(tools, { name: serverName })), failed),
-          Effect.asVoid(untilSignal)
+          Effect.asVoid(Signal.untilSignal)
         )
       }
       const listening = yield* Effect.catch(
@@ -147,6 +115,6 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
         failed
       )
       yield* Console.error(`listening on ${listening.url}`)
-      yield* untilSignal
+      yield* Signal.untilSignal
     })
   )
