@@ -9,5 +9,13 @@
 
 /** The Postgres database: the URL checked, a pool, `DatabaseUnavailable`. @since 0.1.0 */
 export * as Database from "./Database.ts"
+/** Conversations (the loop) as workflows: model turns and tool calls as activities. @since 0.1.0 */
+export * as DurableLoop from "./DurableLoop.ts"
+/** Tool calls as activities keyed by call id, guarded by the journal: the executor middleware. @since 0.1.0 */
+export * as DurableJournal from "./DurableJournal.ts"
+/** Plan sessions as workflows: steps and planner answers as activities. @since 0.1.0 */
+export * as DurableSession from "./DurableSession.ts"
+/** The workflow engine over Postgres: one process, a runner of many, or a client. @since 0.1.0 */
+export * as Engine from "./Engine.ts"
 /** The idempotency journal's store in a Postgres table. @since 0.1.0 */
 export * as PgStore from "./PgStore.ts"

@@ -1,0 +1,257 @@
+/**
+ * A conversation (the loop) as an effect/workflow `Workflow`: `Loop.run` as the workflow's body,
+ * each model turn an activity (`turn/<n>`: the reply, with its usage and finish reason, or the
+ * model's failure) and each tool call an activity named by its call id (`DurableJournal`, with
+ * the journal's ids under the conversation's id, since a model's call ids are only unique
+ * within its conversation). A conversation that runs again — after a restart, on another
+ * runner — replays the replies it has (the model is not asked again) and the calls it has
+ * (nothing runs again); a non-idempotent call that was running is reported outcome unknown and
+ * the model reads that, as with the local journal.
+ *
+ * The model is the `Model` service the runner provides (a real provider, a scripted model).
+ *
+ * @since 0.1.0
+ */
+import { Execute, Loop, Message, Model } from "@agent-harness/executor"
+import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
+import { Activity, type Workflow as W, Workflow, WorkflowEngine } from "effect/workflow"
+import * as DurableJournal from "./DurableJournal.ts"
+
+/**
+ * What starts a conversation: its id (the workflow's key; not empty) and the opening messages.
+ *
+ * @since 0.1.0
+ */
+export const Payload: Schema.Struct<{
+  readonly conversation_id: Schema.String
+  readonly messages: Schema.$Array<typeof Message.Message>
+}> = Schema.Struct({ conversation_id: Schema.String, messages: Schema.Array(Message.Message) })
+
+/** What starts a conversation. @since 0.1.0 */
+export type Payload = typeof Payload.Type
+
+/**
+ * How a conversation ended: the loop's stop reason, the final text (`null` at the turn cap) and
+ * the whole history (every tool result in it).
+ *
+ * @since 0.1.0
+ */
+export const Result: Schema.Struct<{
+  readonly stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget"]>
+  readonly text: Schema.NullOr<Schema.String>
+  readonly messages: Schema.$Array<typeof Message.Message>
+  readonly turns: Schema.Int
+}> = Schema.Struct({
+  stop: Schema.Literals(["end", "turn_cap", "time_budget"]),
+  text: Schema.NullOr(Schema.String),
+  messages: Schema.Array(Message.Message),
+  turns: Schema.Int
+})
+
+/** How a conversation ended. @since 0.1.0 */
+export type Result = typeof Result.Type
+
+const ConversationFailedBase: Schema.Class<
+  ConversationFailed,
+  Schema.TaggedStruct<
+    "ConversationFailed",
+    { readonly kind: Schema.Literals<readonly ["model", "option"]>; readonly message: Schema.String }
+  >,
+  Cause.YieldableError
+> = Schema.TaggedError<ConversationFailed>()("ConversationFailed", {
+  kind: Schema.Literals(["model", "option"]),
+  message: Schema.String
+})
+
+/**
+ * The loop failed: its model failed (`model`, the `ModelError`'s message, naming the turn) or
+ * an option is invalid (`option`). Recorded as the conversation's result.
+ *
+ * @since 0.1.0
+ */
+export class ConversationFailed extends ConversationFailedBase {}
+
+/**
+ * A model reply as recorded (the `Model.Response`).
+ *
+ * @since 0.1.0
+ */
+export const Response: Schema.Struct<{
+  readonly content: Schema.$Array<typeof Message.ReplyBlock>
+  readonly usage: Schema.optional<
+    Schema.Struct<{
+      readonly inputTokens: Schema.optional<Schema.Finite>
+      readonly outputTokens: Schema.optional<Schema.Finite>
+      readonly reasoningTokens: Schema.optional<Schema.Finite>
+      readonly cacheReadTokens: Schema.optional<Schema.Finite>
+      readonly cacheWriteTokens: Schema.optional<Schema.Finite>
+    }>
+  >
+  readonly finishReason: Schema.optional<
+    Schema.Literals<readonly ["stop", "length", "content-filter", "tool-calls", "error", "interrupted", "other"]>
+  >
+  readonly rawFinishReason: Schema.optional<Schema.String>
+}> = Schema.Struct({
+  content: Schema.Array(Message.ReplyBlock),
+  usage: Schema.optional(
+    Schema.Struct({
+      inputTokens: Schema.optional(Schema.Finite),
+      outputTokens: Schema.optional(Schema.Finite),
+      reasoningTokens: Schema.optional(Schema.Finite),
+      cacheReadTokens: Schema.optional(Schema.Finite),
+      cacheWriteTokens: Schema.optional(Schema.Finite)
+    })
+  ),
+  finishReason: Schema.optional(
+    Schema.Literals(["stop", "length", "content-filter", "tool-calls", "error", "interrupted", "other"])
+  ),
+  rawFinishReason: Schema.optional(Schema.String)
+})
+
+/**
+ * A model's failure as recorded (`Model.Failure`).
+ *
+ * @since 0.1.0
+ */
+export const ModelFailure: Schema.Struct<{ readonly _tag: Schema.String; readonly message: Schema.String }> =
+  Schema.Struct({ _tag: Schema.String, message: Schema.String })
+
+/**
+ * The model, each reply an activity of the running workflow (`turn/<n>`, n from 1 in the order
+ * the body asks): a reply that is recorded is given again without asking the model.
+ *
+ * @since 0.1.0
+ */
+export const journaledModel = (
+  model: Model.Shape
+): Effect.Effect<Model.Shape, never, WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance> =>
+  Effect.gen(function* () {
+    const engine = yield* WorkflowEngine.WorkflowEngine
+    const instance = yield* WorkflowEngine.WorkflowInstance
+    let asked = 0
+    const ask = (request: Model.Request): Effect.Effect<Model.Response, Model.Failure> =>
+      model.respond === undefined
+        ? Effect.map(model.reply(request), (content) => ({ content }))
+        : model.respond(request)
+    const respond = (request: Model.Request): Effect.Effect<Model.Response, Model.Failure> =>
+      Activity.make({
+        name: `turn/${++asked}`,
+        success: Response,
+        error: ModelFailure,
+        execute: Effect.mapError(ask(request), (failure) => ({ _tag: failure._tag, message: failure.message }))
+      }).pipe(
+        Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
+        Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
+      )
+    return {
+      reply: (request) => Effect.map(respond(request), (response) => response.content),
+      respond,
+      complete: model.complete
+    }
+  })
+
+/**
+ * What every runner knows of a kind of conversation.
+ *
+ * @since 0.1.0
+ */
+export interface Definition<T extends Tool.Any> {
+  readonly toolset: Toolset.Toolset<T>
+  /** Model calls at most; default `Loop.defaultMaxTurns`. */
+  readonly maxTurns?: number | undefined
+  /** How many calls of one turn run at once (each its own activity). Default 1. */
+  readonly concurrency?: number | "unbounded" | undefined
+  /** Per-call timeout. */
+  readonly timeout?: Execute.Options["timeout"]
+  /** Sees each call's outcome as the loop gets it (ran, replayed, outcome unknown). */
+  readonly onOutcome?: DurableJournal.Options["onOutcome"]
+}
+
+/**
+ * A kind of durable conversation: its workflow, the layer that registers it on a runner (with
+ * the runner's `Model`), and how to run, start and poll conversations.
+ *
+ * @since 0.1.0
+ */
+export interface DurableLoop<Name extends string, T extends Tool.Any> {
+  readonly workflow: W.Workflow<Name, typeof Payload, typeof Result, typeof ConversationFailed>
+  /** Registers the workflow on a runner. */
+  readonly layer: Layer.Layer<
+    never,
+    never,
+    WorkflowEngine.WorkflowEngine | DurableJournal.DurableJournal | Model.Model | Tool.Services<T>
+  >
+  /** Runs a conversation (or joins the one with that id) to its end. */
+  readonly run: (payload: Payload) => Effect.Effect<Result, ConversationFailed, WorkflowEngine.WorkflowEngine>
+  /** Starts a conversation (or finds the one with that id) without waiting; gives its execution id. */
+  readonly start: (payload: Payload) => Effect.Effect<string, never, WorkflowEngine.WorkflowEngine>
+  /** The result of a conversation, once it has one. */
+  readonly poll: (
+    conversationId: string
+  ) => Effect.Effect<Option.Option<W.Result<Result, ConversationFailed>>, never, WorkflowEngine.WorkflowEngine>
+}
+
+const checked = (payload: Payload): Effect.Effect<Payload> =>
+  typeof payload.conversation_id === "string" && payload.conversation_id.trim() !== ""
+    ? Effect.succeed(payload)
+    : Effect.die(
+        new RangeError(
+          `a durable conversation needs a conversation id, a non-empty string, got ${JSON.stringify(payload.conversation_id)}`
+        )
+      )
+
+/**
+ * A kind of durable conversation named `name` (the workflow's name, unique in the cluster).
+ *
+ * @since 0.1.0
+ */
+export const make = <const Name extends string, T extends Tool.Any>(
+  name: Name,
+  definition: Definition<T>
+): DurableLoop<Name, T> => {
+  const workflow = Workflow.make(name, {
+    payload: Payload,
+    success: Result,
+    error: ConversationFailed,
+    idempotencyKey: (payload) => payload.conversation_id
+  })
+  const layer = workflow.toLayer((payload) =>
+    Effect.gen(function* () {
+      const model = yield* journaledModel(yield* Model.Model)
+      const middleware = yield* DurableJournal.middleware({
+        scope: payload.conversation_id,
+        onOutcome: definition.onOutcome
+      })
+      const result = yield* Loop.run({
+        toolset: definition.toolset,
+        messages: payload.messages,
+        maxTurns: definition.maxTurns,
+        concurrency: definition.concurrency,
+        timeout: definition.timeout
+      }).pipe(
+        Effect.provideService(Model.Model, model),
+        Effect.provideService(Execute.Middleware, middleware),
+        Effect.mapError(
+          (error) =>
+            new ConversationFailed({ kind: error._tag === "ModelError" ? "model" : "option", message: error.message })
+        )
+      )
+      const ended: Result = {
+        stop: result.stop,
+        text: result.text ?? null,
+        messages: result.messages,
+        turns: result.turns.length
+      }
+      return ended
+    })
+  )
+  return {
+    workflow,
+    layer,
+    run: (payload) => Effect.flatMap(checked(payload), (p) => workflow.execute(p)),
+    start: (payload) => Effect.flatMap(checked(payload), (p) => workflow.execute(p, { discard: true })),
+    poll: (conversationId) =>
+      Effect.flatMap(workflow.executionId({ conversation_id: conversationId, messages: [] }), (id) => workflow.poll(id))
+  }
+}
