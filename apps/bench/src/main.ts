@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { availableParallelism, cpus, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
+import * as AdapterRows from "./AdapterRows.ts"
 import * as ColdStartRows from "./ColdStartRows.ts"
 import * as DiffRows from "./DiffRows.ts"
 import * as ExecuteRows from "./ExecuteRows.ts"
@@ -29,7 +30,8 @@ const step = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
 
 const execute = await step("rows 1–2", () => ExecuteRows.measure(settings))
 const rows: Array<Table.Row> = [...execute.rows]
-rows.push(...(await step("row 3", () => LoopRows.measure(settings, execute.a))))
+const loop = await step("row 3", () => LoopRows.measure(settings, execute.a))
+rows.push(...loop)
 rows.push(...(await step("row 4", () => ScenarioRows.measure(settings))))
 rows.push(...(await step("row 5", () => DiffRows.measure(settings))))
 rows.push(...(await step("row 6", () => MemoryRows.measure(settings))))
@@ -37,6 +39,9 @@ rows.push(...(await step("row 7", () => PlannerRows.measure(settings, execute.a)
 rows.push(...(await step("row 7 (journal)", () => IdempotencyRows.measure(settings, execute.a))))
 rows.push(...(await step("row 8", () => ViewerRows.measure(settings))))
 rows.push(...(await step("row 9", () => ColdStartRows.measure(settings))))
+// Row 10 compares with row 3's loop per call (its first row: the median is its ratio × A).
+const loopPerCall = (loop[0]?.ratio ?? Number.NaN) * execute.a
+rows.push(...(await step("row 10", () => AdapterRows.measure(settings, loopPerCall))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
