@@ -22,7 +22,9 @@ import type {
   LanguageModelV4FinishReason,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4TextPart,
   LanguageModelV4ToolResultOutput,
+  LanguageModelV4ToolResultPart,
   LanguageModelV4Usage,
   SharedV4ProviderOptions
 } from "@ai-sdk/provider"
@@ -53,20 +55,15 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 /** Provider metadata as the SDK's provider options: only its object entries. */
 const optionsOf = (metadata: Message.ProviderMetadata | undefined): SharedV4ProviderOptions | undefined => {
   if (metadata === undefined) return undefined
-  const options: SharedV4ProviderOptions = {}
-  let any = false
-  for (const [provider, value] of Object.entries(metadata)) {
-    if (isObject(value)) {
+  let options: SharedV4ProviderOptions | undefined
+  for (const provider in metadata) {
+    const value = metadata[provider]
+    if (Object.hasOwn(metadata, provider) && isObject(value)) {
+      options ??= {}
       options[provider] = value as JSONObject
-      any = true
     }
   }
-  return any ? options : undefined
-}
-
-const withOptions = <A extends object>(part: A, metadata: Message.ProviderMetadata | undefined): A => {
-  const providerOptions = optionsOf(metadata)
-  return providerOptions === undefined ? part : { ...part, providerOptions }
+  return options
 }
 
 const output = (result: Message.ToolResultBlock, errors: ErrorResults): LanguageModelV4ToolResultOutput =>
@@ -78,16 +75,17 @@ const output = (result: Message.ToolResultBlock, errors: ErrorResults): Language
 
 /** One block of an assistant message as a prompt part; a tool call's id is noted with its alias. */
 const assistantPart = (block: Message.ReplyBlock, aliases: ToolAliases.Aliases, names: Map<string, string>) => {
-  if (block.type === "text") return withOptions({ type: "text" as const, text: block.text }, block.provider_metadata)
-  if (block.type === "reasoning") {
-    return withOptions({ type: "reasoning" as const, text: block.text }, block.provider_metadata)
+  const providerOptions = optionsOf(block.provider_metadata)
+  if (block.type === "tool_use") {
+    const toolName = aliases.toProvider(block.name)
+    names.set(block.id, toolName)
+    return providerOptions === undefined
+      ? { type: "tool-call" as const, toolCallId: block.id, toolName, input: block.input }
+      : { type: "tool-call" as const, toolCallId: block.id, toolName, input: block.input, providerOptions }
   }
-  const toolName = aliases.toProvider(block.name)
-  names.set(block.id, toolName)
-  return withOptions(
-    { type: "tool-call" as const, toolCallId: block.id, toolName, input: block.input },
-    block.provider_metadata
-  )
+  return providerOptions === undefined
+    ? { type: block.type, text: block.text }
+    : { type: block.type, text: block.text, providerOptions }
 }
 
 /**
@@ -118,22 +116,20 @@ export const toPrompt = (
           prompt.push({ role: "user", content: [{ type: "text", text: message.content }] })
           break
         }
-        const results = message.content.filter((b): b is Message.ToolResultBlock => b.type === "tool_result")
-        const texts = message.content.filter((b): b is Message.TextBlock => b.type === "text")
-        if (results.length > 0) {
-          prompt.push({
-            role: "tool",
-            content: results.map((result) => ({
-              type: "tool-result" as const,
-              toolCallId: result.tool_use_id,
-              toolName: names.get(result.tool_use_id) ?? "",
-              output: output(result, errors)
-            }))
-          })
+        const results: Array<LanguageModelV4ToolResultPart> = []
+        const texts: Array<LanguageModelV4TextPart> = []
+        for (const block of message.content) {
+          if (block.type === "tool_result") {
+            results.push({
+              type: "tool-result",
+              toolCallId: block.tool_use_id,
+              toolName: names.get(block.tool_use_id) ?? "",
+              output: output(block, errors)
+            })
+          } else texts.push({ type: "text", text: block.text })
         }
-        if (texts.length > 0) {
-          prompt.push({ role: "user", content: texts.map((t) => ({ type: "text" as const, text: t.text })) })
-        }
+        if (results.length > 0) prompt.push({ role: "tool", content: results })
+        if (texts.length > 0) prompt.push({ role: "user", content: texts })
         break
       }
     }

@@ -100,18 +100,26 @@ export const send = <A>(options: {
   readonly policy: ReturnType<typeof resolve>
   readonly turn: number
   readonly send: (signal: AbortSignal) => PromiseLike<A>
-}): Effect.Effect<A, ProviderError.ProviderError> =>
-  Effect.gen(function* () {
-    const { provider, policy, turn } = options
-    const start = yield* Clock.currentTimeMillis
-    let attempts = 0
+}): Effect.Effect<A, ProviderError.ProviderError> => {
+  const { provider, policy, turn } = options
+  let attempts = 0
+  const attempt = Effect.suspend(() => {
+    attempts++
+    return Effect.tryPromise({
+      try: (signal) => options.send(signal),
+      catch: (error) => ProviderError.classify(provider, error, Date.now())
+    })
+  })
+  // The schedule is built only once a request has failed transiently: the first attempt, the
+  // common case, costs one request and nothing more.
+  const retryAfter = (first: ProviderError.Transient, start: number) => {
     let pastBudget: number | undefined
-    const attempt = Effect.suspend(() => {
-      attempts++
-      return Effect.tryPromise({
-        try: (signal) => options.send(signal),
-        catch: (error) => ProviderError.classify(provider, error, Date.now())
-      })
+    let replay: ProviderError.Transient | undefined = first
+    const again = Effect.suspend(() => {
+      if (replay === undefined) return attempt
+      const failure = replay
+      replay = undefined
+      return Effect.fail(failure)
     })
     const schedule = Schedule.exponential(policy.base).pipe(
       Schedule.setInputType<ProviderError.ProviderError | ProviderError.Transient>(),
@@ -145,7 +153,7 @@ export const send = <A>(options: {
           : Effect.void
       )
     )
-    return yield* attempt.pipe(
+    return again.pipe(
       Effect.retry(schedule),
       Effect.mapError((error) =>
         error._tag === "Transient"
@@ -161,4 +169,8 @@ export const send = <A>(options: {
           : error
       )
     )
-  })
+  }
+  return Effect.flatMap(Clock.currentTimeMillis, (start) =>
+    Effect.catch(attempt, (error) => (error._tag === "Transient" ? retryAfter(error, start) : Effect.fail(error)))
+  )
+}
