@@ -95,6 +95,28 @@ const problemText = (messages: Messages.Messages, problem: Policy.Problem): stri
     ? messages.unreadable(problem.field, problem.message)
     : messages.tooManyReadings(problem.readings, Policy.maxReadings)
 
+/** The call's input, read once, and the policy's verdict; an input that throws when read is denied. */
+const judge = (
+  policy: Policy.Compiled,
+  call: Toolset.RawCall,
+  annotations: Tool.Annotations
+): { readonly input: unknown; readonly verdict: Policy.Verdict } => {
+  try {
+    const input = call.input
+    return { input, verdict: Policy.decide(policy, { name: call.name, input }, annotations) }
+  } catch (thrown) {
+    return {
+      input: undefined,
+      verdict: {
+        decision: "deny",
+        rule: undefined,
+        reason: undefined,
+        problem: { _tag: "Unreadable", field: "(input)", message: Render.thrown(thrown) }
+      }
+    }
+  }
+}
+
 /**
  * The gate over a policy, as executor middleware. Fails with `InvalidPolicy` when the policy
  * does not decode (a policy built in code is checked like one read from a file).
@@ -119,19 +141,7 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
         const messages = yield* Messages.current
         const { catalog } = yield* Execute.harness
         const annotations = annotationsOf(tool)
-        let input: unknown
-        let verdict: Policy.Verdict
-        try {
-          input = call.input
-          verdict = Policy.decide(policy, { name: call.name, input }, annotations)
-        } catch (thrown) {
-          verdict = {
-            decision: "deny",
-            rule: undefined,
-            reason: undefined,
-            problem: { _tag: "Unreadable", field: "(input)", message: Render.thrown(thrown) }
-          }
-        }
+        const { input, verdict } = judge(policy, call, annotations)
         const record = (allowed: boolean, answer: Answered | undefined, reason: string | undefined) =>
           Trace.record({
             type: "permission.decision",

@@ -10,7 +10,7 @@ import { Journal, MemoryStore, RetrySafety } from "@agent-harness/idempotency"
 import { ScriptedModel } from "@agent-harness/scripted-model"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Exit, Layer, Schema } from "effect"
 import { Approver, Compose, Gate, Messages, Policy, Untrusted } from "../src/index.ts"
 
 /** Tools that record each run. */
@@ -341,23 +341,25 @@ describe("ask", () => {
 })
 
 describe("the gate fails closed on what it cannot read", () => {
-  it.effect("an input whose checked field throws on a second read is denied, not answered as a defect", () =>
+  it.effect("an input whose checked field throws when the gate reads it is denied, not answered as a defect", () =>
     Effect.gen(function* () {
-      let reads = 0
+      // The executor decoded it already; a getter may answer differently the next time.
       const input = {
         text: "x",
         get path(): string {
-          reads += 1
-          if (reads > 1) throw new Error("second read")
-          return "notes/a"
+          throw new Error("second read")
         }
       }
-      const { outcomes, ran } = yield* behindGate([call("c1", "append", input)])
-      assert.deepStrictEqual(ran, [])
+      const gate = yield* Gate.make({ policy })
+      const outcome = yield* gate(call("c1", "append", input), append, Effect.die("must not run"))
       assert.strictEqual(
-        outcomes[0]?.content,
+        outcome.content,
         "not executed: denied: its argument 'path' could not be read to check it: second read"
       )
+      const { proxy, revoke } = Proxy.revocable({}, {})
+      revoke()
+      const revoked = yield* gate({ id: "c2", name: "append", input: proxy }, append, Effect.die("must not run"))
+      assert.isTrue(Outcome.isDenied(revoked))
     })
   )
 
@@ -544,8 +546,12 @@ describe("the loop does not change", () => {
       }
       const { trace, events } = yield* Trace.memory
       const result = yield* Loop.run({ toolset: FileTools.english, messages: script.messages, maxTurns: 4 }).pipe(
-        Effect.provide(ScriptedModel.layer(script)),
-        Effect.provide(Gate.layer({ policy: { rules: [{ annotations: { readOnly: true }, decision: "allow" }] } })),
+        Effect.provide(
+          Layer.mergeAll(
+            ScriptedModel.layer(script),
+            Gate.layer({ policy: { rules: [{ annotations: { readOnly: true }, decision: "allow" }] } })
+          )
+        ),
         Effect.provideService(Files.Files, files),
         Effect.provideService(Trace.Trace, trace)
       )
