@@ -1,7 +1,7 @@
 /**
  * Whether a call may be repeated blindly (seed 000): only when its tool is idempotent (read-only
  * counts) or when it provably did not run (it failed its schema, named no tool, or a layer of
- * the harness refused it). A non-idempotent call that failed while running, timed out, or whose
+ * the harness refused it: a journal, or a permission gate that denied it, `Outcome.isDenied`). A non-idempotent call that failed while running, timed out, or whose
  * outcome is unknown may have done part of its work; one that succeeded did all of it.
  *
  * @since 0.1.0
