@@ -514,3 +514,54 @@ export const decide = (
     if (i === options.length) return strictest
   }
 }
+
+/**
+ * The default of `harness agent` on a real folder: read-only tools run, anything else is asked
+ * about (and denied when no one can be asked).
+ *
+ * @since 0.1.0
+ */
+export const askBeforeChanges: Policy = {
+  rules: [{ annotations: { readOnly: true }, decision: "allow" }],
+  default: { decision: "ask", reason: "the tool is not read-only" }
+}
+
+/**
+ * Tool globs given as command-line shorthands (`--deny`, `--ask`, `--allow`).
+ *
+ * @since 0.1.0
+ */
+export interface Shorthands {
+  readonly deny?: ReadonlyArray<string> | undefined
+  readonly ask?: ReadonlyArray<string> | undefined
+  readonly allow?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * A policy with shorthand rules in front of its own: every `deny` first, then every `ask`, then
+ * every `allow` (flags have no order of their own on a command line, so the strictest comes
+ * first), each with its flag as its reason (`--deny 'fs__*'`). A glob that does not compile is
+ * refused when the policy is compiled (`Gate.make`), at `rules[i].tool`.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@agent-harness/permission"
+ *
+ * Policy.withShorthands(Policy.askBeforeChanges, { deny: ["fs__delete*"], allow: ["append"] })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const withShorthands = (policy: Policy, shorthands: Shorthands): Policy => {
+  const rules = (decision: Decision, globs: ReadonlyArray<string> | undefined): ReadonlyArray<Rule> =>
+    (globs ?? []).map((tool) => ({ tool, decision, reason: `--${decision} ${JSON.stringify(tool)}` }))
+  return {
+    ...policy,
+    rules: [
+      ...rules("deny", shorthands.deny),
+      ...rules("ask", shorthands.ask),
+      ...rules("allow", shorthands.allow),
+      ...(policy.rules ?? [])
+    ]
+  }
+}

@@ -317,3 +317,35 @@ describe("Policy.decide: hostile arguments deny, never throw", () => {
     expect(decide(policy, "read", { path: huge }).decision).toBe("allow")
   })
 })
+
+describe("the CLI's defaults and shorthands", () => {
+  it("askBeforeChanges: read-only runs, anything else is asked about", () => {
+    expect(decide(Policy.askBeforeChanges, "read", { path: "a" }, readOnly).decision).toBe("allow")
+    expect(decide(Policy.askBeforeChanges, "append", { path: "a" })).toStrictEqual({
+      decision: "ask",
+      rule: undefined,
+      reason: "the tool is not read-only"
+    })
+  })
+
+  it("shorthands go first, deny before ask before allow, whatever order the flags came in", () => {
+    const policy = Policy.withShorthands(Policy.askBeforeChanges, { allow: ["app*"], deny: ["append"], ask: ["read"] })
+    expect(policy.rules?.map((r) => [r.tool, r.decision, r.reason])).toStrictEqual([
+      ["append", "deny", `--deny "append"`],
+      ["read", "ask", `--ask "read"`],
+      ["app*", "allow", `--allow "app*"`],
+      [undefined, "allow", undefined]
+    ])
+    expect(decide(policy, "append", {}).decision).toBe("deny")
+    expect(decide(policy, "read", {}, readOnly).decision).toBe("ask")
+    expect(decide(policy, "apply", {}).decision).toBe("allow")
+    expect(Result.map(Policy.compile(Policy.withShorthands({}, { deny: ["[z-a]"] })), () => "compiled")).toStrictEqual(
+      Result.fail(
+        new Policy.InvalidPolicy({
+          path: "rules[0].tool",
+          problem: "not a glob that compiles: the range 'z-a' is backwards"
+        })
+      )
+    )
+  })
+})
