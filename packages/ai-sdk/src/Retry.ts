@@ -171,6 +171,6 @@ export const send = <A>(options: {
     )
   }
   return Effect.flatMap(Clock.currentTimeMillis, (start) =>
-    Effect.catch(attempt, (error) => (error._tag === "Transient" ? retryAfter(error, start) : Effect.fail(error)))
+    Effect.catchTag(attempt, "Transient", (error) => retryAfter(error, start))
   )
 }
