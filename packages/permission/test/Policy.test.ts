@@ -6,8 +6,8 @@
  */
 import { Tool } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
-import { Result, Schema } from "effect"
-import { Policy } from "../src/index.ts"
+import { Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import { Approver, Policy } from "../src/index.ts"
 
 const invalid = (json: unknown): { readonly path: string; readonly problem: string } => {
   const decoded = Policy.decode(json)
@@ -347,5 +347,31 @@ describe("the CLI's defaults and shorthands", () => {
         })
       )
     )
+  })
+})
+
+describe("inside another file's Schema (a scenario file)", () => {
+  it("the policy and the scripted approvals keep their paths and their refusals", () => {
+    const File = Schema.Struct({
+      policy: Schema.optionalKey(Policy.Policy),
+      approvals: Schema.optionalKey(Approver.ScriptedAnswers)
+    })
+    const decode = SchemaParser.decodeUnknownResult(File)
+    const paths = (json: unknown) => {
+      const decoded = decode(json, { errors: "first", onExcessProperty: "error" })
+      return Result.isFailure(decoded)
+        ? SchemaIssue.makeFormatterStandardSchemaV1()(decoded.failure).issues.map((i) => [
+            i.path?.map((p) => (typeof p === "object" ? p.key : p)),
+            i.message
+          ])
+        : "decoded"
+    }
+    expect(paths({ policy: { default: "deny" }, approvals: [{ tool_use_id: "c2", answer: "no" }] })).toBe("decoded")
+    expect(paths({ policy: { rules: [{ tool: "{a", decision: "deny" }] } })).toStrictEqual([
+      [["policy", "rules", 0, "tool"], "not a glob that compiles: missing closing '}' (use '\\{' for a literal '{')"]
+    ])
+    expect(paths({ approvals: [{ answer: "yes", tool_use: "c1" }] })).toStrictEqual([
+      [["approvals", 0, "tool_use"], "Expected no excess property"]
+    ])
   })
 })
