@@ -182,6 +182,35 @@ const mcp = Command.make("mcp").pipe(
   Command.withSubcommands([mcpServe])
 )
 
+const view = Command.make(
+  "view",
+  {
+    files: Argument.String("file").pipe(
+      Argument.withDescription(
+        "conversation traces, plan session traces (harness run --trace) and test reports (harness test --json)"
+      ),
+      Argument.atLeast(1)
+    ),
+    out: Flag.String("out").pipe(
+      Flag.optional,
+      Flag.withDescription("write the page here (one self-contained HTML file) instead of serving it")
+    ),
+    port: Flag.Int("port").pipe(
+      Flag.optional,
+      Flag.withDescription("serve on 127.0.0.1 at this port (default: any free one)")
+    )
+  },
+  ({ files, out, port }) =>
+    lazy(
+      () => import("./ViewCommand.ts"),
+      (m) => m.view(files, { out: Option.getOrUndefined(out), port: Option.getOrUndefined(port) })
+    )
+).pipe(
+  Command.withDescription(
+    "See a run: traces and reports as one HTML page, written with --out or served on 127.0.0.1 until Ctrl-C"
+  )
+)
+
 /**
  * The whole command tree.
  *
@@ -189,7 +218,7 @@ const mcp = Command.make("mcp").pipe(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, demo, soak, mcp])
+  Command.withSubcommands([run, test, capture, view, demo, soak, mcp])
 )
 
 /**
