@@ -25,6 +25,7 @@ export interface Request {
   readonly name: string
   /** The call's input, as the model sent it (it passed the tool's schema). */
   readonly input: unknown
+  /** The tool's annotations. */
   readonly annotations: Tool.Annotations
   /** The index of the rule that asks in the policy's `rules`; `undefined`: the default. */
   readonly rule: number | undefined
@@ -39,7 +40,9 @@ export interface Request {
  * @since 0.1.0
  */
 export interface Answer {
+  /** `yes`, `no` or `always`. */
   readonly answer: "yes" | "no" | "always"
+  /** Why, when it is `no`: the model reads it. */
   readonly reason?: string | undefined
 }
 
@@ -50,6 +53,7 @@ export interface Answer {
  * @since 0.1.0
  */
 export interface Approver {
+  /** Answers one request. */
   readonly ask: (request: Request) => Effect.Effect<Answer>
 }
 
@@ -81,9 +85,13 @@ export const Approver: Context.Reference<Approver> = Context.Reference<Approver>
  * @since 0.1.0
  */
 export interface ScriptedAnswer {
+  /** The call it answers, checked when it is used. */
   readonly tool_use_id?: string
+  /** The tool it answers, checked when it is used. */
   readonly tool?: string
+  /** The answer. */
   readonly answer: "yes" | "no" | "always"
+  /** The reason of a `no`. */
   readonly reason?: string
 }
 
@@ -110,6 +118,7 @@ export const ScriptedAnswers: Schema.Codec<
  * @since 0.1.0
  */
 export interface Scripted {
+  /** The approver to provide. */
   readonly approver: Approver
   /** The requests it was asked, in order. */
   readonly asked: Effect.Effect<ReadonlyArray<Request>>

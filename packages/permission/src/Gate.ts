@@ -31,6 +31,7 @@ import * as Untrusted from "./Untrusted.ts"
  * @since 0.1.0
  */
 export interface Options {
+  /** The policy (checked by `make`). */
   readonly policy: Policy.Policy
   /**
    * Mark the text of every result a tool produced as untrusted data (`Untrusted.mark`); add

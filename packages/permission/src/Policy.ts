@@ -34,9 +34,13 @@ export type Decision = "allow" | "ask" | "deny"
  * @since 0.1.0
  */
 export interface AnnotationMatch {
+  /** The tool does not modify its environment. */
   readonly readOnly?: boolean
+  /** The tool may delete or overwrite. */
   readonly destructive?: boolean
+  /** Calling it again with the same arguments has no additional effect. */
   readonly idempotent?: boolean
+  /** The tool reaches outside a closed domain (the web, other systems). */
   readonly openWorld?: boolean
 }
 
@@ -63,6 +67,7 @@ export interface Rule {
    * texts) matching one of its globs. A call without the field does not match.
    */
   readonly args?: { readonly [field: string]: Globs }
+  /** What it says when it matches. */
   readonly decision: Decision
   /** Why: shown to the person asked, and to the model when the call is denied. */
   readonly reason?: string
@@ -74,7 +79,9 @@ export interface Rule {
  * @since 0.1.0
  */
 export interface Default {
+  /** What it says. */
   readonly decision: Decision
+  /** Why: shown to the person asked, and to the model when the call is denied. */
   readonly reason?: string
 }
 
@@ -84,7 +91,9 @@ export interface Default {
  * @since 0.1.0
  */
 export interface Policy {
+  /** The rules, in the order they are tried. */
   readonly rules?: ReadonlyArray<Rule>
+  /** The decision when no rule matches (`ask` when left out). */
   readonly default?: Decision | Default
 }
 
@@ -175,6 +184,7 @@ const InvalidPolicyBase: Schema.Class<
  * @since 0.1.0
  */
 export class InvalidPolicy extends InvalidPolicyBase {
+  /** `<path>: <problem>`. */
   override get message(): string {
     return `${this.path}: ${this.problem}`
   }
@@ -255,7 +265,9 @@ export type JsonParser = (
  *
  * @since 0.1.0
  */
-export const jsonParse: JsonParser = (text) => {
+export const jsonParse: JsonParser = (
+  text: string
+): Result.Result<unknown, { readonly path: ReadonlyArray<string | number>; readonly problem: string }> => {
   try {
     return Result.succeed(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text))
   } catch (thrown) {
@@ -292,8 +304,11 @@ interface CompiledRule {
  * @since 0.1.0
  */
 export interface Compiled {
+  /** The policy, decoded. */
   readonly policy: Policy
+  /** Its rules, compiled, in order. */
   readonly rules: ReadonlyArray<CompiledRule>
+  /** Its default (`ask` when it had none). */
   readonly default: Default
   /** Every field some rule's `args` names, in order of first use. */
   readonly fields: ReadonlyArray<string>
@@ -342,9 +357,13 @@ export const compile = (policy: Policy): Result.Result<Compiled, InvalidPolicy> 
  * @since 0.1.0
  */
 export interface Verdict {
+  /** What the policy says. */
   readonly decision: Decision
+  /** The index of the rule that said it in `rules`; `undefined`: the default. */
   readonly rule: number | undefined
+  /** That rule's reason. */
   readonly reason: string | undefined
+  /** Why the arguments could not be checked (the decision is then `deny`). */
   readonly problem?: Problem | undefined
 }
 
@@ -532,8 +551,11 @@ export const askBeforeChanges: Policy = {
  * @since 0.1.0
  */
 export interface Shorthands {
+  /** Tools to deny (`--deny`). */
   readonly deny?: ReadonlyArray<string> | undefined
+  /** Tools to ask about (`--ask`). */
   readonly ask?: ReadonlyArray<string> | undefined
+  /** Tools to allow (`--allow`). */
   readonly allow?: ReadonlyArray<string> | undefined
 }
 

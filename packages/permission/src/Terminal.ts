@@ -21,7 +21,9 @@ import * as Messages from "./Messages.ts"
  * @since 0.1.0
  */
 export interface Streams {
+  /** Where answers are read, one per line (`process.stdin`). */
   readonly input: Readable
+  /** Where questions are written (`process.stderr`, so stdout stays the run's output). */
   readonly output: Writable
 }
 

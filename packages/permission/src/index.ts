@@ -6,19 +6,19 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** Who answers when a rule says `ask`: the service, unattended, scripted. @since 0.1.0 */
 export * as Approver from "./Approver.ts"
-/** @since 0.1.0 */
+/** Several executor middlewares as one. @since 0.1.0 */
 export * as Compose from "./Compose.ts"
-/** @since 0.1.0 */
+/** The permission gate as executor middleware. @since 0.1.0 */
 export * as Gate from "./Gate.ts"
-/** @since 0.1.0 */
+/** Globs matched in pattern × text time. @since 0.1.0 */
 export * as Glob from "./Glob.ts"
-/** @since 0.1.0 */
+/** The gate's texts, English and Spanish. @since 0.1.0 */
 export * as Messages from "./Messages.ts"
-/** @since 0.1.0 */
+/** Policies: their Schema, decoding, and deciding a call. @since 0.1.0 */
 export * as Policy from "./Policy.ts"
-/** @since 0.1.0 */
+/** The approver of a person at a terminal. @since 0.1.0 */
 export * as Terminal from "./Terminal.ts"
-/** @since 0.1.0 */
+/** Tool output marked as untrusted data. @since 0.1.0 */
 export * as Untrusted from "./Untrusted.ts"
