@@ -2,9 +2,10 @@
  * Builds the published `harness` command: `src/main.ts` (and the soak's child) bundled with
  * rolldown into `dist/`, effect and every workspace package included, so the installed CLI has
  * no dependencies to resolve at start; subcommands load lazily from their own chunks.
- * `bin/harness.js` turns on Node's compile cache and imports `dist/main.js`. What only the MCP
- * commands use (`@agent-harness/mcp`, the MCP SDK and its dependencies) stays out of the shared
- * chunk, in chunks of its own that only they load: `harness run` never loads the SDK.
+ * `bin/harness.js` turns on Node's compile cache and imports `dist/main.js`. What only some
+ * commands use stays out of the shared chunk, in a chunk of its own that only they load: the MCP
+ * package, the MCP SDK and its dependencies (the MCP commands, a scenario that mounts a server),
+ * and the viewer (`harness view`). `harness run` never loads the SDK nor the viewer.
  *
  *   node build.ts [OUT]     (OUT: the output folder, `dist/` by default)
  *
@@ -19,27 +20,44 @@ const here = fileURLToPath(new URL("./", import.meta.url))
 const dist = path.resolve(process.argv[2] ?? `${here}dist`)
 fs.rmSync(dist, { recursive: true, force: true })
 
-/** The modules that load the MCP package: the MCP commands, and the scenarios' mounter's import of it. */
-const mcpRoot = (id: string): boolean =>
-  /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]McpCommand\.ts$/.test(id)
+/**
+ * The libraries kept apart, each with the modules that load it: the MCP package (the MCP
+ * commands, and the scenarios' mounter's import of it), and the viewer (the view command).
+ */
+const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
+  { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]McpCommand\.ts$/ },
+  { name: "viewer", root: /[\\/]packages[\\/]viewer[\\/]src[\\/]index\.ts$|[\\/]src[\\/]ViewCommand\.ts$/ }
+]
 
 /**
- * The modules only the MCP roots reach: everything the graph holds minus what the entries reach
- * without going through an MCP root. Known once the graph is built, before chunks are made.
+ * Which group each module kept apart belongs to: those only one group's roots reach (everything
+ * the graph holds minus what the entries reach without going through a root; a module two
+ * groups reach stays shared). Known once the graph is built, before chunks are made.
  */
-const mcpOnly = new Set<string>()
-const mcpApart: Plugin = {
-  name: "mcp-apart",
+const only = new Map<string, string>()
+const keepApart: Plugin = {
+  name: "keep-apart",
   buildEnd() {
-    const reached = new Set<string>()
-    const pending = [...this.getModuleIds()].filter((id) => this.getModuleInfo(id)?.isEntry === true)
-    for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
-      if (reached.has(id) || mcpRoot(id)) continue
-      reached.add(id)
-      const info = this.getModuleInfo(id)
-      pending.push(...(info?.importedIds ?? []), ...(info?.dynamicallyImportedIds ?? []))
+    const walk = (from: ReadonlyArray<string>, stop: (id: string) => boolean): Set<string> => {
+      const reached = new Set<string>()
+      const pending = [...from]
+      for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+        if (reached.has(id) || stop(id)) continue
+        reached.add(id)
+        const info = this.getModuleInfo(id)
+        pending.push(...(info?.importedIds ?? []), ...(info?.dynamicallyImportedIds ?? []))
+      }
+      return reached
     }
-    for (const id of this.getModuleIds()) if (!reached.has(id)) mcpOnly.add(id)
+    const ids = [...this.getModuleIds()]
+    const entries = ids.filter((id) => this.getModuleInfo(id)?.isEntry === true)
+    const common = walk(entries, (id) => apart.some((group) => group.root.test(id)))
+    const owners = new Map<string, Array<string>>()
+    for (const group of apart) {
+      const roots = ids.filter((id) => group.root.test(id))
+      for (const id of walk(roots, (id) => common.has(id))) owners.set(id, [...(owners.get(id) ?? []), group.name])
+    }
+    for (const [id, names] of owners) if (names.length === 1 && names[0] !== undefined) only.set(id, names[0])
   }
 }
 
@@ -51,7 +69,7 @@ const build = await rolldown({
   platform: "node",
   external: [/^node:/, "rolldown"],
   logLevel: "warn",
-  plugins: [mcpApart]
+  plugins: [keepApart]
 })
 try {
   await build.write({
@@ -60,13 +78,14 @@ try {
     minify: true,
     chunkFileNames: "[name]-[hash].js",
     // Everything a command shares (effect, the packages) in one chunk: one file to load, not twenty.
-    // The libraries only the MCP commands use in one chunk of its own, loaded when one of them
-    // runs. Library code only: a group takes its modules' dependencies too, and the CLI's own
-    // modules an MCP command imports (ExitCode) must not be pulled out of reach of the others.
+    // The libraries only some commands use in a chunk of their own (mcp, viewer), loaded when
+    // one of them runs. Library code only: a group takes its modules' dependencies too, and the
+    // CLI's own modules such a command imports (ExitCode) must not be pulled out of reach of the
+    // others.
     codeSplitting: {
       groups: [
-        { name: "shared", test: (id) => library.test(id) && !mcpOnly.has(id) },
-        { name: "mcp", test: (id) => library.test(id) && mcpOnly.has(id) }
+        { name: "shared", test: (id) => library.test(id) && !only.has(id) },
+        ...apart.map(({ name }) => ({ name, test: (id: string) => library.test(id) && only.get(id) === name }))
       ]
     }
   })

@@ -4,42 +4,22 @@
  * and `harness mcp serve` answers over stdio. A module-loading hook preloaded into the child
  * lists every file it loads.
  */
-import { spawn, spawnSync } from "node:child_process"
-import { basename, join } from "node:path"
+import { spawn } from "node:child_process"
+import { join } from "node:path"
 import process from "node:process"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { demoDir, salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
+import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 
 const SPAWNS = { timeout: 180_000 }
 const temp = tempFolder("mcp-built")
 afterAll(() => temp.remove())
 const dist = temp.path("dist")
 
-beforeAll(() => {
-  const built = spawnSync(process.execPath, [join(demoDir, "build.ts"), dist], {
-    encoding: "utf8",
-    timeout: 170_000,
-    killSignal: "SIGKILL"
-  })
-  assert.strictEqual(built.status, 0, `build.ts: ${built.error?.message ?? ""} ${built.stderr}`)
-}, 180_000)
+beforeAll(() => build(dist), buildTimeout + 10_000)
 
-/** Reports each file the child loads on stderr, as `LOADED <url>`. */
-const hook = `data:text/javascript,${encodeURIComponent(
-  `import{registerHooks}from"node:module";registerHooks({load(u,c,n){if(u.startsWith("file:"))process.stderr.write("LOADED "+u+"\\n");return n(u,c)}})`
-)}`
-
-/** Runs the built CLI with the hook: its output, and the names of the files it loaded. */
-const built = (args: ReadonlyArray<string>) => {
-  const r = spawnSync(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", "--import", hook, join(dist, "main.js"), ...args],
-    { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL", env: { ...process.env, NO_COLOR: "1" } }
-  )
-  assert.isUndefined(r.error, `${args.join(" ")}: ${r.error?.message ?? ""}`)
-  const loaded = [...r.stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => basename(m[1] ?? ""))
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr.replace(/^LOADED \S+\n/gm, ""), loaded }
-}
+/** Runs the built CLI: its output, and the names of the files it loaded. */
+const built = (args: ReadonlyArray<string>) => runBuilt(dist, args)
 
 const isMcpChunk = (file: string): boolean => /^mcp-[\w-]+\.js$/.test(file)
 
