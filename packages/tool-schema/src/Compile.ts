@@ -28,9 +28,8 @@
 import type { SchemaAST } from "effect"
 
 /**
- * A compiled decoder: the decoded input, or `undefined` when Schema's path must decide. It reads
- * the input, so it throws what reading throws (a getter, a Proxy trap) and what a check of the
- * schema throws; callers run it inside their guard.
+ * A compiled decoder: the decoded input, or `undefined` when Schema's path must decide. It never
+ * throws: when reading the input or a check of the schema throws, it answers `undefined`.
  *
  * @internal
  */
@@ -44,11 +43,11 @@ export type Decoder = (input: object) => object | undefined
 export type CodeGenerator = (...source: Array<string>) => unknown
 
 /**
- * Which of Schema's decoders the compiled one reads the input like, so that an input whose
- * reading throws (a Proxy's `has` trap) gets the answer it gets from that decoder:
- * `"interpreter"` asks `key in input` before reading every declared key; `"jit"` (Schema's JIT
- * compiler) asks it only for optional keys and for types that accept `undefined`, and otherwise
- * reads the key and refuses what is missing by its value.
+ * Which of Schema's decoders the compiled one reads the input like. It must read at least what
+ * that decoder reads, so that it never accepts an input that decoder could not read (a Proxy
+ * whose `has` trap throws): `"interpreter"` asks `key in input` before reading every declared
+ * key; `"jit"` (Schema's JIT compiler) asks it only for optional keys and for types that accept
+ * `undefined`, and otherwise reads the key and refuses what is missing by its value.
  *
  * @internal
  */
@@ -243,10 +242,12 @@ const emitStruct = (
   lines.push(
     `for (const ${key} in ${input}) { switch (${key}) { ${cases}break; default: if (H(${input}, ${key})) ${fail} } }`
   )
-  const symbols = fresh(e, "symbols")
-  const i = fresh(e, "i")
-  lines.push(`const ${symbols} = Y(${input});`)
-  lines.push(`for (let ${i} = 0; ${i} < ${symbols}.length; ${i}++) if (E.call(${input}, ${symbols}[${i}])) ${fail}`)
+  // Enumerable own symbol keys are unexpected too. Listing them (`Object.getOwnPropertySymbols`)
+  // costs more than all the rest; `Object.assign` onto a frozen object that holds only the
+  // declared keys (as setters that do nothing) walks every enumerable own key, symbols included,
+  // on V8's fast path, and throws at the first it cannot set: an undeclared one. (It reads the
+  // values too: what a getter throws is caught as well, see `source`.)
+  lines.push(`S(${constant(e, probeOf(ast))}, ${input});`)
   // The fields, in declared order: present when `key in input`, then read, as Schema reads them.
   const fields: Array<{ readonly key: string; readonly out: string; readonly present: string | undefined }> = []
   for (let n = 0; n < keys.length; n++) {
@@ -338,12 +339,17 @@ export const source = (
   if (out === undefined) return undefined
   emitChecks(e, ast, out, fail)
   const bound = e.constants.map((_, i) => `k${i} = K[${i}]`)
+  // Whatever reading the input throws (a getter, a Proxy trap, the probe of unexpected keys) or a
+  // check throws, the answer is "not accepted here": the caller's path reads the input its own
+  // way, as before, and what it meets decides.
   const body = [
     '"use strict";',
     ...(bound.length > 0 ? [`const ${bound.join(", ")};`] : []),
     "return function decode(input) {",
+    "try {",
     ...e.lines,
     `return ${out};`,
+    "} catch { return undefined; }",
     "};"
   ].join("\n")
   return { body, constants: e.constants }
@@ -351,8 +357,16 @@ export const source = (
 
 const isArray = Array.isArray
 const hasOwn = Object.hasOwn
-const ownSymbols = Object.getOwnPropertySymbols
-const isEnumerable = Object.prototype.propertyIsEnumerable
+const assign = Object.assign
+
+const ignore = (_value: unknown): void => {}
+
+/** A frozen object with no prototype whose only keys are a struct's declared keys, as setters that do nothing. */
+const probeOf = (ast: SchemaAST.Objects): object => {
+  const descriptors: PropertyDescriptorMap = {}
+  for (const ps of ast.propertySignatures) descriptors[ps.name as string] = { set: ignore }
+  return Object.freeze(Object.create(null, descriptors))
+}
 
 /**
  * The compiled decoder of a struct, or `undefined` when the struct is not covered or code cannot
@@ -369,9 +383,9 @@ export const compile = (
   const compiled = source(ast, reads)
   if (compiled === undefined) return undefined
   try {
-    const factory = generator("K", "O", "A", "H", "Y", "E", compiled.body)
+    const factory = generator("K", "O", "A", "H", "S", compiled.body)
     if (typeof factory !== "function") return undefined
-    const decoder: unknown = factory(compiled.constants, strict, isArray, hasOwn, ownSymbols, isEnumerable)
+    const decoder: unknown = factory(compiled.constants, strict, isArray, hasOwn, assign)
     return typeof decoder === "function" ? (decoder as Decoder) : undefined
   } catch {
     // Code generation refused after all (a policy that changed since it was tested).

@@ -5,11 +5,9 @@
  * transformations. That is most tools.
  *
  * Where code generation is allowed, the struct's compiled decoder (see `Compile`) accepts in one
- * pass what the strict decode accepts, with the same value. What it does not accept goes, for a
- * flat struct (no object below the root), to the naming of the common violations below, then to
- * the full diagnosis; for a nested struct, straight to the full diagnosis, as before.
- *
- * Without a compiled decoder, a flat struct is decoded as follows. Decoding with
+ * pass what the strict decode accepts, with the same value. What it does not accept takes the
+ * path it took before the compiler, unchanged: for a nested struct, Schema's full diagnosis; for
+ * a flat struct (no object below the root), the following. Decoding with
  * `onExcessProperty: "error"` is decoding with the default options plus a check that the input
  * has no key the struct does not declare: `onExcessProperty` only ever acts on objects, and there
  * is none below the root. So the fast path checks the keys itself, then decodes with the default
@@ -124,10 +122,9 @@ export const plain = (
     names.push(ps.name)
   }
   if (!ast.propertySignatures.every((ps) => isFlat(ps.type))) {
-    // A nested struct: its compiled decoder, guarded, then Schema's path for all else (the strict
-    // decode, interpreted).
+    // A nested struct: its compiled decoder, then Schema's path (the strict decode, interpreted).
     const compiled = compile(ast, "interpreter")
-    return compiled === undefined ? undefined : { compiled: guarded(compiled), flat: undefined }
+    return compiled === undefined ? undefined : { compiled, flat: undefined }
   }
   // A flat struct was decoded by Schema's JIT compiler where code can be generated, which is
   // where the compiled decoder exists.
@@ -146,22 +143,6 @@ export const plain = (
     }
   }
 }
-
-/**
- * A nested struct's compiled decoder, where a throw means "not accepted here": the strict decode
- * that follows reads the input its own way (it does not walk the prototype chain as `for...in`
- * does, and reads the values of unexpected keys), and what it meets decides the answer, as before.
- * A flat struct's decoder is not guarded: what it reads, the path after it reads first too.
- */
-const guarded =
-  (compiled: Compile.Decoder): Compile.Decoder =>
-  (input) => {
-    try {
-      return compiled(input)
-    } catch {
-      return undefined
-    }
-  }
 
 const isEnumerable = Object.prototype.propertyIsEnumerable
 
@@ -196,9 +177,11 @@ const succeeded = (out: Effect.Effect<unknown, SchemaIssue.Issue, unknown>): boo
 export const decode = (plain: Plain, input: object): unknown => {
   const compiled = plain.compiled
   if (compiled !== undefined) {
-    // What it does not accept, Schema refuses or must decide: the caller's path does.
     const value = compiled(input)
-    return value === undefined ? slow : value
+    if (value !== undefined) return value
+    // Not accepted there: Schema refuses it, or must decide. The path as it was before the
+    // compiled decoder follows, unchanged, so every refusal is named (and every hostile input
+    // answered) as before.
   }
   const flat = plain.flat
   if (flat === undefined || hasUndeclaredKey(flat, input)) return slow

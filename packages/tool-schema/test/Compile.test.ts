@@ -345,6 +345,20 @@ describe("hostile input", () => {
     expectSameAnswer(now, Toolset.decodeInput(entryOf(Nested, false), input))
   })
 
+  it("a revoked Proxy passed to a union that accepts anything is refused, as Schema reads its type first", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    for (const Loose of [
+      Schema.Struct({ path: Schema.String, meta: Schema.optional(Schema.Unknown) }),
+      Schema.Struct({ opts: Schema.Struct({ meta: Schema.NullOr(Schema.Unknown) }) })
+    ]) {
+      const input = "opts" in Loose.fields ? { opts: { meta: proxy } } : { path: "a", meta: proxy }
+      const now = Toolset.decodeInput(entryOf(Loose, true), input)
+      expect(Result.isFailure(now) && now.failure._tag).toBe("UncheckableInput")
+      expectSameAnswer(now, Toolset.decodeInput(entryOf(Loose, false), input))
+    }
+  })
+
   it("a getter, a Proxy trap or a check that throws gives `UncheckableInput`, never a throw", () => {
     const throwing = Object.defineProperty({ limit: 1 }, "path", {
       get: () => {
