@@ -70,12 +70,18 @@ const test = Command.make(
       Argument.atLeast(1)
     ),
     json,
-    variant
+    variant,
+    traces: Flag.String("traces").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "record each conversation and plan session as JSON Lines in this folder (for harness view); --json lines name them"
+      )
+    )
   },
-  ({ paths, json, variant }) =>
+  ({ paths, json, variant, traces }) =>
     lazy(
       () => import("./ScenarioCommands.ts"),
-      (m) => m.test(paths, json, Variant.byName[variant])
+      (m) => m.test(paths, json, Variant.byName[variant], Option.getOrUndefined(traces))
     )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 

@@ -5,8 +5,16 @@
  */
 import { Trace } from "@agent-harness/executor"
 import { SessionTrace } from "@agent-harness/planner"
-import { PlanScenario, Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
-import { Console, Effect, type FileSystem, type Path, type PlatformError, Result } from "effect"
+import {
+  InputFile,
+  PlanScenario,
+  Report,
+  type ScenarioFile,
+  Suite,
+  Variant,
+  type Verdict
+} from "@agent-harness/scenario"
+import { Console, Effect, FileSystem, Path, type PlatformError, Result } from "effect"
 import * as ExitCode from "./ExitCode.ts"
 import * as Outputs from "./Outputs.ts"
 import * as Style from "./Style.ts"
@@ -41,6 +49,54 @@ const traced = (
     ),
     (recorder) => PlanScenario.run(scenario, file, { variant, onEvent: recorder.onEvent, onResult: recorder.finish })
   )
+}
+
+/** A verdict's `--json` line: with `trace` when the run was recorded there. */
+const verdictJson = (verdict: Verdict.Verdict, trace: string | undefined): string =>
+  trace === undefined ? Report.json(verdict) : JSON.stringify({ ...verdict, trace })
+
+/** Exit 2 with a line naming the trace output and what went wrong. */
+const traceFailed =
+  (flag: string, file: string) =>
+  (error: PlatformError.PlatformError): Effect.Effect<never, ExitCode.ExitCode> =>
+    Effect.andThen(Console.error(`${flag} ${file}: ${error.message}`), Effect.fail(ExitCode.invalid))
+
+/**
+ * Where `harness test --traces FOLDER` records each scenario: its path from the scenario files'
+ * common folder, `/` written as `-` and `.json` as `.jsonl` (`en-salmorejo.jsonl` for
+ * `scenarios/en/salmorejo.json` among others under `scenarios/`); a name taken twice gets `-2`,
+ * `-3`…
+ *
+ * @since 0.1.0
+ */
+export const traceNames = (
+  folder: string,
+  files: ReadonlyArray<string>,
+  path: Path.Path
+): ReadonlyMap<string, string> => {
+  const dirs = files.map((file) => path.dirname(path.resolve(file)).split(path.sep))
+  const first = dirs[0] ?? []
+  let common = first.length
+  for (const dir of dirs) {
+    let i = 0
+    while (i < common && i < dir.length && dir[i] === first[i]) i++
+    common = i
+  }
+  const root = first.slice(0, common).join(path.sep) || path.sep
+  const taken = new Set<string>()
+  const names = new Map<string, string>()
+  for (const file of files) {
+    const stem = path
+      .relative(root, path.resolve(file))
+      .replace(/\.json$/, "")
+      .split(path.sep)
+      .join("-")
+    let name = `${stem}.jsonl`
+    for (let n = 2; taken.has(name); n++) name = `${stem}-${n}.jsonl`
+    taken.add(name)
+    names.set(file, path.join(folder, name))
+  }
+  return names
 }
 
 /**
@@ -78,27 +134,66 @@ export const run = (
     const verdict =
       trace === undefined || scenario.kind === "response-cases"
         ? yield* Suite.run(scenario, file, variant)
-        : yield* traced(scenario, file, variant, trace).pipe(
-            Effect.catchTag("PlatformError", (error) =>
-              Effect.andThen(Console.error(`--trace ${trace}: ${error.message}`), Effect.fail(ExitCode.invalid))
-            )
-          )
-    const line = json && trace !== undefined ? JSON.stringify({ ...verdict, trace }) : Report.json(verdict)
-    yield* Console.log(json ? line : Report.verdict(verdict, style))
+        : yield* Effect.catch(traced(scenario, file, variant, trace), traceFailed("--trace", trace))
+    yield* Console.log(json ? verdictJson(verdict, trace) : Report.verdict(verdict, style))
     if (!verdict.passed) return yield* ExitCode.failed
+  })
+
+/**
+ * Runs one loaded scenario file (`Suite.runAll` does it for every file), recording its
+ * conversation or plan session in `trace` when given (a `response-cases` scenario has nothing
+ * to record). Gives where it was recorded.
+ */
+const runOne = (
+  file: string,
+  variant: Variant.Variant,
+  trace: string | undefined
+): Effect.Effect<
+  { readonly entry: Suite.Entry; readonly trace: string | undefined },
+  ExitCode.ExitCode,
+  FileSystem.FileSystem
+> =>
+  Effect.gen(function* () {
+    const loaded = yield* Effect.result(Suite.load(file))
+    if (Result.isFailure(loaded)) return { entry: Result.fail(loaded.failure), trace: undefined }
+    const scenario = loaded.success
+    if (trace === undefined || scenario.kind === "response-cases") {
+      return { entry: Result.succeed(yield* Suite.run(scenario, file, variant)), trace: undefined }
+    }
+    yield* Outputs.refuseOverwrite("--traces", trace, { path: file, what: "the scenario" })
+    const verdict = yield* Effect.catch(traced(scenario, file, variant, trace), traceFailed("--traces", trace))
+    return { entry: Result.succeed(verdict), trace }
+  })
+
+/** The `--traces` folder, made if missing (with its parents); exit 2 when it cannot be. */
+const traceFolder = (folder: string): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.result(fs.stat(folder))
+    if (Result.isSuccess(info) && info.success.type !== "Directory") {
+      yield* Console.error(
+        `--traces ${folder}: it is ${InputFile.typeText(info.success.type)}, not a folder; nothing was run`
+      )
+      return yield* ExitCode.invalid
+    }
+    if (Result.isFailure(info))
+      yield* Effect.catch(fs.makeDirectory(folder, { recursive: true }), traceFailed("--traces", folder))
   })
 
 /**
  * Runs every scenario under the paths under a harness variant: a `SKIP` line for each entry
  * not run (not a regular file, a link to a folder), a line per scenario, reserved cases on their
  * own line, then `N passed, N failed`. Exit 2 if any file is invalid, else 1 if any failed.
+ * With `traces`, each conversation and plan session is recorded in that folder (`traceNames`)
+ * and its `--json` line names its trace.
  *
  * @since 0.1.0
  */
 export const test = (
   paths: ReadonlyArray<string>,
   json: boolean,
-  variant: Variant.Variant = Variant.defaultVariant
+  variant: Variant.Variant = Variant.defaultVariant,
+  traces?: string | undefined
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const style = Style.current()
@@ -114,13 +209,18 @@ export const test = (
     for (const entry of skipped) {
       yield* Console.log(json ? Report.skippedJson(entry, variant.name) : Report.skipped(entry, style))
     }
-    const entries = yield* Suite.runAll(files, variant)
+    if (traces !== undefined) yield* traceFolder(traces)
+    const names = traces === undefined ? undefined : traceNames(traces, files, yield* Path.Path)
+    const runs =
+      names === undefined
+        ? (yield* Suite.runAll(files, variant)).map((entry) => ({ entry, trace: undefined }))
+        : yield* Effect.forEach(files, (file) => runOne(file, variant, names.get(file)))
     const verdicts = []
     let invalid = 0
-    for (const entry of entries) {
+    for (const { entry, trace } of runs) {
       if (Result.isSuccess(entry)) {
         verdicts.push(entry.success)
-        yield* Console.log(json ? Report.json(entry.success) : Report.verdict(entry.success, style))
+        yield* Console.log(json ? verdictJson(entry.success, trace) : Report.verdict(entry.success, style))
       } else {
         invalid++
         yield* Console.log(
