@@ -61,6 +61,8 @@ export const run = (
     readonly onResult?: ((result: SessionResult.SessionResult) => Effect.Effect<void>) | undefined
     /** The harness variant (its response parser); default `fixed`. */
     readonly variant?: Variant.Variant | undefined
+    /** The session's id (in every step's call id); default a fresh one. A durable engine gives its own. */
+    readonly sessionId?: string | undefined
   }
 ): Effect.Effect<Verdict.Verdict<Verdict.PlanOutcome>> =>
   Effect.gen(function* () {
@@ -69,6 +71,7 @@ export const run = (
     const files = Files.makeFiles(spec.files ?? {})
     const result: SessionResult.SessionResult = yield* Session.run({
       goal: spec.goal,
+      sessionId: options?.sessionId,
       planner: planner(spec),
       toolset: toolset(spec),
       onFailure: spec.onFailure,
