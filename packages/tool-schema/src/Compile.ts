@@ -2,8 +2,9 @@
  * A decoder compiled per parameters schema: one straight-line function that checks the types of
  * a struct and refuses its unexpected keys in a single pass, and answers the decoded input
  * exactly as Schema's strict decode (`{ errors: "first", onExcessProperty: "error" }`) would, or
- * `undefined`, "not accepted here": the caller then takes Schema's own path, which names the
- * violation. The compiled function only ever accepts; it never describes a failure.
+ * `undefined`, "not accepted here": the caller then takes the path it took before, which names
+ * the violation. The compiled function only ever accepts; it never describes a failure, and never
+ * throws (an input whose reading throws is not accepted here, and that path decides).
  *
  * Covered: strings, numbers, booleans, literals, `null`, `undefined`, unknown values, nested
  * structs with string keys, arrays (`Schema.Array`), unions of these (when no two members could
@@ -12,9 +13,10 @@
  * (transformations, index signatures, tuples, `oneOf` unions, symbol or `__proto__` keys,
  * constructor defaults, suspended schemas) is not compiled: `compile` answers `undefined`.
  *
- * The input is read as Schema reads it: a declared key is present when `key in input` (inherited
- * keys count), its value is `input[key]`; the unexpected keys are the enumerable own keys,
- * symbols included, that the struct does not declare. The output is a fresh plain object (a fresh
+ * The input is read as Schema reads it, and at least everything Schema reads (so it never accepts
+ * an input Schema could not read): a declared key is present when `key in input` (inherited keys
+ * count), its value is `input[key]`; the unexpected keys are the enumerable own keys, symbols
+ * included, that the struct does not declare. The output is a fresh plain object (a fresh
  * array for arrays) with the declared keys in declared order, so nothing of the input's prototype
  * or identity reaches the tool. Field names are embedded in the source only through
  * `JSON.stringify`; literal values, checks and AST nodes are passed to it, never written into it.
