@@ -15,9 +15,8 @@
  * @since 0.1.0
  */
 import { Execute, Outcome } from "@agent-harness/executor"
-import { MessageCatalog, Tool } from "@agent-harness/tool-schema"
+import { Canonical, MessageCatalog, Tool } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Layer, Result, Schema } from "effect"
-import * as Canonical from "./Canonical.ts"
 
 /**
  * What the model was shown for a call, as recorded.

@@ -5,8 +5,13 @@
  * @since 0.1.0
  */
 
-/** The canonical JSON text of a call's input, and `Unencodable`, what it refuses. @since 0.1.0 */
-export * as Canonical from "./Canonical.ts"
+/**
+ * The canonical JSON text of a call's input, and `Unencodable`, what it refuses (tool-schema's
+ * `Canonical`, the one implementation, re-exported here).
+ *
+ * @since 0.1.0
+ */
+export { Canonical } from "@agent-harness/tool-schema"
 /** The crash-safe journal keyed by call id, as executor middleware, and its `Store` contract. @since 0.1.0 */
 export * as Journal from "./Journal.ts"
 /** A journal store in memory: tests and replay within one process (it does not survive a crash). @since 0.1.0 */

@@ -1,7 +1,7 @@
 /**
- * The canonical JSON text of a value: what a journal records for a call's input, and what it
- * compares. Two inputs are the same call exactly when their texts are equal, so both stores
- * record, and the journal compares, one string, and a comparison always ends.
+ * The canonical JSON text of a value: what a journal records for a call's input and compares,
+ * and what the loop's repeated-call breaker compares. Two inputs are the same call exactly when
+ * their texts are equal, so a comparison is of one string, and it always ends.
  *
  * - Object keys are sorted (by UTF-16 code unit), so key order does not matter.
  * - A key holding `undefined` is left out, as `JSON.stringify` does (`{ a: undefined }` is `{}`).
@@ -125,7 +125,7 @@ const encodeAt = (value: unknown, path: string, key: string, open: Set<object>):
  *
  * @example
  * ```ts
- * import { Canonical } from "@agent-harness/idempotency"
+ * import { Canonical } from "@agent-harness/tool-schema"
  *
  * Canonical.encode({ b: [1, 2], a: "x" }) // Success: '{"a":"x","b":[1,2]}'
  * const loop: Record<string, unknown> = {}

@@ -6,6 +6,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Canonical from "./Canonical.ts"
+/** @since 0.1.0 */
 export * as JsonSchema from "./JsonSchema.ts"
 /** @since 0.1.0 */
 export * as MessageCatalog from "./MessageCatalog.ts"
