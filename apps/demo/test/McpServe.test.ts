@@ -23,7 +23,12 @@ const SPAWNS = { timeout: 120_000 }
 const request = { timeout: 60_000 }
 
 const temp = tempFolder("mcp-serve")
-afterAll(() => temp.remove())
+/** Every server this file starts: one still running at the end (a failed or skipped test) is killed. */
+const spawned = new Set<ChildProcess>()
+afterAll(() => {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  temp.remove()
+})
 
 /** A root with two files, and a link to a file outside it. */
 const makeRoot = (name: string): string => {
@@ -70,6 +75,7 @@ const httpServer = (
     const child = spawn(process.execPath, [...cli, "--root", root, "--http", "0", ...extra], {
       stdio: ["ignore", "pipe", "pipe"]
     })
+    spawned.add(child)
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
     let stderr = ""
     let stdout = ""
@@ -250,6 +256,7 @@ describe("harness mcp serve: the rest", () => {
     async () => {
       const root = makeRoot("stdin-end")
       const child = spawn(process.execPath, [...cli, "--root", root], { stdio: ["pipe", "pipe", "pipe"] })
+      spawned.add(child)
       let stdout = ""
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString()
