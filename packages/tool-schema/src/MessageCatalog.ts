@@ -41,6 +41,11 @@ export interface MessageCatalog {
    * <reason>`). Nothing ran.
    */
   readonly denied: (reason: string) => string
+  /**
+   * The loop's repeated-call breaker (`tell`): appended, on a line of its own, to the observation
+   * of a call made `count` times within `window` turns with the same input and the same result.
+   */
+  readonly repeatedCall: (count: number, window: number) => string
 }
 
 /**
@@ -177,7 +182,9 @@ export const english: MessageCatalog = {
     }
   },
   invalidOption: (option, value) => `the harness option '${option}' is invalid: ${value}`,
-  denied: (reason) => `denied: ${reason}`
+  denied: (reason) => `denied: ${reason}`,
+  repeatedCall: (count, window) =>
+    `note: you have made this exact call (same tool, same input) ${count} times ${window === 1 ? "in this turn" : `in the last ${window} turns`}, with this same result each time; repeating it will not change it: try something else`
 }
 
 /**
@@ -230,7 +237,9 @@ export const spanish: MessageCatalog = {
     }
   },
   invalidOption: (option, value) => `la opción '${option}' del harness no es válida: ${value}`,
-  denied: (reason) => `permiso denegado: ${reason}`
+  denied: (reason) => `permiso denegado: ${reason}`,
+  repeatedCall: (count, window) =>
+    `nota: has hecho esta misma llamada (misma herramienta, misma entrada) ${count} veces ${window === 1 ? "en este turno" : `en los últimos ${window} turnos`}, con este mismo resultado cada vez; repetirla no lo cambiará: prueba otra cosa`
 }
 
 /**

@@ -213,6 +213,28 @@ describe("input that could not be checked, and an invalid harness option", () =>
   })
 })
 
+describe("the repeated-call breaker's line", () => {
+  it("both catalogues, a window of one turn said as such", () => {
+    expect(english.repeatedCall(3, 5)).toBe(
+      "note: you have made this exact call (same tool, same input) 3 times in the last 5 turns, with this same result each time; repeating it will not change it: try something else"
+    )
+    expect(english.repeatedCall(2, 1)).toBe(
+      "note: you have made this exact call (same tool, same input) 2 times in this turn, with this same result each time; repeating it will not change it: try something else"
+    )
+    expect(spanish.repeatedCall(3, 5)).toBe(
+      "nota: has hecho esta misma llamada (misma herramienta, misma entrada) 3 veces en los últimos 5 turnos, con este mismo resultado cada vez; repetirla no lo cambiará: prueba otra cosa"
+    )
+    expect(spanish.repeatedCall(2, 1)).toBe(
+      "nota: has hecho esta misma llamada (misma herramienta, misma entrada) 2 veces en este turno, con este mismo resultado cada vez; repetirla no lo cambiará: prueba otra cosa"
+    )
+  })
+
+  it("a catalogue written before the line existed gets the English one", () => {
+    const older = { ...spanish, repeatedCall: undefined } as unknown as MessageCatalog.MessageCatalog
+    expect(MessageCatalog.say(older, (c) => c.repeatedCall(3, 5))).toBe(english.repeatedCall(3, 5))
+  })
+})
+
 describe("a catalogue that throws or answers no text", () => {
   const throwing: MessageCatalog.MessageCatalog = {
     ...spanish,
