@@ -20,7 +20,7 @@ export const Kind: Schema.Literals<readonly ["steps", "replans", "turns", "time"
   "time"
 ])
 
-/** @since 0.1.0 */
+/** What a budget counts: `"steps"`, `"replans"`, `"turns"` or `"time"`. @since 0.1.0 */
 export type Kind = typeof Kind.Type
 
 /**
@@ -38,7 +38,7 @@ export const Budget: Schema.Struct<{
   used: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 })
 
-/** @since 0.1.0 */
+/** A budget as data: its kind, its limit and how much of it is used. @since 0.1.0 */
 export type Budget = typeof Budget.Type
 
 /**
@@ -56,11 +56,6 @@ export const reasons = {
 /** A stop reason for an exhausted budget. @since 0.1.0 */
 export type Reason = (typeof reasons)[Kind]
 
-/**
- * A budget that cannot pay for what was asked: the typed reason a session or loop stops.
- *
- * @since 0.1.0
- */
 const ExhaustedBase: Schema.Class<
   Exhausted,
   Schema.TaggedStruct<
@@ -80,11 +75,18 @@ const ExhaustedBase: Schema.Class<
   requested: Schema.Int
 })
 
+/**
+ * A budget that cannot pay for what was asked: the typed reason a session or loop stops. Its
+ * fields say which budget, its limit, how much was used and how much more was requested.
+ *
+ * @since 0.1.0
+ */
 export class Exhausted extends ExhaustedBase {
   /** The stop reason (`step_budget`, `replan_budget`, `turn_cap`, `time_budget`). */
   get reason(): Reason {
     return reasons[this.kind]
   }
+  /** The stop reason with the numbers: `step_budget: 3 of 3 steps used, 1 more requested`. */
   override get message(): string {
     const unit = this.kind === "time" ? "ms" : this.kind
     return `${this.reason}: ${this.used} of ${this.limit} ${unit} used, ${this.requested} more requested`

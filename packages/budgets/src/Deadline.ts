@@ -13,7 +13,9 @@ import * as Budget from "./Budget.ts"
  * @since 0.1.0
  */
 export interface Deadline {
+  /** The time budget (kind `time`, limit in milliseconds). */
   readonly budget: Budget.Budget
+  /** When it started, in milliseconds since the epoch by effect's `Clock`. */
   readonly startedAt: number
 }
 

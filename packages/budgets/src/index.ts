@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** Budgets as values: `make`, `spend`, `remaining`, and `Exhausted`, the typed stop reason. @since 0.1.0 */
 export * as Budget from "./Budget.ts"
-/** @since 0.1.0 */
+/** A wall-clock budget started once and checked against effect's `Clock`. @since 0.1.0 */
 export * as Deadline from "./Deadline.ts"
-/** @since 0.1.0 */
+/** Budgets spent inside Effect: a `Meter` holds them in a `Ref` and fails with `Exhausted`. @since 0.1.0 */
 export * as Meter from "./Meter.ts"

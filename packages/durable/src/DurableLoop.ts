@@ -38,12 +38,12 @@ export type Payload = typeof Payload.Type
  * @since 0.1.0
  */
 export const Result: Schema.Struct<{
-  readonly stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget"]>
+  readonly stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call"]>
   readonly text: Schema.NullOr<Schema.String>
   readonly messages: Schema.$Array<typeof Message.Message>
   readonly turns: Schema.Int
 }> = Schema.Struct({
-  stop: Schema.Literals(["end", "turn_cap", "time_budget"]),
+  stop: Schema.Literals(["end", "turn_cap", "time_budget", "repeated_call"]),
   text: Schema.NullOr(Schema.String),
   messages: Schema.Array(Message.Message),
   turns: Schema.Int

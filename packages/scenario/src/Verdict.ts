@@ -42,7 +42,7 @@ export interface Failure {
  * @since 0.1.0
  */
 export interface ConversationOutcome {
-  readonly stop: "end" | "turn_cap" | "time_budget" | "diverged"
+  readonly stop: "end" | "turn_cap" | "time_budget" | "repeated_call" | "diverged"
   readonly text?: string | undefined
   readonly files?: Readonly<Record<string, string>> | undefined
   /** Model calls made. */
