@@ -98,7 +98,7 @@ export const view = (
     yield* Effect.scoped(
       Effect.gen(function* () {
         const served = yield* Effect.catch(Server.serve(html, { port }), (error) =>
-          usage(`--port ${port ?? 0}: ${error.message}`)
+          usage(port === undefined ? `cannot serve the page: ${error.message}` : `--port ${port}: ${error.message}`)
         )
         yield* Console.log(served.url)
         yield* Console.error(`serving ${summary(page)} on ${served.url} (Ctrl-C to stop)`)

@@ -48,6 +48,39 @@ export interface Options {
 /** The loopback address served. */
 const host = "127.0.0.1"
 
+/** The part of Deno's API that asks for a permission. */
+interface DenoPermissions {
+  readonly requestSync: (descriptor: { readonly name: "net"; readonly host: string }) => { readonly state: string }
+}
+
+/** Deno's permissions when running under Deno, else `undefined`. */
+const denoPermissions = (): DenoPermissions | undefined => {
+  const deno: unknown = Reflect.get(globalThis, "Deno")
+  if (typeof deno !== "object" || deno === null) return undefined
+  const permissions: unknown = Reflect.get(deno, "permissions")
+  if (typeof permissions !== "object" || permissions === null) return undefined
+  const requestSync: unknown = Reflect.get(permissions, "requestSync")
+  return typeof requestSync === "function"
+    ? { requestSync: (d) => Reflect.apply(requestSync, permissions, [d]) }
+    : undefined
+}
+
+/**
+ * Why the address cannot be served, asked before listening: under Deno without network access,
+ * node:http's `listen` throws where nothing can catch it and the process dies, so the permission
+ * is requested first (Deno prompts when it can) and a refusal is named. `undefined` elsewhere.
+ */
+const netRefused = (): string | undefined => {
+  const permissions = denoPermissions()
+  if (permissions === undefined) return undefined
+  const refused = `Deno has no network access to ${host}: run it with --allow-net=${host}`
+  try {
+    return permissions.requestSync({ name: "net", host }).state === "granted" ? undefined : refused
+  } catch (error) {
+    return `${refused} (${error instanceof Error ? error.message : String(error)})`
+  }
+}
+
 const answer = (html: string, port: number) => (request: IncomingMessage, response: ServerResponse) => {
   const allowed = new Set([`${host}:${port}`, `localhost:${port}`])
   const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
@@ -75,12 +108,16 @@ const answer = (html: string, port: number) => (request: IncomingMessage, respon
 
 /**
  * Serves a page (the HTML of `Html.render`) on 127.0.0.1 until the scope closes or `stop` runs.
+ * Fails with a `ServeError` when the port is taken, or (under Deno) when there is no network
+ * access to 127.0.0.1.
  *
  * @since 0.1.0
  */
 export const serve = (html: string, options?: Options): Effect.Effect<Served, ServeError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.callback<Served, ServeError>((resume) => {
+      const refused = netRefused()
+      if (refused !== undefined) return resume(Effect.fail(new ServeError({ message: refused })))
       const server = createServer()
       let stopped: Promise<void> | undefined
       const stop = Effect.promise(() => {

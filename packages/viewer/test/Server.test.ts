@@ -98,4 +98,36 @@ describe("Server.serve", () => {
       ),
     60_000
   )
+
+  /** Runs an effect with a fake `Deno` global whose permission request answers `state`. */
+  const underDeno = <A, E>(state: string, effect: Effect.Effect<A, E>) => {
+    const asked: Array<unknown> = []
+    const requestSync = (descriptor: unknown) => {
+      asked.push(descriptor)
+      return { state }
+    }
+    const fake = { permissions: { requestSync } }
+    return Effect.acquireUseRelease(
+      Effect.sync(() => Reflect.set(globalThis, "Deno", fake)),
+      () => Effect.map(effect, (a) => ({ a, asked })),
+      () => Effect.sync(() => Reflect.deleteProperty(globalThis, "Deno"))
+    )
+  }
+
+  it.effect(
+    "under Deno, asks for network access to 127.0.0.1 first: refused, a ServeError saying what to give",
+    () =>
+      Effect.gen(function* () {
+        const refused = yield* underDeno("denied", Effect.flip(Effect.scoped(Server.serve(html))))
+        expect(refused.a._tag).toBe("ServeError")
+        expect(refused.a.message).toBe("Deno has no network access to 127.0.0.1: run it with --allow-net=127.0.0.1")
+        expect(refused.asked).toStrictEqual([{ name: "net", host: "127.0.0.1" }])
+        const granted = yield* underDeno(
+          "granted",
+          Effect.scoped(Effect.flatMap(Server.serve(html), (served) => get(served.port, "/")))
+        )
+        expect(granted.a.status).toBe(200)
+      }),
+    60_000
+  )
 })
