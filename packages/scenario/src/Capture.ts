@@ -14,9 +14,10 @@
  * @since 0.1.0
  */
 import { Trace } from "@agent-harness/executor"
-import { Effect, Result, SchemaParser } from "effect"
+import { Effect, Option, Result, SchemaParser } from "effect"
 import * as Conversation from "./Conversation.ts"
 import * as JsonText from "./JsonText.ts"
+import * as Permissions from "./Permissions.ts"
 import { firstProblem, InvalidScenario, parse, parseOptions, pathText } from "./ScenarioFile.ts"
 import * as Variant from "./Variant.ts"
 
@@ -83,6 +84,9 @@ interface Sources {
   finalFiles?: number
   tools?: number
   mcp?: number
+  policy?: number
+  approvals?: number
+  untrustedOutput?: number
   variant?: number
   stop?: number
   /** Per turn: the reply's line, and each observation's. */
@@ -115,6 +119,12 @@ const origin = (sources: Sources, path: ReadonlyArray<string | number>): string 
       return sources.tools === undefined ? "(trace)" : at(sources.tools, tail("value", path.slice(1)))
     case "mcp":
       return sources.mcp === undefined ? "(trace)" : at(sources.mcp, tail("value", path.slice(1)))
+    case "policy":
+      return sources.policy === undefined ? "(trace)" : at(sources.policy, tail("value", path.slice(1)))
+    case "approvals":
+      return sources.approvals === undefined ? "(trace)" : at(sources.approvals, tail("value", path.slice(1)))
+    case "untrustedOutput":
+      return sources.untrustedOutput === undefined ? "(trace)" : at(sources.untrustedOutput, "value")
     case "outcome":
       if (second === "files") {
         return sources.finalFiles === undefined ? "(trace)" : at(sources.finalFiles, tail("value", path.slice(2)))
@@ -160,6 +170,9 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   let finalFiles: unknown
   let tools: unknown
   let mcp: unknown
+  let policy: unknown
+  let approvals: unknown
+  let untrustedOutput: unknown
   let variant: string = Variant.defaultVariant.name
   let start: Extract<Event, { type: "start" }> | undefined
   let stop: Extract<Event, { type: "stop" }> | undefined
@@ -200,6 +213,16 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
           }
           mcp = event.value
           sources.mcp = line
+        } else if (event.key === Conversation.annotations.policy) {
+          // Decoded with the scenario (Permissions), naming this line's path when it is wrong.
+          policy = event.value
+          sources.policy = line
+        } else if (event.key === Conversation.annotations.approvals) {
+          approvals = event.value
+          sources.approvals = line
+        } else if (event.key === Conversation.annotations.untrustedOutput) {
+          untrustedOutput = event.value
+          sources.untrustedOutput = line
         } else if (event.key === Conversation.annotations.variant) {
           if (typeof event.value !== "string") return fail(at(line, "value"), "variant must be a variant's name")
           variant = event.value
@@ -330,6 +353,9 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     files,
     ...(tools === undefined ? {} : { tools }),
     ...(mcp === undefined ? {} : { mcp }),
+    ...(policy === undefined ? {} : { policy }),
+    ...(approvals === undefined ? {} : { approvals }),
+    ...(untrustedOutput === undefined ? {} : { untrustedOutput }),
     maxTurns: start.max_turns,
     turns,
     outcome: {
@@ -371,6 +397,9 @@ export const capture = (file: string, text: string): Result.Result<Captured, Inv
  * pass. A run that does not is refused, naming the trace line where it leaves the recording. A
  * scenario that declares MCP servers (the trace's `mcp` annotation, kept as they were mounted)
  * mounts them again to replay, with the `Mounter` of the context; without one it is refused.
+ * A run behind a permission gate (the trace's `policy`, `approvals` and `untrusted_output`
+ * annotations) replays behind the same gate, made by the context's `Permissions`: a policy or
+ * approvals that do not decode are refused at their trace line and path.
  *
  * @since 0.1.0
  */
@@ -394,6 +423,15 @@ export const checked = (
     const decoded = parse("captured.json", JSON.stringify(captured))
     if (Result.isFailure(decoded) || decoded.success.kind !== "conversation") {
       return yield* new InvalidScenario({ file, path: "(trace)", problem: "the captured scenario does not decode" })
+    }
+    const spec = decoded.success.file
+    const permissions = yield* Effect.serviceOption(Permissions.Permissions)
+    if (spec.policy !== undefined && Option.isSome(permissions)) {
+      const { policy, approvals, untrustedOutput } = spec
+      yield* Effect.mapError(
+        permissions.value.check({ policy, approvals, untrustedOutput }),
+        (error) => new InvalidScenario({ file, path: origin(sources, pathOf(error.at)), problem: error.problem })
+      )
     }
     const verdict = yield* Conversation.run(decoded.success, file, { variant })
     const failure = verdict.failures[0]

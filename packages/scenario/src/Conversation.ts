@@ -4,13 +4,14 @@
  *
  * @since 0.1.0
  */
-import { Loop, Message, type Model, Trace } from "@agent-harness/executor"
+import { Execute, Loop, Message, type Model, Trace } from "@agent-harness/executor"
 import { Files, FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Effect, Option, Result, type Scope } from "effect"
 import * as Mounter from "./Mounter.ts"
 import * as Pattern from "./Pattern.ts"
+import * as Permissions from "./Permissions.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
@@ -19,7 +20,9 @@ import * as Verdict from "./Verdict.ts"
 /**
  * The annotations a conversation run records on the trace so that `Capture` can replay it: the
  * harness variant, the file tools' locale, the files at the start and at the end, the scripted
- * tools, the MCP servers as mounted.
+ * tools, the MCP servers as mounted, the permission policy, the approvals and whether tool
+ * output was marked as untrusted. A host that runs the loop itself (`harness agent`) records
+ * the same keys, so its traces capture too.
  *
  * @since 0.1.0
  */
@@ -29,7 +32,10 @@ export const annotations = {
   files: "files",
   finalFiles: "files.final",
   tools: "tools",
-  mcp: "mcp"
+  mcp: "mcp",
+  policy: "policy",
+  approvals: "approvals",
+  untrustedOutput: "untrusted_output"
 } as const
 
 /**
@@ -123,6 +129,44 @@ const mountFailure = (where: string, problem: string): Verdict.Failure => ({
   message: `${where}: ${problem}`
 })
 
+/** A failure of the permission gate: it could not be made, or the run left its approvals. */
+const permissionFailure = (expected: string, problem: string): Verdict.Failure => ({
+  kind: "permission",
+  expected,
+  seen: problem,
+  message: problem
+})
+
+/**
+ * The gate of the file's `policy` (and `approvals`, `untrustedOutput`) with the `Permissions`
+ * service, its declarations recorded on the trace; `undefined` when the file declares no policy.
+ * Fails when there is no `Permissions` or the declarations do not decode.
+ */
+const gateOf = (spec: ScenarioFile.ConversationFile): Effect.Effect<Permissions.Gate | undefined, Verdict.Failure> =>
+  Effect.gen(function* () {
+    if (spec.policy === undefined) return undefined
+    const expected = "the declared permission policy, enforced"
+    const permissions = yield* Effect.serviceOption(Permissions.Permissions)
+    if (Option.isNone(permissions))
+      return yield* Effect.fail(permissionFailure(expected, `policy: ${Permissions.missing}`))
+    const declared: Permissions.Declared = {
+      policy: spec.policy,
+      approvals: spec.approvals,
+      untrustedOutput: spec.untrustedOutput
+    }
+    const gate = yield* Effect.mapError(permissions.value.gate(declared), (error) =>
+      permissionFailure(expected, error.message)
+    )
+    yield* Trace.record({ type: "annotation", key: annotations.policy, value: spec.policy })
+    if (spec.approvals !== undefined) {
+      yield* Trace.record({ type: "annotation", key: annotations.approvals, value: spec.approvals })
+    }
+    if (spec.untrustedOutput !== undefined) {
+      yield* Trace.record({ type: "annotation", key: annotations.untrustedOutput, value: spec.untrustedOutput })
+    }
+    return gate
+  })
+
 /**
  * Mounts the declared MCP servers in order with the `Mounter` for the length of the scope: their
  * tools in one toolset, and the declarations as mounted. Fails, naming the declaration, when
@@ -171,6 +215,10 @@ const mountDeclared = (
  * happens (for walkthroughs). The MCP servers the file declares (`mcp`) are mounted first with
  * the `Mounter` service, for the length of the run; when there is none, or a server cannot be
  * mounted, the verdict fails with a `mcp` failure naming the declaration, and nothing runs.
+ * Every call goes through the gate of the file's `policy` (made by the `Permissions` service,
+ * with the file's `approvals` scripted); a run that leaves its approvals (a call asked about
+ * with no answer left, an answer for another call, answers never used) fails with a
+ * `permission` failure for each; without a `Permissions`, nothing runs.
  *
  * @since 0.1.0
  */
@@ -202,6 +250,12 @@ export const run = (
       yield* Trace.record({ type: "annotation", key: annotations.mcp, value: mounted.success.mounted })
       tools = Toolset.merge(tools, mounted.success.toolset)
     }
+    const gated = yield* Effect.result(gateOf(spec))
+    if (Result.isFailure(gated)) {
+      const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: yield* files.snapshot, turns: 0 }
+      return Verdict.make(scenario, file, variant.name, notRun, [gated.failure])
+    }
+    const gate = gated.success
     const played = yield* Loop.run({
       toolset: tools,
       messages: opening(spec),
@@ -212,7 +266,15 @@ export const run = (
       Effect.provideService(Files.Files, files),
       Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[locale]),
       Variant.provide(variant),
+      (run) => (gate === undefined ? run : Effect.provideService(run, Execute.Middleware, gate.middleware)),
       Effect.result
+    )
+    const offScript = gate === undefined ? [] : yield* gate.problems
+    const approvalFailures = offScript.map((problem) =>
+      permissionFailure(
+        "the scripted approvals, each used once by the call it is for",
+        `the scripted approvals: ${problem}`
+      )
     )
     const finalFiles = yield* files.snapshot
     yield* Trace.record({ type: "annotation", key: annotations.finalFiles, value: finalFiles })
@@ -225,10 +287,10 @@ export const run = (
           : fromModelError(error)
       const turns = error._tag === "InvalidOption" ? 0 : error.turn
       const diverged: Verdict.ConversationOutcome = { stop: "diverged", files: finalFiles, turns }
-      return Verdict.make(scenario, file, variant.name, diverged, [failure])
+      return Verdict.make(scenario, file, variant.name, diverged, [...approvalFailures, failure])
     }
     const result = played.success
-    const failures: Array<Verdict.Failure> = []
+    const failures: Array<Verdict.Failure> = [...approvalFailures]
     const expected = spec.outcome
     if (expected.stop !== result.stop) {
       failures.push({

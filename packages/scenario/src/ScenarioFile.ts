@@ -11,9 +11,15 @@ import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
 import * as Pattern from "./Pattern.ts"
 
-/** A reply block: text, or a tool call whose input is any JSON value. @since 0.1.0 */
-export const Block = Schema.Union([Message.TextBlock, Message.ToolUseBlock]).annotate({
-  expected: `a block { "type": "text", "text" } or { "type": "tool_use", "id", "name", "input" }`
+/**
+ * A reply block: text, a tool call whose input is any JSON value, or the model's reasoning (a
+ * live run with extended thinking has it; it is replayed as it came, signature and all, and
+ * never run).
+ *
+ * @since 0.1.0
+ */
+export const Block = Schema.Union([Message.TextBlock, Message.ToolUseBlock, Message.ReasoningBlock]).annotate({
+  expected: `a block { "type": "text", "text" }, { "type": "tool_use", "id", "name", "input" } or { "type": "reasoning", "text" }`
 })
 
 /** An expected observation; `content` is exact text or `{ "pattern": regex }`. @since 0.1.0 */
@@ -74,6 +80,12 @@ export const ConversationFile = Schema.Struct({
   tools: Schema.optionalKey(Schema.Record(Schema.String, ConversationTool)),
   /** MCP servers whose tools join the conversation's, each under its prefix (`Mounter`). */
   mcp: Schema.optionalKey(Schema.Array(Mounter.Declaration)),
+  /** The permission policy every call goes through (decoded by the `Permissions` service). */
+  policy: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ expected: "an object" })),
+  /** Scripted answers to the calls the policy asks about, in order (none: no one can be asked). */
+  approvals: Schema.optionalKey(Schema.Array(Schema.Unknown)),
+  /** Mark the text of every result a tool produced as untrusted data (needs a policy). */
+  untrustedOutput: Schema.optionalKey(Schema.Boolean),
   maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   turns: Schema.Array(Turn),
   outcome: Schema.Struct({
@@ -390,6 +402,21 @@ const checkMcp = (file: string, scenario: ConversationFile): InvalidScenario | u
   return undefined
 }
 
+/** `approvals` and `untrustedOutput` are the gate's: without a `policy` there is no gate. */
+const checkPermissions = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
+  if (scenario.policy !== undefined) return undefined
+  for (const field of ["approvals", "untrustedOutput"] as const) {
+    if (scenario[field] !== undefined) {
+      return new InvalidScenario({
+        file,
+        path: field,
+        problem: `it belongs to the permission gate, and there is none: add a "policy" (every call goes through it)`
+      })
+    }
+  }
+  return undefined
+}
+
 const checkCases = (file: string, scenario: ResponseCasesFile): InvalidScenario | undefined => {
   const seen = new Set<string>()
   for (const [i, c] of scenario.cases.entries()) {
@@ -461,7 +488,7 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
         checked(
           file,
           decodeConversation(json, parseOptions),
-          (f) => checkTools(file, f) ?? checkMcp(file, f) ?? checkScript(file, f)
+          (f) => checkTools(file, f) ?? checkMcp(file, f) ?? checkPermissions(file, f) ?? checkScript(file, f)
         ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )

@@ -8,6 +8,7 @@ import { Effect, FileSystem, Option, Path, Result } from "effect"
 import * as Conversation from "./Conversation.ts"
 import * as InputFile from "./InputFile.ts"
 import * as Mounter from "./Mounter.ts"
+import * as Permissions from "./Permissions.ts"
 import * as PlanScenario from "./PlanScenario.ts"
 import * as ResponseCases from "./ResponseCases.ts"
 import * as ScenarioFile from "./ScenarioFile.ts"
@@ -128,7 +129,9 @@ export const collect = (
 /**
  * Reads and decodes one scenario file (`InputFile.read`, then `ScenarioFile.parse`). A
  * conversation that declares MCP servers is refused (at `mcp`) when no `Mounter.Mounter` is
- * provided: this harness could not run it as written.
+ * provided: this harness could not run it as written. So is one that declares a permission
+ * `policy` when no `Permissions.Permissions` is provided, or whose policy or approvals do not
+ * decode (at their JSON path: `policy.rules[0].decision`).
  *
  * @since 0.1.0
  */
@@ -143,6 +146,17 @@ export const load = (
     const declared = scenario.kind === "conversation" ? (scenario.file.mcp?.length ?? 0) : 0
     if (declared > 0 && Option.isNone(yield* Effect.serviceOption(Mounter.Mounter))) {
       return yield* new ScenarioFile.InvalidScenario({ file, path: "mcp", problem: Mounter.missing(declared) })
+    }
+    if (scenario.kind === "conversation" && scenario.file.policy !== undefined) {
+      const permissions = yield* Effect.serviceOption(Permissions.Permissions)
+      if (Option.isNone(permissions)) {
+        return yield* new ScenarioFile.InvalidScenario({ file, path: "policy", problem: Permissions.missing })
+      }
+      const { policy, approvals, untrustedOutput } = scenario.file
+      yield* Effect.mapError(
+        permissions.value.check({ policy, approvals, untrustedOutput }),
+        (error) => new ScenarioFile.InvalidScenario({ file, path: error.at, problem: error.problem })
+      )
     }
     return scenario
   })

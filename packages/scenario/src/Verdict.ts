@@ -11,7 +11,11 @@
  * @since 0.1.0
  */
 export interface Failure {
-  /** What differs: an observation, the script's length, or the outcome; or `mcp`: a declared server was not mounted. */
+  /**
+   * What differs: an observation, the script's length, or the outcome; or `mcp`: a declared
+   * server was not mounted; or `permission`: the declared policy could not be enforced, or the
+   * run left its scripted approvals.
+   */
   readonly kind:
     | "divergence"
     | "script_exhausted"
@@ -26,6 +30,7 @@ export interface Failure {
     | "case"
     | "invalid"
     | "mcp"
+    | "permission"
   readonly turn?: number | undefined
   readonly tool_use_id?: string | undefined
   /** The case of a `response-cases` scenario that failed. */

@@ -18,6 +18,8 @@ export * as Mounter from "./Mounter.ts"
 /** @since 0.1.0 */
 export * as Pattern from "./Pattern.ts"
 /** @since 0.1.0 */
+export * as Permissions from "./Permissions.ts"
+/** @since 0.1.0 */
 export * as PlanScenario from "./PlanScenario.ts"
 /** @since 0.1.0 */
 export * as Report from "./Report.ts"

@@ -282,7 +282,7 @@ describe("ScenarioFile.parse: invalid files name the file, the JSON path and the
     assert.strictEqual(error.path, "turns[3].reply[0]")
     assert.isTrue(
       lowerFirst(error.problem).startsWith(
-        `expected a block { "type": "text", "text" } or { "type": "tool_use", "id", "name", "input" }, got `
+        `expected a block { "type": "text", "text" }, { "type": "tool_use", "id", "name", "input" } or { "type": "reasoning", "text" }, got `
       ),
       error.problem
     )
