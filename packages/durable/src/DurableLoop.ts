@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Execute, Loop, Message, Model } from "@agent-harness/executor"
+import { Execute, Loop, Message, Model, type Outcome } from "@agent-harness/executor"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
 import { Activity, type Workflow as W, Workflow, WorkflowEngine } from "effect/workflow"
@@ -164,8 +164,8 @@ export interface Definition<T extends Tool.Any> {
   readonly concurrency?: number | "unbounded" | undefined
   /** Per-call timeout. */
   readonly timeout?: Execute.Options["timeout"]
-  /** Sees each call's outcome as the loop gets it (ran, replayed, outcome unknown). */
-  readonly onOutcome?: DurableJournal.Options["onOutcome"]
+  /** Sees each call's outcome as the loop gets it (ran, replayed, outcome unknown), with the conversation id. */
+  readonly onOutcome?: ((outcome: Outcome.Outcome, conversationId: string) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -219,9 +219,10 @@ export const make = <const Name extends string, T extends Tool.Any>(
   const layer = workflow.toLayer((payload) =>
     Effect.gen(function* () {
       const model = yield* journaledModel(yield* Model.Model)
+      const onOutcome = definition.onOutcome
       const middleware = yield* DurableJournal.middleware({
         scope: payload.conversation_id,
-        onOutcome: definition.onOutcome
+        onOutcome: onOutcome === undefined ? undefined : (outcome) => onOutcome(outcome, payload.conversation_id)
       })
       const result = yield* Loop.run({
         toolset: definition.toolset,

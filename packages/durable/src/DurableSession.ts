@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Execute } from "@agent-harness/executor"
+import { Execute, type Outcome } from "@agent-harness/executor"
 import { type Event, Planner, Session, SessionResult, Step } from "@agent-harness/planner"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
@@ -64,8 +64,8 @@ export interface Definition<T extends Tool.Any, E, R> {
   readonly timeout?: Execute.Options["timeout"]
   /** Sees each event of each run of the body, on the runner running it. */
   readonly onEvent?: ((event: Event.Event) => Effect.Effect<void>) | undefined
-  /** Sees each step's outcome as the session gets it (ran, replayed, outcome unknown). */
-  readonly onOutcome?: DurableJournal.Options["onOutcome"]
+  /** Sees each step's outcome as the session gets it (ran, replayed, outcome unknown), with the session id. */
+  readonly onOutcome?: ((outcome: Outcome.Outcome, sessionId: string) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -131,7 +131,10 @@ export const make = <const Name extends string, T extends Tool.Any, E, R>(
     Effect.gen(function* () {
       const engine = yield* WorkflowEngine.WorkflowEngine
       const instance = yield* WorkflowEngine.WorkflowInstance
-      const middleware = yield* DurableJournal.middleware({ onOutcome: definition.onOutcome })
+      const onOutcome = definition.onOutcome
+      const middleware = yield* DurableJournal.middleware({
+        onOutcome: onOutcome === undefined ? undefined : (outcome) => onOutcome(outcome, payload.session_id)
+      })
       let asked = 0
       const planner: Planner.Planner<PlannerFailed, R> = (request) =>
         Activity.make({
