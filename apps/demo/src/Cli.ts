@@ -29,6 +29,22 @@ const variant = Flag.Literals("variant", Variant.names).pipe(
   Flag.withDescription("the harness variant: fixed (the tool-response contract) or before (the seed's bug)")
 )
 
+const engine = Flag.Literals("engine", ["local", "postgres"]).pipe(
+  Flag.withDefault("local"),
+  Flag.withDescription(
+    "where sessions run: local (this process) or postgres (effect/workflow on effect/cluster, every call an activity, state in Postgres)"
+  )
+)
+
+const databaseUrl = Flag.String("database-url").pipe(
+  Flag.optional,
+  Flag.withDescription("the Postgres database of --engine postgres (default: $DATABASE_URL)")
+)
+
+/** Whether a command goes to the Postgres engine's module (which also refuses its flags under local). */
+const durable = (engine: "local" | "postgres", url: Option.Option<string>): boolean =>
+  engine === "postgres" || Option.isSome(url)
+
 const run = Command.make(
   "run",
   {
@@ -40,13 +56,28 @@ const run = Command.make(
       Flag.withDescription(
         "record the run as JSON Lines in this file: a conversation (for harness capture and harness view) or a plan session (for harness view)"
       )
-    )
+    ),
+    engine,
+    databaseUrl
   },
-  ({ file, json, variant, trace }) =>
-    lazy(
-      () => import("./ScenarioCommands.ts"),
-      (m) => m.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
-    )
+  ({ file, json, variant, trace, engine, databaseUrl }) =>
+    durable(engine, databaseUrl)
+      ? lazy(
+          () => import("./PgCommands.ts"),
+          (m) =>
+            m.run(
+              file,
+              json,
+              Variant.byName[variant],
+              Option.getOrUndefined(trace),
+              engine,
+              Option.getOrUndefined(databaseUrl)
+            )
+        )
+      : lazy(
+          () => import("./ScenarioCommands.ts"),
+          (m) => m.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
+        )
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
 
 const capture = Command.make(
@@ -76,13 +107,28 @@ const test = Command.make(
       Flag.withDescription(
         "record each conversation and plan session as JSON Lines in this folder (for harness view); --json lines name them"
       )
-    )
+    ),
+    engine,
+    databaseUrl
   },
-  ({ paths, json, variant, traces }) =>
-    lazy(
-      () => import("./ScenarioCommands.ts"),
-      (m) => m.test(paths, json, Variant.byName[variant], Option.getOrUndefined(traces))
-    )
+  ({ paths, json, variant, traces, engine, databaseUrl }) =>
+    durable(engine, databaseUrl)
+      ? lazy(
+          () => import("./PgCommands.ts"),
+          (m) =>
+            m.test(
+              paths,
+              json,
+              Variant.byName[variant],
+              Option.getOrUndefined(traces),
+              engine,
+              Option.getOrUndefined(databaseUrl)
+            )
+        )
+      : lazy(
+          () => import("./ScenarioCommands.ts"),
+          (m) => m.test(paths, json, Variant.byName[variant], Option.getOrUndefined(traces))
+        )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 
 const salmorejo = Command.make(
@@ -139,16 +185,36 @@ const soak = Command.make(
       Flag.withDescription("no progress lines; the last line is the summary as JSON")
     ),
     seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("run i plays the conversation of seed + i")),
-    kills: Flag.Int("kills").pipe(Flag.optional, Flag.withDescription("kills per run (default: 0 to 6 at random)"))
+    kills: Flag.Int("kills").pipe(Flag.optional, Flag.withDescription("kills per run (default: 0 to 6 at random)")),
+    engine,
+    runners: Flag.Int("runners").pipe(
+      Flag.optional,
+      Flag.withDescription("runner processes of --engine postgres (default 2), killed at random while sessions run")
+    ),
+    databaseUrl
   },
-  ({ runs, json, seed, kills }) =>
-    lazy(
-      () => import("./SoakCommand.ts"),
-      (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
-    )
+  ({ runs, json, seed, kills, engine, runners, databaseUrl }) =>
+    durable(engine, databaseUrl) || Option.isSome(runners)
+      ? lazy(
+          () => import("./PgCommands.ts"),
+          (m) =>
+            m.soak({
+              runs,
+              json,
+              seed,
+              engine,
+              kills: Option.getOrUndefined(kills),
+              runners: Option.getOrUndefined(runners),
+              databaseUrl: Option.getOrUndefined(databaseUrl)
+            })
+        )
+      : lazy(
+          () => import("./SoakCommand.ts"),
+          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
+        )
 ).pipe(
   Command.withDescription(
-    "Crash safety: SIGKILL a journaled conversation at random, restart it; exit 0 only if no append ran twice"
+    "Crash safety: SIGKILL a journaled conversation (local) or runner processes (postgres) at random; exit 0 only if no append ran twice"
   )
 )
 

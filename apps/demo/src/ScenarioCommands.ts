@@ -19,6 +19,18 @@ import * as ExitCode from "./ExitCode.ts"
 import * as Outputs from "./Outputs.ts"
 import * as Style from "./Style.ts"
 
+/**
+ * Runs a decoded scenario to its verdict: `Suite.run` in this process, or another engine's
+ * (`harness run|test --engine postgres`).
+ *
+ * @since 0.1.0
+ */
+export type Runner = (
+  scenario: ScenarioFile.Scenario,
+  file: string,
+  variant: Variant.Variant
+) => Effect.Effect<Verdict.Verdict>
+
 /** Under a variant other than the default, the human report opens with a line naming it. */
 const announce = (variant: Variant.Variant, json: boolean, style: Report.Style) =>
   json || variant.name === Variant.defaultVariant.name ? Effect.void : Console.log(Report.variantLine(variant, style))
@@ -111,7 +123,8 @@ export const run = (
   file: string,
   json: boolean,
   variant: Variant.Variant = Variant.defaultVariant,
-  trace?: string | undefined
+  trace?: string | undefined,
+  runner: Runner = Suite.run
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const style = Style.current()
@@ -133,7 +146,7 @@ export const run = (
     yield* announce(variant, json, style)
     const verdict =
       trace === undefined || scenario.kind === "response-cases"
-        ? yield* Suite.run(scenario, file, variant)
+        ? yield* runner(scenario, file, variant)
         : yield* Effect.catch(traced(scenario, file, variant, trace), traceFailed("--trace", trace))
     yield* Console.log(json ? verdictJson(verdict, trace) : Report.verdict(verdict, style))
     if (!verdict.passed) return yield* ExitCode.failed
@@ -147,7 +160,8 @@ export const run = (
 const runOne = (
   file: string,
   variant: Variant.Variant,
-  trace: string | undefined
+  trace: string | undefined,
+  runner: Runner
 ): Effect.Effect<
   { readonly entry: Suite.Entry; readonly trace: string | undefined },
   ExitCode.ExitCode,
@@ -158,7 +172,7 @@ const runOne = (
     if (Result.isFailure(loaded)) return { entry: Result.fail(loaded.failure), trace: undefined }
     const scenario = loaded.success
     if (trace === undefined || scenario.kind === "response-cases") {
-      return { entry: Result.succeed(yield* Suite.run(scenario, file, variant)), trace: undefined }
+      return { entry: Result.succeed(yield* runner(scenario, file, variant)), trace: undefined }
     }
     yield* Outputs.refuseOverwrite("--traces", trace, { path: file, what: "the scenario" })
     const verdict = yield* Effect.catch(traced(scenario, file, variant, trace), traceFailed("--traces", trace))
@@ -193,7 +207,8 @@ export const test = (
   paths: ReadonlyArray<string>,
   json: boolean,
   variant: Variant.Variant = Variant.defaultVariant,
-  traces?: string | undefined
+  traces?: string | undefined,
+  runner: Runner = Suite.run
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const style = Style.current()
@@ -212,9 +227,9 @@ export const test = (
     if (traces !== undefined) yield* traceFolder(traces)
     const names = traces === undefined ? undefined : traceNames(traces, files, yield* Path.Path)
     const runs =
-      names === undefined
+      names === undefined && runner === Suite.run
         ? (yield* Suite.runAll(files, variant)).map((entry) => ({ entry, trace: undefined }))
-        : yield* Effect.forEach(files, (file) => runOne(file, variant, names.get(file)))
+        : yield* Effect.forEach(files, (file) => runOne(file, variant, names?.get(file), runner))
     const verdicts = []
     let invalid = 0
     for (const { entry, trace } of runs) {

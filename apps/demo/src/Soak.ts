@@ -131,7 +131,7 @@ export interface Summary {
  *
  * @since 0.1.0
  */
-export const summaryJson = (summary: Summary): string =>
+export const summaryJson = (summary: Pick<Summary, "runs" | "kills" | "duplicated" | "unknown" | "replayed">): string =>
   JSON.stringify({
     runs: summary.runs,
     kills: summary.kills,
@@ -145,7 +145,8 @@ export const summaryJson = (summary: Summary): string =>
  *
  * @since 0.1.0
  */
-export const passed = (summary: Summary): boolean => summary.duplicated === 0 && summary.violations.length === 0
+export const passed = (summary: Pick<Summary, "duplicated" | "violations">): boolean =>
+  summary.duplicated === 0 && summary.violations.length === 0
 
 /**
  * The child's entry point, next to this file.
@@ -170,31 +171,40 @@ export const builtChild = fileURLToPath(new URL("./SoakChild.js", import.meta.ur
 export class BundleError extends Data.TaggedError("BundleError")<{ readonly message: string }> {}
 
 /**
+ * A process's entry point bundled into one ES module (only `node:` modules stay imports) in a
+ * temporary folder removed with the scope.
+ *
+ * @since 0.1.0
+ */
+export const bundle = (source: string): Effect.Effect<string, BundleError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-soak-child-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const file = nodePath.join(dir, `${nodePath.basename(source, ".ts")}.mjs`)
+    yield* Effect.tryPromise({
+      try: async () => {
+        const { rolldown } = await import("rolldown")
+        const build = await rolldown({ input: source, platform: "node", external: [/^node:/], logLevel: "silent" })
+        try {
+          await build.write({ file, format: "esm", codeSplitting: false })
+        } finally {
+          await build.close()
+        }
+      },
+      catch: (error) => new BundleError({ message: error instanceof Error ? error.message : String(error) })
+    })
+    return file
+  })
+
+/**
  * The child bundled into one ES module (only `node:` modules stay imports) in a temporary
  * folder removed with the scope.
  *
  * @since 0.1.0
  */
-export const bundleChild: Effect.Effect<string, BundleError, Scope.Scope> = Effect.gen(function* () {
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-soak-child-"))),
-    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-  )
-  const file = nodePath.join(dir, "SoakChild.mjs")
-  yield* Effect.tryPromise({
-    try: async () => {
-      const { rolldown } = await import("rolldown")
-      const build = await rolldown({ input: childSource, platform: "node", external: [/^node:/], logLevel: "silent" })
-      try {
-        await build.write({ file, format: "esm" })
-      } finally {
-        await build.close()
-      }
-    },
-    catch: (error) => new BundleError({ message: error instanceof Error ? error.message : String(error) })
-  })
-  return file
-})
+export const bundleChild: Effect.Effect<string, BundleError, Scope.Scope> = bundle(childSource)
 
 /** A child that runs this long is stuck: it is killed and reported. */
 const stuckMillis = 120_000
@@ -369,8 +379,12 @@ const startChild = (
     return Effect.sync(sigkill)
   })
 
-/** How many times each append's mark is in the environment. */
-const countMarks = (envdir: string): Effect.Effect<ReadonlyMap<string, number>, DiskFiles.DiskFilesError> =>
+/**
+ * How many times each append's mark is in the environment.
+ *
+ * @since 0.1.0
+ */
+export const countMarks = (envdir: string): Effect.Effect<ReadonlyMap<string, number>, DiskFiles.DiskFilesError> =>
   Effect.gen(function* () {
     const files = yield* DiskFiles.make(envdir)
     const counts = new Map<string, number>()
