@@ -15,8 +15,11 @@ import { dual } from "effect/Function"
  * @since 0.1.0
  */
 export interface DiffableStep {
+  /** The step's id in its plan: steps of two plans are matched by it. */
   readonly id: number
+  /** The tool the step calls; another tool makes the step revised. */
   readonly tool_name: string
+  /** The step's arguments, compared structurally (key order does not matter). */
   readonly args: unknown
 }
 

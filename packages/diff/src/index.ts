@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** The diff of two plans by step id (`removed`, `added`, `revised`), its Schema, `diff` and `isEmpty`. @since 0.1.0 */
 export * as PlanDiff from "./PlanDiff.ts"
-/** @since 0.1.0 */
+/** A plan diff rendered as text, ANSI-coloured text or JSON, and whether to colour a stream. @since 0.1.0 */
 export * as Render from "./Render.ts"
