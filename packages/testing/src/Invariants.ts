@@ -33,9 +33,13 @@ export type Check<V> =
  * @since 0.1.0
  */
 export class InvariantError extends Error {
+  /** `AssertionError`, so test runners show it as a failed assertion. */
   override readonly name = "AssertionError"
+  /** The invariant that failed, in words (`every tool call must be answered exactly once`). */
   readonly invariant: string
+  /** Each problem found, in history order; its `message` is one line of the error's message. */
   readonly violations: ReadonlyArray<{ readonly message: string }>
+  /** The error of a failed `invariant`: its message is the invariant, then one line per violation. */
   constructor(invariant: string, violations: ReadonlyArray<{ readonly message: string }>) {
     super([invariant, ...violations.map((v) => `  ${v.message}`)].join("\n"))
     this.invariant = invariant
@@ -94,6 +98,7 @@ export type AnswerViolationKind = "missing" | "duplicated" | "out_of_order" | "w
  * @since 0.1.0
  */
 export interface AnswerViolation {
+  /** What is wrong: `missing`, `duplicated`, `out_of_order`, `wrong_message` or `unknown`. */
   readonly kind: AnswerViolationKind
   /** The tool_use id at fault. */
   readonly id: string
@@ -240,7 +245,9 @@ export const assertAnsweredOnce = (history: History): void =>
  * @since 0.1.0
  */
 export interface DuplicateId {
+  /** Whether the id names two calls (`called_twice`) or gets two observations (`observed_twice`). */
   readonly kind: "called_twice" | "observed_twice"
+  /** The tool_use id used twice. */
   readonly id: string
   /** The turn of each occurrence, in order. */
   readonly turns: ReadonlyArray<number>
@@ -350,7 +357,9 @@ export const isStopReason = (u: unknown): u is Loop.StopReason => stopReasons.so
  * @since 0.1.0
  */
 export interface Stopped {
+  /** The stop reason (`end`, `turn_cap`, `time_budget`), or whatever a trace says. */
   readonly stop: string
+  /** The final text; a run that stops with `end` has one, the others none. */
   readonly text?: string | undefined
 }
 
@@ -361,7 +370,9 @@ export interface Stopped {
  * @since 0.1.0
  */
 export interface StopViolation {
+  /** What is wrong: a reason the loop does not have, `end` without text, or text with another reason. */
   readonly kind: "unknown_reason" | "missing_text" | "unexpected_text"
+  /** The stop reason as found. */
   readonly stop: string
   /** The explanation, as printed. */
   readonly message: string

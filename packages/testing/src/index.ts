@@ -7,5 +7,10 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/**
+ * Checks of the loop's invariants over a run's messages or its trace (`answeredOnce`,
+ * `uniqueCallIds`, `stopReason`...), each with an `assert*` variant that throws `InvariantError`.
+ *
+ * @since 0.1.0
+ */
 export * as Invariants from "./Invariants.ts"
