@@ -6,11 +6,12 @@
  * @since 0.1.0
  */
 import { fileURLToPath } from "node:url"
-import { type Loop, type Message, Outcome } from "@agent-harness/executor"
+import type { Loop } from "@agent-harness/executor"
 import { Conversation, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
 import * as ExitCode from "./ExitCode.ts"
 import * as Style from "./Style.ts"
+import * as Transcript from "./Transcript.ts"
 
 /**
  * The shipped scenario file of the salmorejo conversation in a language.
@@ -20,37 +21,6 @@ import * as Style from "./Style.ts"
 export const salmorejoFile = (lang: "en" | "es"): string =>
   fileURLToPath(new URL(`../scenarios/${lang}/salmorejo.json`, import.meta.url))
 
-const words = {
-  en: {
-    turn: "turn",
-    model: "model",
-    calls: "calls",
-    shown: "the model is shown",
-    stop: "stop",
-    answer: "final answer",
-    files: "files after the run",
-    unchanged: "unchanged"
-  },
-  es: {
-    turn: "turno",
-    model: "modelo",
-    calls: "llama a",
-    shown: "el modelo lee",
-    stop: "fin",
-    answer: "respuesta final",
-    files: "ficheros tras la ejecución",
-    unchanged: "sin cambios"
-  }
-} as const
-
-const callLine = (call: Message.ToolUseBlock): string => `${call.id} ${call.name}(${JSON.stringify(call.input)})`
-
-const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
-  const mark = Outcome.isError(outcome) ? style.fail("error") : style.pass("ok   ")
-  const content = outcome.content === "" ? '""' : outcome.content.split("\n").join("\n          ")
-  return `  ${mark} ${outcome.id}: ${content}`
-}
-
 /**
  * Plays a conversation scenario and prints it turn by turn, then its verdict.
  *
@@ -59,23 +29,9 @@ const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string 
 export const walkthrough = (scenario: ScenarioFile.Conversation, file: string, lang: "en" | "es") =>
   Effect.gen(function* () {
     const style = Style.current()
-    const w = words[lang]
-    for (const message of Conversation.opening(scenario.file)) {
-      yield* Console.log(style.dim(`[${message.role}]`), typeof message.content === "string" ? message.content : "")
-    }
-    const onTurn = (turn: Loop.Turn) =>
-      Effect.gen(function* () {
-        yield* Console.log("")
-        yield* Console.log(style.dim(`— ${w.turn} ${turn.turn} —`))
-        for (const block of turn.reply) {
-          if (block.type === "reasoning") continue
-          yield* Console.log(
-            block.type === "text" ? `${w.model}: ${block.text}` : `${w.model} ${w.calls} ${callLine(block)}`
-          )
-        }
-        yield* Console.log(`${w.shown}:`)
-        for (const outcome of turn.outcomes) yield* Console.log(observationLine(outcome, style))
-      })
+    const w = Transcript.words[lang]
+    yield* Transcript.opening(Conversation.opening(scenario.file), style)
+    const onTurn = (turn: Loop.Turn) => Transcript.turn(turn, lang, style)
     const verdict = yield* Conversation.run(scenario, file, { onTurn })
     const outcome = verdict.outcome
     yield* Console.log("")

@@ -15,10 +15,10 @@ import { Execute } from "@agent-harness/executor"
 import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Serve } from "@agent-harness/mcp"
-import { InputFile } from "@agent-harness/scenario"
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Console, Effect, FileSystem, type Scope } from "effect"
+import { Console, Effect, type FileSystem, type Scope } from "effect"
 import * as ExitCode from "./ExitCode.ts"
+import * as RootFolder from "./RootFolder.ts"
 import * as Signal from "./Signal.ts"
 
 /**
@@ -53,23 +53,6 @@ const serverName = "files"
 const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
   Effect.andThen(Console.error(`harness mcp serve: ${message}`), Effect.fail(ExitCode.invalid))
 
-/** The `--root` folder, checked: it must exist and be a folder (a typo must not serve a new empty one). */
-const checkRoot = (root: string): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.result(fs.stat(root))
-    if (info._tag === "Failure") {
-      return yield* usage(
-        info.failure.reason._tag === "NotFound"
-          ? `--root ${root}: no such folder`
-          : `--root ${root}: ${info.failure.message}`
-      )
-    }
-    if (info.success.type !== "Directory") {
-      return yield* usage(`--root ${root}: it is ${InputFile.typeText(info.success.type)}, not a folder`)
-    }
-  })
-
 /** The journal's middleware for the scope, or none. */
 const journalOf = (
   file: string | undefined
@@ -90,7 +73,7 @@ const journalOf = (
 export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.scoped(
     Effect.gen(function* () {
-      yield* checkRoot(options.root)
+      yield* RootFolder.check("harness mcp serve", options.root)
       const files = yield* Effect.catch(DiskFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )

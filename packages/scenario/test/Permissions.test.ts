@@ -21,17 +21,17 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  */
 const fakePermissions = () => {
   const made: Array<Permissions.Declared> = []
-  const decode = (declared: Permissions.Declared) => {
+  type Problem = { readonly field: "policy" | "approvals"; readonly path: string; readonly problem: string }
+  const decode = (declared: Permissions.Declared): Result.Result<ReadonlyArray<string>, Problem> => {
     const policy = declared.policy
-    if (!isRecord(policy))
-      return Result.fail({ field: "policy" as const, path: "(root)", problem: "expected an object" })
+    if (!isRecord(policy)) return Result.fail({ field: "policy", path: "(root)", problem: "expected an object" })
     for (const key of Object.keys(policy)) {
-      if (key !== "ask") return Result.fail({ field: "policy" as const, path: key, problem: "unexpected field" })
+      if (key !== "ask") return Result.fail({ field: "policy", path: key, problem: "unexpected field" })
     }
     const ask = Array.isArray(policy.ask) ? policy.ask.map(String) : []
     for (const [i, answer] of (declared.approvals ?? []).entries()) {
       if (answer !== "yes" && answer !== "no") {
-        return Result.fail({ field: "approvals" as const, path: `[${i}]`, problem: `expected "yes" or "no"` })
+        return Result.fail({ field: "approvals", path: `[${i}]`, problem: `expected "yes" or "no"` })
       }
     }
     return Result.succeed(ask)
@@ -300,7 +300,7 @@ describe("permission declarations: capture", () => {
         assert.deepStrictEqual(captured.policy, { ask: ["append"] })
         assert.deepStrictEqual(captured.approvals, ["yes"])
         assert.strictEqual(captured.untrustedOutput, false)
-        assert.deepStrictEqual(captured.turns, (json.turns as ReadonlyArray<unknown>).slice())
+        assert.deepStrictEqual<unknown>(captured.turns, json.turns)
       })
   )
 

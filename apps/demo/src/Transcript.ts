@@ -1,0 +1,130 @@
+/**
+ * A conversation printed for a person, turn by turn (`harness demo salmorejo`, `harness agent`):
+ * the opening messages, each turn's reasoning (dimmed), text and calls, the observations the
+ * model is shown with errors marked. What a model wrote is printed with its control characters
+ * escaped (line breaks kept): a reply cannot colour, move or clear the terminal.
+ *
+ * @since 0.1.0
+ */
+import { type Loop, type Message, Outcome } from "@agent-harness/executor"
+import { Report } from "@agent-harness/scenario"
+import { Console, Effect } from "effect"
+
+/**
+ * The languages the transcript is printed in.
+ *
+ * @since 0.1.0
+ */
+export type Lang = "en" | "es"
+
+/**
+ * The transcript's words in each language.
+ *
+ * @since 0.1.0
+ */
+export const words = {
+  en: {
+    turn: "turn",
+    model: "model",
+    calls: "calls",
+    thinks: "thinks",
+    redacted: "(redacted)",
+    shown: "the model is shown",
+    stop: "stop",
+    answer: "final answer",
+    files: "files after the run",
+    unchanged: "unchanged"
+  },
+  es: {
+    turn: "turno",
+    model: "modelo",
+    calls: "llama a",
+    thinks: "piensa",
+    redacted: "(oculto)",
+    shown: "el modelo lee",
+    stop: "fin",
+    answer: "respuesta final",
+    files: "ficheros tras la ejecución",
+    unchanged: "sin cambios"
+  }
+} as const
+
+/**
+ * A text a model or a tool wrote, as it may be printed: line breaks kept, every other control
+ * character escaped (`\u001b`).
+ *
+ * @since 0.1.0
+ */
+export const printable = (text: string): string => text.split("\n").map(Report.printable).join("\n")
+
+const callLine = (call: Message.ToolUseBlock): string =>
+  Report.printable(`${call.id} ${call.name}(${JSON.stringify(call.input) ?? String(call.input)})`)
+
+const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
+  const mark = Outcome.isError(outcome) ? style.fail("error") : style.pass("ok   ")
+  const content = outcome.content === "" ? '""' : printable(outcome.content).split("\n").join("\n          ")
+  return `  ${mark} ${Report.printable(outcome.id)}: ${content}`
+}
+
+/**
+ * Prints the opening messages: `[system]` and `[user]` (dimmed), then the text.
+ *
+ * @since 0.1.0
+ */
+export const opening = (messages: ReadonlyArray<Message.Message>, style: Report.Style): Effect.Effect<void> =>
+  Effect.forEach(
+    messages,
+    (message) =>
+      Console.log(
+        style.dim(`[${message.role}]`),
+        typeof message.content === "string" ? printable(message.content) : ""
+      ),
+    { discard: true }
+  )
+
+/**
+ * Prints a reply's reasoning, dimmed (`model thinks: …`; a redacted block says so).
+ *
+ * @since 0.1.0
+ */
+export const reasoning = (
+  reply: ReadonlyArray<Message.ReplyBlock>,
+  lang: Lang,
+  style: Report.Style
+): Effect.Effect<void> =>
+  Effect.forEach(
+    reply,
+    (block) =>
+      block.type === "reasoning"
+        ? Console.log(
+            style.dim(
+              `${words[lang].model} ${words[lang].thinks}: ${block.text === "" ? words[lang].redacted : printable(block.text)}`
+            )
+          )
+        : Effect.void,
+    { discard: true }
+  )
+
+/**
+ * Prints one turn that called tools: its header, the reply (reasoning dimmed, text, calls), and
+ * the observations the model is shown.
+ *
+ * @since 0.1.0
+ */
+export const turn = (turn: Loop.Turn, lang: Lang, style: Report.Style): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const w = words[lang]
+    yield* Console.log("")
+    yield* Console.log(style.dim(`— ${w.turn} ${turn.turn} —`))
+    for (const block of turn.reply) {
+      if (block.type === "reasoning") {
+        yield* reasoning([block], lang, style)
+        continue
+      }
+      yield* Console.log(
+        block.type === "text" ? `${w.model}: ${printable(block.text)}` : `${w.model} ${w.calls} ${callLine(block)}`
+      )
+    }
+    yield* Console.log(`${w.shown}:`)
+    for (const outcome of turn.outcomes) yield* Console.log(observationLine(outcome, style))
+  })
