@@ -33,14 +33,19 @@ export const parameters = (tool: Tool.Any): JsonSchema => {
 
 /** Anthropic Messages API tool definition. @since 0.1.0 */
 export interface AnthropicTool {
+  /** The tool's name. */
   readonly name: string
+  /** The tool's description, as the model reads it. */
   readonly description: string
+  /** The JSON Schema of the tool's parameters. */
   readonly input_schema: JsonSchema
 }
 
 /** OpenAI Chat Completions function tool definition. @since 0.1.0 */
 export interface OpenAiTool {
+  /** Always `"function"`. */
   readonly type: "function"
+  /** The tool's name, description and the JSON Schema of its parameters. */
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonSchema }
 }
 

@@ -18,12 +18,26 @@ import { renderValue } from "./Tool.ts"
  *
  * @since 0.1.0
  */
-export const Parsed = Schema.Union([
+export const Parsed: Schema.Union<
+  readonly [
+    Schema.Struct<{ readonly ok: Schema.Literal<true>; readonly answer: Schema.Unknown }>,
+    Schema.Struct<{
+      readonly ok: Schema.Literal<false>
+      readonly error_code: Schema.String
+      readonly message: Schema.String
+    }>
+  ]
+> = Schema.Union([
   Schema.Struct({ ok: Schema.Literal(true), answer: Schema.Unknown }),
   Schema.Struct({ ok: Schema.Literal(false), error_code: Schema.String, message: Schema.String })
 ])
 
-/** @since 0.1.0 */
+/**
+ * What a parser makes of a response: `{ ok: true, answer }`, or `{ ok: false, error_code,
+ * message }` for a backend that reported a failure.
+ *
+ * @since 0.1.0
+ */
 export type Parsed = typeof Parsed.Type
 
 /**
@@ -39,9 +53,13 @@ export type Parser = (response: unknown) => Parsed
  * @since 0.1.0
  */
 export interface Fields {
+  /** The field that holds the status (`status`). */
   readonly status: string
+  /** The status value that means success (`"ok"`); compared with `===`. */
   readonly ok: string | number | boolean
+  /** The field that holds the error code of a failure (`error_code`). */
   readonly errorCode: string
+  /** The field that holds the answer, or a failure's message (`content`). */
   readonly content: string
 }
 

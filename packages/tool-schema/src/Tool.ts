@@ -72,6 +72,7 @@ export type RunResult<A, E, R> = Effect.Effect<A, E, R> | PromiseLike<A> | A
  * @since 0.1.0
  */
 export interface Parameters extends Schema.ConstraintDecoder<object> {
+  /** The schema's AST: an object type (the decoder and `JsonSchema` read its fields). */
   readonly ast: SchemaAST.Objects
 }
 
@@ -82,10 +83,15 @@ export interface Parameters extends Schema.ConstraintDecoder<object> {
  * @since 0.1.0
  */
 export interface Tool<out Name extends string, in out P extends Parameters, in out A, in out E, out R> {
+  /** The name the model calls it by; unique in a toolset. */
   readonly name: Name
+  /** What it does, for the model: sent in its definition. */
   readonly description: string
+  /** The Schema its input must pass before it runs. */
   readonly parameters: P
+  /** Whether it only reads, is idempotent, may destroy, reaches outside (MCP-style). */
   readonly annotations: Annotations
+  /** Runs a decoded call: an Effect, a promise or a plain value. */
   readonly run: (input: P["Type"], context: CallContext) => RunResult<A, E, R>
   /** The observation content of a success; strings as they are, other values as JSON. */
   readonly content: (value: A) => string
@@ -104,13 +110,21 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
  * @since 0.1.0
  */
 export interface Any {
+  /** The name the model calls it by. */
   readonly name: string
+  /** What it does, for the model. */
   readonly description: string
+  /** The Schema its input must pass. */
   readonly parameters: Parameters
+  /** Its MCP-style annotations. */
   readonly annotations: Annotations
+  /** Runs a decoded call. */
   readonly run: (input: never, context: CallContext) => unknown
+  /** The observation content of a success. */
   readonly content: (value: never) => string
+  /** The observation content of a typed failure. */
   readonly failureMessage: (error: never) => string
+  /** Whether the run function returns a status envelope. */
   readonly envelope: boolean
 }
 

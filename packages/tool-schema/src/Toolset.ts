@@ -19,8 +19,11 @@ import * as Violation from "./Violation.ts"
  * @since 0.1.0
  */
 export interface RawCall {
+  /** The tool_use id the model gave the call. */
   readonly id: string
+  /** The tool name the model sent. */
   readonly name: string
+  /** The input as it arrived, unchecked. */
   readonly input: unknown
 }
 
@@ -42,10 +45,13 @@ export type DecodedCall<T extends Tool.Any> = T extends Tool.Any
  * @since 0.1.0
  */
 export interface Entry {
+  /** The tool. */
   readonly tool: Tool.Any
+  /** The fields its parameters declare, in order. */
   readonly fields: ReadonlyArray<PropertyKey>
   /** No fields and no index signature: the tool takes an empty object. */
   readonly empty: boolean
+  /** The parameters' decoder, built once: the decoded input, or the Schema issue. */
   readonly decode: (input: unknown, options: SchemaAST.ParseOptions) => Result.Result<unknown, SchemaIssue.Issue>
   /** The fast path of plain structs (see `FastDecode`), or `undefined` for other parameters. */
   readonly fast: Fast.Plain | undefined
@@ -59,7 +65,9 @@ const TypeId = "~@agent-harness/tool-schema/Toolset"
  * @since 0.1.0
  */
 export interface Toolset<out T extends Tool.Any> {
+  /** Marks a toolset (see `isToolset`). */
   readonly [TypeId]: typeof TypeId
+  /** Its tools, in the order they were given. */
   readonly tools: ReadonlyArray<T>
   /** @internal */
   readonly entries: ReadonlyMap<string, Entry>

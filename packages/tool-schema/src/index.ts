@@ -5,21 +5,21 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** The canonical JSON text of a value, `encode` and `equal`: when two calls' inputs are the same call. @since 0.1.0 */
 export * as Canonical from "./Canonical.ts"
-/** @since 0.1.0 */
+/** Tool definitions for model APIs (Anthropic, OpenAI) generated from each tool's Schema. @since 0.1.0 */
 export * as JsonSchema from "./JsonSchema.ts"
-/** @since 0.1.0 */
+/** The words the harness says to the model, in English and Spanish, as a service you can replace. @since 0.1.0 */
 export * as MessageCatalog from "./MessageCatalog.ts"
-/** @since 0.1.0 */
+/** Values and thrown values as text the model can read, never throwing. @since 0.1.0 */
 export * as Render from "./Render.ts"
-/** @since 0.1.0 */
+/** The tool-response contract: a backend's status envelope read by its status, never by its text. @since 0.1.0 */
 export * as ResponseContract from "./ResponseContract.ts"
-/** @since 0.1.0 */
+/** A tool: name, description, Schema parameters, annotations and a run function (`Tool.make`). @since 0.1.0 */
 export * as Tool from "./Tool.ts"
-/** @since 0.1.0 */
+/** Provider-safe tool names: the alias a provider is sent for a name it would refuse. @since 0.1.0 */
 export * as ToolName from "./ToolName.ts"
-/** @since 0.1.0 */
+/** The tools a model may call, by name, and decoding a raw call into a typed call or a violation. @since 0.1.0 */
 export * as Toolset from "./Toolset.ts"
-/** @since 0.1.0 */
+/** Why a raw tool call was not executed, as plain JSON-ready values. @since 0.1.0 */
 export * as Violation from "./Violation.ts"
