@@ -9,6 +9,7 @@
 import { Budget } from "@agent-harness/budgets"
 import { Render, Toolset } from "@agent-harness/tool-schema"
 import { Duration, Schema } from "effect"
+import * as Breaker from "./Breaker.ts"
 import * as Message from "./Message.ts"
 import * as Model from "./Model.ts"
 
@@ -64,8 +65,13 @@ const isBudget = Schema.is(Budget.Budget)
 const wholeAtLeast = (u: unknown, least: number): boolean =>
   typeof u === "number" && Number.isSafeInteger(u) && u >= least
 
-/** The loop's options that are present, checked in declaration order. */
-const optionChecks: ReadonlyArray<readonly [string, (u: unknown) => string | undefined]> = [
+/**
+ * The loop's options that are present, checked in declaration order: each gives its problem, or
+ * the field of the option at fault and its problem (`breaker.after`).
+ */
+const optionChecks: ReadonlyArray<
+  readonly [string, (u: unknown) => string | { readonly field: string; readonly problem: string } | undefined]
+> = [
   ["toolset", (u) => (Toolset.isToolset(u) ? undefined : "must be a toolset (Toolset.make)")],
   [
     "messages",
@@ -113,7 +119,8 @@ const optionChecks: ReadonlyArray<readonly [string, (u: unknown) => string | und
       return ms !== undefined && ms > 0 ? undefined : `must be a duration longer than zero, got ${show(u)}`
     }
   ],
-  ["onTurn", (u) => (u === undefined || typeof u === "function" ? undefined : `must be a function, got ${show(u)}`)]
+  ["onTurn", (u) => (u === undefined || typeof u === "function" ? undefined : `must be a function, got ${show(u)}`)],
+  ["breaker", (u) => Breaker.problem(u)]
 ]
 
 /**
@@ -128,6 +135,8 @@ export const optionProblem = (options: unknown): OptionProblem | undefined => {
   for (const [option, check] of optionChecks) {
     try {
       const problem = check((options as Record<string, unknown>)[option])
+      if (typeof problem === "object")
+        return { option: problem.field === "" ? option : `${option}.${problem.field}`, problem: problem.problem }
       if (problem !== undefined) return { option, problem }
     } catch (thrown) {
       return { option, problem: `cannot be read: ${Render.thrown(thrown)}` }

@@ -1,8 +1,9 @@
 /**
  * The loop of seed 000: call the model; execute every tool_use of its reply; append one user
  * message with every result in call order; stop when a reply has no tool_use (`end`) or after
- * `maxTurns` model calls (`turn_cap`, a `Budget` of kind `turns`). The harness never fixes or
- * retries a call: the model reads what happened and decides.
+ * `maxTurns` model calls (`turn_cap`, a `Budget` of kind `turns`), or, with a repeated-call
+ * breaker set to `stop`, after a turn with the same call made too often (`repeated_call`). The
+ * harness never fixes or retries a call: the model reads what happened and decides.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,7 @@ import { Budget, Deadline } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { Data, type Duration, Effect, Result } from "effect"
 import * as Boundary from "./Boundary.ts"
+import * as Breaker from "./Breaker.ts"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
 import {
@@ -28,11 +30,12 @@ import * as Trace from "./Trace.ts"
 
 /**
  * Why the loop stopped: a reply without tool calls (`end`), the turn budget spent
- * (`turn_cap`), or the wall-clock budget spent before a model call (`time_budget`).
+ * (`turn_cap`), the wall-clock budget spent before a model call (`time_budget`), or a
+ * repeated-call breaker set to `stop` that tripped during the last turn (`repeated_call`).
  *
  * @since 0.1.0
  */
-export type StopReason = "end" | "turn_cap" | "time_budget"
+export type StopReason = "end" | "turn_cap" | "time_budget" | "repeated_call"
 
 /**
  * Options of a run.
@@ -55,6 +58,12 @@ export interface Options<T extends Tool.Any> {
   readonly timeout?: Execute.Options["timeout"]
   /** Called with each turn's outcomes, in call order, before the model sees them. */
   readonly onTurn?: ((turn: Turn) => Effect.Effect<void>) | undefined
+  /**
+   * The repeated-call breaker (off by default): after `after` identical calls within `window`
+   * turns, tell the model (a line appended to that call's observation) or stop after the turn
+   * (`repeated_call`). It never changes or drops a call. See `Breaker`.
+   */
+  readonly breaker?: Breaker.Breaker | undefined
 }
 
 /**
@@ -81,7 +90,7 @@ export interface Turn {
  */
 export interface RunResult {
   readonly stop: StopReason
-  /** The final reply's text (`end`), or `undefined` at the turn cap. */
+  /** The final reply's text (`end`), or `undefined` otherwise (`turn_cap`, `repeated_call`...). */
   readonly text: string | undefined
   /** The whole history, opening messages included. */
   readonly messages: ReadonlyArray<Message.Message>
@@ -178,11 +187,16 @@ export const run = <T extends Tool.Any>(
       concurrency === 1 && options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
     const messages: Array<Message.Message> = [...options.messages]
     const turns: Array<Turn> = []
+    const breaker = options.breaker
+    const watch = breaker === undefined ? undefined : Breaker.watch(breaker, harness.catalog)
     yield* record({
       type: "start",
       messages: options.messages,
       max_turns: budget.limit - budget.used,
-      tools: options.toolset.tools.map((tool) => tool.name)
+      tools: options.toolset.tools.map((tool) => tool.name),
+      ...(breaker === undefined
+        ? {}
+        : { breaker: { after: breaker.after, window: breaker.window, action: breaker.action } })
     })
     const finish = (stop: StopReason, text: string | undefined) =>
       Effect.andThen(
@@ -274,14 +288,35 @@ export const run = <T extends Tool.Any>(
           { concurrency }
         )
       }
+      const checked = watch === undefined ? undefined : watch.check(turn, calls, outcomes)
+      if (checked !== undefined) outcomes = checked.outcomes
       if (trace !== Trace.none) {
-        for (const outcome of outcomes) {
+        const trips = checked?.trips ?? []
+        let next = 0
+        for (const [index, outcome] of outcomes.entries()) {
           yield* record(Trace.observation(turn, outcome))
+          const trip = trips[next]
+          if (breaker !== undefined && trip !== undefined && trip.index === index) {
+            next++
+            yield* record({
+              type: "breaker",
+              turn,
+              tool_use_id: trip.id,
+              name: trip.name,
+              count: trip.count,
+              after: breaker.after,
+              window: breaker.window,
+              action: breaker.action
+            })
+          }
         }
       }
       const current: Turn = { turn, reply, outcomes, ...seen }
       turns.push(current)
       if (options.onTurn !== undefined) yield* options.onTurn(current)
       messages.push(Message.user(outcomes.map(Outcome.toToolResult)))
+      if (breaker?.action === "stop" && checked !== undefined && checked.trips.length > 0) {
+        return yield* finish("repeated_call", undefined)
+      }
     }
   })

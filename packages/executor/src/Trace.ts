@@ -1,8 +1,9 @@
 /**
  * Traces of the loop as JSON Lines, one event per line: the start, each model request and
- * reply, each call and its observation, the stop. A trace is what `harness capture` turns into
- * a scenario that replays the conversation. The `Trace` service is off unless provided; point
- * it at a file with `Trace.jsonl(path)` or keep events in memory with `Trace.memory`.
+ * reply, each call and its observation, each trip of a repeated-call breaker, the stop. A trace
+ * is what `harness capture` turns into a scenario that replays the conversation. The `Trace`
+ * service is off unless provided; point it at a file with `Trace.jsonl(path)` or keep events in
+ * memory with `Trace.memory`.
  *
  * Tracing never changes the outcome of a run. A value JSON cannot hold (a cycle, a bigint, an
  * `undefined` input, a getter that throws) is written as `{ "~unencodable": "<rendering>" }` in
@@ -16,12 +17,33 @@ import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema } f
 import * as Message from "./Message.ts"
 import * as Outcome from "./Outcome.ts"
 
-/** The loop started with these opening messages. @since 0.1.0 */
+/**
+ * A repeated-call breaker's settings as a trace holds them (see `Breaker`).
+ *
+ * @since 0.1.0
+ */
+export const BreakerSettings: Schema.Struct<{
+  readonly after: Schema.Int
+  readonly window: Schema.Int
+  readonly action: Schema.Literals<readonly ["tell", "stop"]>
+}> = Schema.Struct({
+  after: Schema.Int,
+  window: Schema.Int,
+  action: Schema.Literals(["tell", "stop"])
+})
+
+/**
+ * The loop started with these opening messages; `breaker` when a repeated-call breaker watches
+ * the run.
+ *
+ * @since 0.1.0
+ */
 export const Start = Schema.Struct({
   type: Schema.Literal("start"),
   messages: Schema.Array(Message.Message),
   max_turns: Schema.Int,
-  tools: Schema.Array(Schema.String)
+  tools: Schema.Array(Schema.String),
+  breaker: Schema.optionalKey(BreakerSettings)
 })
 
 /** A runner's note about the environment (e.g. the scenario's locale and files). @since 0.1.0 */
@@ -158,10 +180,38 @@ export const Decision: Schema.Struct<{
   untrusted_output: Schema.optionalKey(Schema.Boolean)
 })
 
+/**
+ * The repeated-call breaker tripped on a call: it is the `count`-th identical call (same tool,
+ * same input, same observation) within `window` turns, `after` or more. Recorded after the call's
+ * observation; under `tell` that observation holds the breaker's line, under `stop` the run stops
+ * after this turn (`repeated_call`).
+ *
+ * @since 0.1.0
+ */
+export const BreakerTripped: Schema.Struct<{
+  readonly type: Schema.Literal<"breaker">
+  readonly turn: Schema.Int
+  readonly tool_use_id: Schema.String
+  readonly name: Schema.String
+  readonly count: Schema.Int
+  readonly after: Schema.Int
+  readonly window: Schema.Int
+  readonly action: Schema.Literals<readonly ["tell", "stop"]>
+}> = Schema.Struct({
+  type: Schema.Literal("breaker"),
+  turn: Schema.Int,
+  tool_use_id: Schema.String,
+  name: Schema.String,
+  count: Schema.Int,
+  after: Schema.Int,
+  window: Schema.Int,
+  action: Schema.Literals(["tell", "stop"])
+})
+
 /** The loop stopped. @since 0.1.0 */
 export const Stop = Schema.Struct({
   type: Schema.Literal("stop"),
-  stop: Schema.Literals(["end", "turn_cap", "time_budget"]),
+  stop: Schema.Literals(["end", "turn_cap", "time_budget", "repeated_call"]),
   text: Schema.optionalKey(Schema.String),
   turns: Schema.Int
 })
@@ -182,6 +232,7 @@ export const Event = Schema.Union([
   Call,
   Observation,
   Decision,
+  BreakerTripped,
   Stop
 ])
 

@@ -5,6 +5,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Breaker from "./Breaker.ts"
+/** @since 0.1.0 */
 export * as Execute from "./Execute.ts"
 /** @since 0.1.0 */
 export * as LanguageModelAdapter from "./LanguageModelAdapter.ts"
