@@ -41,7 +41,9 @@ export interface Options
   extends Partial<
     Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal" | "responseFormat" | "includeRawChunks">
   > {
+  /** How failed requests are retried (see `Retry.Policy`); the default policy when not given. */
   readonly retry?: Retry.Policy | undefined
+  /** How `is_error` tool results are sent; chosen from the provider id when not given. */
   readonly errorResults?: ProviderPrompt.ErrorResults | undefined
 }
 
@@ -51,6 +53,7 @@ export interface Options
  * @since 0.1.0
  */
 export interface Shape extends Model.Shape {
+  /** Sends one turn's request; fails with the typed `ProviderError` of the last attempt. */
   readonly respond: (request: Model.Request) => Effect.Effect<Model.Response, ProviderError.ProviderError>
 }
 

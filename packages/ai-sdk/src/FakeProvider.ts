@@ -52,9 +52,13 @@ export type Route = "anthropic" | "openai"
  * @since 0.1.0
  */
 export interface Reply {
+  /** Discriminates the scripted response. */
   readonly _tag: "Reply"
+  /** The reply's blocks, in the loop's shape. */
   readonly blocks: ReadonlyArray<Message.ReplyBlock>
+  /** The wire's stop reason; chosen from the blocks when not given. */
   readonly stop?: string | undefined
+  /** The token counts reported (10 in, 5 out when not given). */
   readonly usage?: { readonly input: number; readonly output: number } | undefined
 }
 
@@ -66,11 +70,17 @@ export interface Reply {
  * @since 0.1.0
  */
 export interface Failure {
+  /** Discriminates the scripted response. */
   readonly _tag: "Failure"
+  /** The HTTP status. */
   readonly status: number
+  /** The error body's `type`; from the status when not given. */
   readonly type?: string | undefined
+  /** The error body's message (`scripted error <status>` when not given). */
   readonly message?: string | undefined
+  /** A `retry-after` header, in seconds. */
   readonly retryAfter?: number | undefined
+  /** A `retry-after-ms` header, in milliseconds. */
   readonly retryAfterMs?: number | undefined
 }
 
@@ -80,9 +90,13 @@ export interface Failure {
  * @since 0.1.0
  */
 export interface Raw {
+  /** Discriminates the scripted response. */
   readonly _tag: "Raw"
+  /** The HTTP status. */
   readonly status: number
+  /** The body, sent as it is. */
   readonly body: string
+  /** Response headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
@@ -138,7 +152,9 @@ export const raw = (status: number, body: string, headers?: Readonly<Record<stri
 export interface Recorded {
   /** The route it went to, or `undefined` for a path the fake does not serve. */
   readonly route: Route | undefined
+  /** The HTTP method. */
   readonly method: string
+  /** The request's path (`/v1/messages`). */
   readonly path: string
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>
@@ -177,8 +193,11 @@ export interface Fake {
  * @since 0.1.0
  */
 export interface Options {
+  /** The responses of the Anthropic route, in order. */
   readonly anthropic?: ReadonlyArray<Scripted> | undefined
+  /** The responses of the OpenAI route, in order. */
   readonly openai?: ReadonlyArray<Scripted> | undefined
+  /** The only API key accepted; any non-empty key when not given. */
   readonly apiKey?: string | undefined
 }
 

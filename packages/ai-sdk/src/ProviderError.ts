@@ -63,6 +63,7 @@ const refusals: Readonly<Record<Refusal, string>> = {
  * @since 0.1.0
  */
 export class RequestRejected extends RequestRejectedBase {
+  /** The provider, what it refused, the HTTP status and what it said. */
   override get message(): string {
     return `${this.provider} ${refusals[this.refusal]} (HTTP ${this.status}): ${this.detail}`
   }
@@ -89,6 +90,7 @@ const ProviderUnavailableBase: new (args: {
  * @since 0.1.0
  */
 export class ProviderUnavailable extends ProviderUnavailableBase {
+  /** The provider, its last status (or `unreachable`), the attempts made and the last detail. */
   override get message(): string {
     const what = this.status === undefined ? "unreachable" : `unavailable (HTTP ${this.status})`
     const tries = this.attempts === 1 ? "1 attempt" : `${this.attempts} attempts`
@@ -113,6 +115,7 @@ const ProviderFailureBase: new (args: {
  * @since 0.1.0
  */
 export class ProviderFailure extends ProviderFailureBase {
+  /** The provider and what its SDK said. */
   override get message(): string {
     return `${this.provider} failed: ${this.detail}`
   }
@@ -133,9 +136,13 @@ export type ProviderError = MissingApiKey | RequestRejected | ProviderUnavailabl
  * @since 0.1.0
  */
 export interface Transient {
+  /** Discriminates it from the typed failures. */
   readonly _tag: "Transient"
+  /** The HTTP status, `undefined` for a network error. */
   readonly status: number | undefined
+  /** How long the provider asked to wait, in milliseconds, when it said. */
   readonly retryAfterMs: number | undefined
+  /** What the provider or the network said. */
   readonly detail: string
 }
 

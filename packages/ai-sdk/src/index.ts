@@ -8,15 +8,15 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** Any AI SDK `LanguageModelV4` as the loop's `Model`: one request per turn, lossless history, bounded retries, typed failures. @since 0.1.0 */
 export * as AiSdkModel from "./AiSdkModel.ts"
-/** @since 0.1.0 */
+/** Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for the model-backed planner and your own `generateText` calls. @since 0.1.0 */
 export * as EffectAiModel from "./EffectAiModel.ts"
-/** @since 0.1.0 */
+/** Why a model request failed, typed: `MissingApiKey`, `RequestRejected`, `ProviderUnavailable`, `ProviderFailure`. @since 0.1.0 */
 export * as ProviderError from "./ProviderError.ts"
-/** @since 0.1.0 */
+/** The loop's history as an AI SDK prompt and a provider's reply as the loop's blocks, losing nothing the next request needs. @since 0.1.0 */
 export * as ProviderPrompt from "./ProviderPrompt.ts"
-/** @since 0.1.0 */
+/** Retries of model requests (never of tool calls): which failures, what backoff, bounded by attempts and time. @since 0.1.0 */
 export * as Retry from "./Retry.ts"
-/** @since 0.1.0 */
+/** A toolset as a provider sees it: each tool under its provider-safe alias, calls mapped back to the real name. @since 0.1.0 */
 export * as ToolAliases from "./ToolAliases.ts"

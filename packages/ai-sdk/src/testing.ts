@@ -5,5 +5,5 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** A loopback fake of the Anthropic and OpenAI HTTP APIs that answers from a script and records every request. @since 0.1.0 */
 export * as FakeProvider from "./FakeProvider.ts"
