@@ -108,6 +108,8 @@ const origin = (sources: Sources, path: ReadonlyArray<string | number>): string 
   switch (head) {
     case "maxTurns":
       return at(sources.start, "max_turns")
+    case "breaker":
+      return at(sources.start, tail("breaker", path.slice(1)))
     case "system":
     case "user":
       return at(sources.start, "messages")
@@ -308,8 +310,8 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     const source = sources.turns[i]
     const last = i === turns.length - 1
     // Every call of a turn is answered before the next reply; the last turn's calls only when it
-    // stopped at the turn cap (a run that ends has no calls in its last reply).
-    if (seen < ids.length && (!last || stop.stop === "turn_cap")) {
+    // stopped at the turn cap or at its breaker (a run that ends has no calls in its last reply).
+    if (seen < ids.length && (!last || stop.stop === "turn_cap" || stop.stop === "repeated_call")) {
       return fail(at(source?.reply ?? 0, "reply"), `call '${ids[seen]}' of turn ${i + 1} has no observation`)
     }
     if (ids.length > 0) turn.expect ??= []
@@ -317,6 +319,12 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   const last = turns.at(-1)
   if (stop.stop === "end" && last !== undefined && idsOf(last.reply).length > 0) {
     return fail(at(stopLine, "stop"), `"end", but the last reply (turn ${turns.length}) calls tools`)
+  }
+  if (stop.stop === "repeated_call" && start.breaker?.action !== "stop") {
+    return fail(
+      at(stopLine, "stop"),
+      `"repeated_call", but the start (line ${sources.start}) has no breaker set to stop`
+    )
   }
   if (stop.stop === "turn_cap" && turns.length !== start.max_turns) {
     return fail(at(stopLine, "stop"), `"turn_cap" after ${turns.length} turn(s), but max_turns is ${start.max_turns}`)
@@ -357,6 +365,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     ...(approvals === undefined ? {} : { approvals }),
     ...(untrustedOutput === undefined ? {} : { untrustedOutput }),
     maxTurns: start.max_turns,
+    ...(start.breaker === undefined ? {} : { breaker: start.breaker }),
     turns,
     outcome: {
       stop: stop.stop,

@@ -260,6 +260,7 @@ export const run = (
       toolset: tools,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
+      breaker: spec.breaker,
       onTurn: options?.onTurn
     }).pipe(
       Effect.provide(ScriptedModel.layer(script(spec))),

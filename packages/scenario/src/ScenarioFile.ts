@@ -69,6 +69,20 @@ export const ConversationTool = Schema.Struct({
   results: Schema.Array(Schema.Unknown).check(Schema.isMinLength(1))
 })
 
+/**
+ * The loop's repeated-call breaker for a conversation (an extension of format 1; the executor's
+ * `Breaker`): at the `after`-th identical call (same tool, input and observation) within `window`
+ * turns, `tell` the model (a line appended to that observation) or `stop` the run after the turn
+ * (`outcome.stop: "repeated_call"`).
+ *
+ * @since 0.1.0
+ */
+export const BreakerSettings = Schema.Struct({
+  after: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  action: Schema.Literals(["tell", "stop"])
+})
+
 /** A `conversation` scenario file (seed 000). @since 0.1.0 */
 export const ConversationFile = Schema.Struct({
   ...Common,
@@ -87,9 +101,11 @@ export const ConversationFile = Schema.Struct({
   /** Mark the text of every result a tool produced as untrusted data (needs a policy). */
   untrustedOutput: Schema.optionalKey(Schema.Boolean),
   maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  /** The repeated-call breaker the run is watched by (none by default). */
+  breaker: Schema.optionalKey(BreakerSettings),
   turns: Schema.Array(Turn),
   outcome: Schema.Struct({
-    stop: Schema.Literals(["end", "turn_cap"]),
+    stop: Schema.Literals(["end", "turn_cap", "repeated_call"]),
     text: Schema.optionalKey(Schema.String),
     files: Schema.optionalKey(FileMap)
   })
