@@ -8,10 +8,11 @@ import { describe, expect, it } from "vitest"
 import { scenarioTests } from "../src/Vitest.ts"
 
 const shipped = fileURLToPath(new URL("../../../apps/demo/scenarios", import.meta.url))
-// The scenarios under mcp/ mount MCP servers: they need a Mounter, which this package does not
-// provide (the harness CLI does; apps/demo's tests run them through it).
+// The scenarios under mcp/ mount MCP servers and those under permission/ declare a permission
+// policy: they need a Mounter and a Permissions service, which this package does not provide
+// (the harness CLI does; apps/demo's tests run them through it).
 const withoutMcp = readdirSync(shipped)
-  .filter((name) => name !== "mcp")
+  .filter((name) => name !== "mcp" && name !== "permission")
   .map((name) => join(shipped, name))
 
 describe("apps/demo/scenarios", () => {
