@@ -18,7 +18,9 @@ import * as TestReport from "./TestReport.ts"
  * @since 0.1.0
  */
 export interface Input {
+  /** The name shown for it (its path, say). */
   readonly name: string
+  /** Its content. */
   readonly text: string
 }
 

@@ -18,8 +18,11 @@ import type * as Model from "./Model.ts"
  * @since 0.1.0
  */
 export interface Line {
+  /** The line number, from 1; `null` for a value inside a whole JSON file. */
   readonly line: number | null
+  /** The JSON path of a value inside a whole JSON file. */
   readonly at?: string | undefined
+  /** The parsed value. */
   readonly json: Model.Json
 }
 
@@ -50,7 +53,9 @@ export const problem = (line: Line, path: string, message: string): Model.Proble
  * @since 0.1.0
  */
 export interface Read {
+  /** The lines that parsed, in order. */
   readonly lines: ReadonlyArray<Line>
+  /** One problem per line that did not parse. */
   readonly problems: ReadonlyArray<Model.Problem>
 }
 

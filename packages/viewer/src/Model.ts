@@ -26,8 +26,11 @@ export type Json = null | boolean | number | string | ReadonlyArray<Json> | { re
 export interface Problem {
   /** The file, when a page section reads several (test reports side by side). */
   readonly file?: string | undefined
+  /** The line, from 1; `null` for the whole file. */
   readonly line: number | null
+  /** The JSON path inside the line: `reply[0].input`, `(root)`, or `(line)` when the line is not JSON. */
   readonly path: string
+  /** What is wrong. */
   readonly message: string
 }
 
@@ -40,7 +43,9 @@ export interface Problem {
 export interface Generic {
   /** Where it is: `line 7`, or a JSON path inside a whole file (`events[3]`). */
   readonly where: string
+  /** The event's `type` as written; `(no type)` when it has none. */
   readonly type: string
+  /** Its other fields, as they are. */
   readonly fields: { readonly [key: string]: Json }
   /** Set when the event has a known type but did not match its schema. */
   readonly problem?: string | undefined
@@ -63,14 +68,19 @@ export type CallStatus = "ok" | "failed" | "not_executed" | "denied" | "unknown"
  * @since 0.1.0
  */
 export interface Call {
+  /** The tool_use id. */
   readonly id: string
+  /** The tool the model named. */
   readonly name: string
+  /** The input as the model sent it. */
   readonly input: Json
+  /** How it ended (see `CallStatus`). */
   readonly status: CallStatus
   /** The observation's `outcome` tag as recorded (`Succeeded`, `Failed`...), or `null`. */
   readonly outcome: string | null
   /** What the model was shown, or `null` when there is no observation. */
   readonly content: string | null
+  /** The observation's `is_error`, or `null` when there is none. */
   readonly isError: boolean | null
   /** A word on how the status was found, when it is not the outcome tag alone. */
   readonly note?: string | undefined
@@ -85,13 +95,17 @@ export interface Call {
  * @since 0.1.0
  */
 export interface Turn {
+  /** The model call, from 1. */
   readonly turn: number
   /** The line of the turn's first event. */
   readonly line: number
   /** Messages in the history the model was called with. */
   readonly messages: number | null
+  /** The reply's text blocks, in order. */
   readonly text: ReadonlyArray<string>
+  /** The reply's reasoning blocks, in order. */
   readonly reasoning: ReadonlyArray<string>
+  /** The reply's tool calls, in order, each with its outcome. */
   readonly calls: ReadonlyArray<Call>
   /** The model failed on this turn: its message. */
   readonly failed: string | null
@@ -105,7 +119,9 @@ export interface Turn {
  * @since 0.1.0
  */
 export interface Opening {
+  /** `system`, `user` or `assistant`. */
   readonly role: string
+  /** Its content as text (tool calls and results written out). */
   readonly text: string
 }
 
@@ -122,17 +138,27 @@ export type Counts = { readonly [S in CallStatus]: number }
  * @since 0.1.0
  */
 export interface Conversation {
+  /** Discriminates the file. */
   readonly kind: "conversation"
+  /** The file's id in the page (`f1`, `f2`...): its anchor. */
   readonly id: string
+  /** The name it was given (its path, say). */
   readonly name: string
+  /** What could not be read, line by line. */
   readonly problems: ReadonlyArray<Problem>
+  /** The opening messages of the `start` event. */
   readonly opening: ReadonlyArray<Opening>
+  /** The tools offered, by name. */
   readonly tools: ReadonlyArray<string>
+  /** The turn cap of the `start` event, or `null` without one. */
   readonly maxTurns: number | null
+  /** The runner's `annotation` events (locale, files...), in order. */
   readonly annotations: ReadonlyArray<{ readonly key: string; readonly value: Json }>
+  /** The model turns, in order. */
   readonly turns: ReadonlyArray<Turn>
   /** How the loop stopped (`end`, `turn_cap`, `time_budget`), or `null` when the trace has no stop. */
   readonly stop: { readonly reason: string; readonly text: string | null; readonly turns: number } | null
+  /** How many calls ended in each status. */
   readonly counts: Counts
   /** Every tool name called, sorted. */
   readonly called: ReadonlyArray<string>
@@ -150,10 +176,15 @@ export interface Conversation {
  * @since 0.1.0
  */
 export interface Step {
+  /** The step's id in its plan. */
   readonly id: number
+  /** The tool it calls. */
   readonly tool: string
+  /** Its arguments. */
   readonly args: Json
+  /** What the planner expected it to give. */
   readonly expected: string
+  /** Its parallel group, or `null` when it runs alone. */
   readonly group: string | null
 }
 
@@ -172,8 +203,11 @@ export type StepStatus = "succeeded" | "failed" | "not_executed" | "cached" | "s
  * @since 0.1.0
  */
 export interface StepRun extends Step {
+  /** What happened to it (see `StepStatus`). */
   readonly status: StepStatus
+  /** What it returned, as text, or `null`. */
   readonly result: string | null
+  /** Why it failed, or `null`. */
   readonly error: string | null
 }
 
@@ -186,7 +220,9 @@ export interface StepRun extends Step {
 export interface ArgChange {
   /** A JSON path into the args (`path`, `files[1]`, `(args)` for the whole value). */
   readonly path: string
+  /** The old value; absent when the key is new. */
   readonly before?: Json | undefined
+  /** The new value; absent when the key was removed. */
   readonly after?: Json | undefined
 }
 
@@ -214,15 +250,19 @@ export type DiffRow =
  * @since 0.1.0
  */
 export interface Replan {
+  /** The line of the revision's event. */
   readonly line: number
+  /** The error that made the planner revise the plan. */
   readonly lastError: string
   /** The step the cursor stood on (the first failed step of the old revision), or `null`. */
   readonly cursor: { readonly id: number; readonly position: number; readonly of: number } | null
+  /** The step ids removed, added and revised, as recorded. */
   readonly diff: {
     readonly removed: ReadonlyArray<number>
     readonly added: ReadonlyArray<number>
     readonly revised: ReadonlyArray<number>
   }
+  /** The diff drawn step by step, in the new plan's order. */
   readonly rows: ReadonlyArray<DiffRow>
 }
 
@@ -256,12 +296,19 @@ export type Entry =
  * @since 0.1.0
  */
 export interface Result {
+  /** Whether the trace recorded it (`false`: derived from the events). */
   readonly recorded: boolean
+  /** How the session ended (`completed` or `failed`). */
   readonly status: string
+  /** Why it ended. */
   readonly reason: string
+  /** Steps executed. */
   readonly steps: number
+  /** Replans accepted. */
   readonly replans: number
+  /** Every step run, in order, with its outcome. */
   readonly history: ReadonlyArray<StepRun>
+  /** The diff of each revision against the plan before it. */
   readonly revisions: ReadonlyArray<{
     readonly removed: ReadonlyArray<number>
     readonly added: ReadonlyArray<number>
@@ -276,11 +323,17 @@ export interface Result {
  * @since 0.1.0
  */
 export interface Plan {
+  /** Discriminates the file. */
   readonly kind: "plan"
+  /** The file's id in the page (`f1`, `f2`...): its anchor. */
   readonly id: string
+  /** The name it was given (its path, say). */
   readonly name: string
+  /** What could not be read, line by line. */
   readonly problems: ReadonlyArray<Problem>
+  /** The session's goal, when the trace has a `session.start` line. */
   readonly goal: string | null
+  /** What the session does when a step fails (`replan`, `skip`, `abort`), when the trace says. */
   readonly onFailure: string | null
   /** The budgets: what was spent and, when the trace says, the limits. */
   readonly budgets: {
@@ -289,8 +342,11 @@ export interface Plan {
     readonly replans: number
     readonly maxReplans: number | null
   }
+  /** The timeline: revisions with their steps, refused plans, unknown events. */
   readonly entries: ReadonlyArray<Entry>
+  /** The `session.finished` event's status and reason, or `null` without one. */
   readonly finished: { readonly status: string; readonly reason: string } | null
+  /** The session's result, recorded or derived; `null` when neither is possible. */
   readonly result: Result | null
 }
 
@@ -301,8 +357,11 @@ export interface Plan {
  * @since 0.1.0
  */
 export interface Cell {
+  /** `pass`, `fail`, or `invalid` when the scenario file could not be read. */
   readonly verdict: "pass" | "fail" | "invalid"
+  /** The outcome in a few words (the stop reason and turns, a case's purpose...). */
   readonly summary: string
+  /** Each failure, in words; empty when it passed. */
   readonly failures: ReadonlyArray<string>
   /** Where its trace is: an in-page link (`#f2`) or a path as given. */
   readonly trace: string | null
@@ -315,12 +374,17 @@ export interface Cell {
  * @since 0.1.0
  */
 export interface Row {
+  /** The scenario's name. */
   readonly name: string
+  /** The scenario file. */
   readonly file: string
+  /** The scenario's kind (`conversation`, `plan`, `response-cases`), or `(unknown)`. */
   readonly kind: string
   /** The case id, for a case of a `response-cases` scenario. */
   readonly case: string | null
+  /** The case's role (`regression`, `control`, `reserved`) for a case row; `null` for a scenario. */
   readonly role: string | null
+  /** One cell per column, `null` where that column has no such row. */
   readonly cells: ReadonlyArray<Cell | null>
 }
 
@@ -330,13 +394,21 @@ export interface Row {
  * @since 0.1.0
  */
 export interface Column {
+  /** Its heading: the variant, with the file when two files have that variant. */
   readonly label: string
+  /** The harness variant (`before`, `fixed`; `fixed` when the line names none). */
   readonly variant: string
+  /** The report file it comes from. */
   readonly file: string
+  /** Scenarios that passed. */
   readonly passed: number
+  /** Scenarios that failed, invalid files included. */
   readonly failed: number
+  /** Scenario files that could not be read. */
   readonly invalid: number
+  /** Reserved (held-out) scenarios and cases that passed. */
   readonly reservedPassed: number
+  /** Reserved (held-out) scenarios and cases that failed. */
   readonly reservedFailed: number
 }
 
@@ -347,12 +419,19 @@ export interface Column {
  * @since 0.1.0
  */
 export interface Report {
+  /** Discriminates the file. */
   readonly kind: "report"
+  /** Its id in the page (`f1`...): its anchor. */
   readonly id: string
+  /** The report files' names, joined by ` + `. */
   readonly name: string
+  /** What could not be read, each naming its file and line. */
   readonly problems: ReadonlyArray<Problem>
+  /** One column per variant of each report file. */
   readonly columns: ReadonlyArray<Column>
+  /** The rows that are not reserved. */
   readonly rows: ReadonlyArray<Row>
+  /** The reserved (held-out) rows, drawn apart. */
   readonly reserved: ReadonlyArray<Row>
 }
 
@@ -362,9 +441,13 @@ export interface Report {
  * @since 0.1.0
  */
 export interface Unknown {
+  /** Discriminates the file. */
   readonly kind: "unknown"
+  /** Its id in the page (`f1`...): its anchor. */
   readonly id: string
+  /** The name it was given (its path, say). */
   readonly name: string
+  /** Why it is none of the kinds the viewer reads. */
   readonly problems: ReadonlyArray<Problem>
 }
 
@@ -381,6 +464,8 @@ export type File = Conversation | Plan | Report | Unknown
  * @since 0.1.0
  */
 export interface Page {
+  /** The page's title. */
   readonly title: string
+  /** Every input file, in the order given. */
   readonly files: ReadonlyArray<File>
 }

@@ -33,7 +33,7 @@ export const Start: Schema.Struct<{
   readonly tools: typeof SessionTrace.Start.fields.tools
 }> = SessionTrace.Start.mapFields((fields) => ({ ...fields, on_failure: Schema.optionalKey(Schema.String) }))
 
-/** @since 0.1.0 */
+/** A plan session's `session.start` line as the viewer reads it (its `on_failure` optional). @since 0.1.0 */
 export type Start = typeof Start.Type
 
 /**

@@ -30,6 +30,7 @@ export class ServeError extends ServeErrorBase {}
 export interface Served {
   /** `http://127.0.0.1:<port>/`. */
   readonly url: string
+  /** The port it listens on (the one asked for, or the one the system chose). */
   readonly port: number
   /** Stops serving (open connections are closed); closing the scope does it too. */
   readonly stop: Effect.Effect<void>

@@ -53,7 +53,7 @@ export const Line: Schema.Struct<{
   trace: Schema.optionalKey(Schema.String)
 })
 
-/** @since 0.1.0 */
+/** One line of `harness test --json` as the viewer reads it. @since 0.1.0 */
 export type Line = typeof Line.Type
 
 const decodeLine = Lines.decode(Line)
@@ -89,7 +89,9 @@ const show = (value: unknown): string => JSON.stringify(value) ?? "undefined"
  * @since 0.1.0
  */
 export interface Source {
+  /** The file's name, as shown. */
   readonly name: string
+  /** Its lines as `Lines.read` gives them. */
   readonly read: Lines.Read
 }
 

@@ -7,21 +7,21 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** The argument diff of a revised step: every JSON path where the old and new args differ. @since 0.1.0 */
 export * as ArgDiff from "./ArgDiff.ts"
-/** @since 0.1.0 */
+/** A conversation trace (the executor's JSON Lines) read into what the page draws, turn by turn. @since 0.1.0 */
 export * as ConversationTrace from "./ConversationTrace.ts"
-/** @since 0.1.0 */
+/** The self-contained HTML page (strict Content-Security-Policy, no network request): `render` inputs into it. @since 0.1.0 */
 export * as Html from "./Html.ts"
-/** @since 0.1.0 */
+/** The input files of a page and their kinds, told from their content: `page` turns them into the page's data. @since 0.1.0 */
 export * as Input from "./Input.ts"
-/** @since 0.1.0 */
+/** JSON Lines read leniently: every line that parses kept, every other a problem naming its line. @since 0.1.0 */
 export * as Lines from "./Lines.ts"
-/** @since 0.1.0 */
+/** The page's data as plain JSON types, shared with the page's script. @since 0.1.0 */
 export * as Model from "./Model.ts"
-/** @since 0.1.0 */
+/** A plan session trace (the planner's JSON Lines) or a `SessionResult` read into what the page draws. @since 0.1.0 */
 export * as PlanTrace from "./PlanTrace.ts"
-/** @since 0.1.0 */
+/** Serves a page on 127.0.0.1 for as long as a scope is open. @since 0.1.0 */
 export * as Server from "./Server.ts"
-/** @since 0.1.0 */
+/** Test reports (`harness test --json`) read into one table, variants side by side. @since 0.1.0 */
 export * as TestReport from "./TestReport.ts"
