@@ -9,7 +9,7 @@
  */
 import { Budget, Deadline } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Data, type Duration, Effect, Result } from "effect"
+import { type Cause, Data, type Duration, Effect, Result } from "effect"
 import * as Boundary from "./Boundary.ts"
 import * as Breaker from "./Breaker.ts"
 import * as Execute from "./Execute.ts"
@@ -106,18 +106,25 @@ export interface RunResult {
  */
 export const defaultMaxTurns = 10
 
+const InvalidOptionBase: new (args: {
+  readonly option: string
+  readonly problem: string
+}) => Cause.YieldableError & {
+  readonly _tag: "InvalidOption"
+  /** The option's name, as `Options` spells it. */
+  readonly option: string
+  /** What is wrong with it, and what was given. */
+  readonly problem: string
+} = Data.TaggedError("InvalidOption")
+
 /**
  * An option of `Loop.run` is invalid (`maxTurns: -1`, `timeout: "banana"`, `concurrency: 0`, a
  * message that is not one...): the run fails with it before the model is called.
  *
  * @since 0.1.0
  */
-export class InvalidOption extends Data.TaggedError("InvalidOption")<{
-  /** The option's name, as `Options` spells it. */
-  readonly option: string
-  /** What is wrong with it, and what was given. */
-  readonly problem: string
-}> {
+export class InvalidOption extends InvalidOptionBase {
+  /** `Loop.run: option '<option>' <problem>`. */
   override get message(): string {
     return `Loop.run: option '${this.option}' ${this.problem}`
   }

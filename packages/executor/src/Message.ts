@@ -21,23 +21,33 @@ export const ProviderMetadata: Schema.$Record<Schema.String, Schema.Unknown> = S
   Schema.Unknown
 )
 
-/** @since 0.1.0 */
+/** What a provider attached to a block, by provider name; sent back as it came. @since 0.1.0 */
 export type ProviderMetadata = typeof ProviderMetadata.Type
 
-const providerMetadata = Schema.optionalKey(ProviderMetadata)
+const providerMetadata: Schema.optionalKey<typeof ProviderMetadata> = Schema.optionalKey(ProviderMetadata)
 
 /** A piece of text. @since 0.1.0 */
-export const TextBlock = Schema.Struct({
+export const TextBlock: Schema.Struct<{
+  readonly type: Schema.Literal<"text">
+  readonly text: Schema.String
+  readonly provider_metadata: Schema.optionalKey<typeof ProviderMetadata>
+}> = Schema.Struct({
   type: Schema.Literal("text"),
   text: Schema.String,
   provider_metadata: providerMetadata
 })
 
-/** @since 0.1.0 */
+/** A piece of text in a reply or a user message. @since 0.1.0 */
 export type TextBlock = typeof TextBlock.Type
 
 /** A tool call as the model wrote it; `input` is whatever it sent, valid or not. @since 0.1.0 */
-export const ToolUseBlock = Schema.Struct({
+export const ToolUseBlock: Schema.Struct<{
+  readonly type: Schema.Literal<"tool_use">
+  readonly id: Schema.String
+  readonly name: Schema.String
+  readonly input: Schema.Unknown
+  readonly provider_metadata: Schema.optionalKey<typeof ProviderMetadata>
+}> = Schema.Struct({
   type: Schema.Literal("tool_use"),
   id: Schema.String,
   name: Schema.String,
@@ -45,18 +55,23 @@ export const ToolUseBlock = Schema.Struct({
   provider_metadata: providerMetadata
 })
 
-/** @since 0.1.0 */
+/** A tool call as the model wrote it: its id, the tool's name and the input as sent. @since 0.1.0 */
 export type ToolUseBlock = typeof ToolUseBlock.Type
 
 /** The observation the model reads for one tool call. @since 0.1.0 */
-export const ToolResultBlock = Schema.Struct({
+export const ToolResultBlock: Schema.Struct<{
+  readonly type: Schema.Literal<"tool_result">
+  readonly tool_use_id: Schema.String
+  readonly content: Schema.String
+  readonly is_error: Schema.Boolean
+}> = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
   content: Schema.String,
   is_error: Schema.Boolean
 })
 
-/** @since 0.1.0 */
+/** The observation of one tool call: the call's id, what the model reads, and whether it is an error. @since 0.1.0 */
 export type ToolResultBlock = typeof ToolResultBlock.Type
 
 /**
@@ -67,52 +82,69 @@ export type ToolResultBlock = typeof ToolResultBlock.Type
  *
  * @since 0.1.0
  */
-export const ReasoningBlock = Schema.Struct({
+export const ReasoningBlock: Schema.Struct<{
+  readonly type: Schema.Literal<"reasoning">
+  readonly text: Schema.String
+  readonly provider_metadata: Schema.optionalKey<typeof ProviderMetadata>
+}> = Schema.Struct({
   type: Schema.Literal("reasoning"),
   text: Schema.String,
   provider_metadata: providerMetadata
 })
 
-/** @since 0.1.0 */
+/** The model's reasoning, kept in the history in its place (never part of the reply's text). @since 0.1.0 */
 export type ReasoningBlock = typeof ReasoningBlock.Type
 
 /** What a model replies with. @since 0.1.0 */
-export const ReplyBlock = Schema.Union([TextBlock, ToolUseBlock, ReasoningBlock])
+export const ReplyBlock: Schema.Union<readonly [typeof TextBlock, typeof ToolUseBlock, typeof ReasoningBlock]> =
+  Schema.Union([TextBlock, ToolUseBlock, ReasoningBlock])
 
-/** @since 0.1.0 */
+/** A block of a model's reply: text, a tool call or reasoning. @since 0.1.0 */
 export type ReplyBlock = typeof ReplyBlock.Type
 
 /** A system prompt. @since 0.1.0 */
-export const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: Schema.String })
+export const SystemMessage: Schema.Struct<{
+  readonly role: Schema.Literal<"system">
+  readonly content: Schema.String
+}> = Schema.Struct({ role: Schema.Literal("system"), content: Schema.String })
 
-/** @since 0.1.0 */
+/** A system prompt. @since 0.1.0 */
 export type SystemMessage = typeof SystemMessage.Type
 
 /** A user message: text, or the tool results of a turn (in call order). @since 0.1.0 */
-export const UserMessage = Schema.Struct({
+export const UserMessage: Schema.Struct<{
+  readonly role: Schema.Literal<"user">
+  readonly content: Schema.Union<
+    readonly [Schema.String, Schema.$Array<Schema.Union<readonly [typeof ToolResultBlock, typeof TextBlock]>>]
+  >
+}> = Schema.Struct({
   role: Schema.Literal("user"),
   content: Schema.Union([Schema.String, Schema.Array(Schema.Union([ToolResultBlock, TextBlock]))])
 })
 
-/** @since 0.1.0 */
+/** A user message: text, or the tool results of a turn (in call order). @since 0.1.0 */
 export type UserMessage = typeof UserMessage.Type
 
 /** A model reply. @since 0.1.0 */
-export const AssistantMessage = Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.Array(ReplyBlock) })
+export const AssistantMessage: Schema.Struct<{
+  readonly role: Schema.Literal<"assistant">
+  readonly content: Schema.$Array<typeof ReplyBlock>
+}> = Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.Array(ReplyBlock) })
 
-/** @since 0.1.0 */
+/** A model reply in the history: its blocks, in order. @since 0.1.0 */
 export type AssistantMessage = typeof AssistantMessage.Type
 
 /** Any message of the history, as JSON. @since 0.1.0 */
-export const Message = Schema.Union([SystemMessage, UserMessage, AssistantMessage])
+export const Message: Schema.Union<readonly [typeof SystemMessage, typeof UserMessage, typeof AssistantMessage]> =
+  Schema.Union([SystemMessage, UserMessage, AssistantMessage])
 
-/** @since 0.1.0 */
+/** Any message of the history: system, user or assistant. @since 0.1.0 */
 export type Message = typeof Message.Type
 
-/** @since 0.1.0 */
+/** A text block. @since 0.1.0 */
 export const text = (value: string): TextBlock => ({ type: "text", text: value })
 
-/** @since 0.1.0 */
+/** A tool_use block (a call the model made): its id, the tool's name and the input. @since 0.1.0 */
 export const toolUse = (id: string, name: string, input: unknown): ToolUseBlock => ({
   type: "tool_use",
   id,
@@ -120,13 +152,13 @@ export const toolUse = (id: string, name: string, input: unknown): ToolUseBlock 
   input
 })
 
-/** @since 0.1.0 */
+/** A reasoning block, with the provider's metadata when there is any. @since 0.1.0 */
 export const reasoning = (value: string, metadata?: ProviderMetadata): ReasoningBlock =>
   metadata === undefined
     ? { type: "reasoning", text: value }
     : { type: "reasoning", text: value, provider_metadata: metadata }
 
-/** @since 0.1.0 */
+/** A tool_result block: the observation the model reads for the call `toolUseId`. @since 0.1.0 */
 export const toolResult = (toolUseId: string, content: string, isError: boolean): ToolResultBlock => ({
   type: "tool_result",
   tool_use_id: toolUseId,
@@ -134,13 +166,13 @@ export const toolResult = (toolUseId: string, content: string, isError: boolean)
   is_error: isError
 })
 
-/** @since 0.1.0 */
+/** A system message. @since 0.1.0 */
 export const system = (content: string): SystemMessage => ({ role: "system", content })
 
-/** @since 0.1.0 */
+/** A user message: text, or the tool_result blocks of a turn. @since 0.1.0 */
 export const user = (content: UserMessage["content"]): UserMessage => ({ role: "user", content })
 
-/** @since 0.1.0 */
+/** An assistant message: a model reply's blocks. @since 0.1.0 */
 export const assistant = (content: ReadonlyArray<ReplyBlock>): AssistantMessage => ({ role: "assistant", content })
 
 /**

@@ -38,7 +38,13 @@ export const BreakerSettings: Schema.Struct<{
  *
  * @since 0.1.0
  */
-export const Start = Schema.Struct({
+export const Start: Schema.Struct<{
+  readonly type: Schema.Literal<"start">
+  readonly messages: Schema.$Array<typeof Message.Message>
+  readonly max_turns: Schema.Int
+  readonly tools: Schema.$Array<Schema.String>
+  readonly breaker: Schema.optionalKey<typeof BreakerSettings>
+}> = Schema.Struct({
   type: Schema.Literal("start"),
   messages: Schema.Array(Message.Message),
   max_turns: Schema.Int,
@@ -47,14 +53,22 @@ export const Start = Schema.Struct({
 })
 
 /** A runner's note about the environment (e.g. the scenario's locale and files). @since 0.1.0 */
-export const Annotation = Schema.Struct({
+export const Annotation: Schema.Struct<{
+  readonly type: Schema.Literal<"annotation">
+  readonly key: Schema.String
+  readonly value: Schema.Unknown
+}> = Schema.Struct({
   type: Schema.Literal("annotation"),
   key: Schema.String,
   value: Schema.Unknown
 })
 
 /** The model is called (turn from 1) with a history of `messages` messages. @since 0.1.0 */
-export const ModelRequest = Schema.Struct({
+export const ModelRequest: Schema.Struct<{
+  readonly type: Schema.Literal<"model.request">
+  readonly turn: Schema.Int
+  readonly messages: Schema.Int
+}> = Schema.Struct({
   type: Schema.Literal("model.request"),
   turn: Schema.Int,
   messages: Schema.Int
@@ -66,7 +80,13 @@ export const ModelRequest = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const ModelReply = Schema.Struct({
+export const ModelReply: Schema.Struct<{
+  readonly type: Schema.Literal<"model.reply">
+  readonly turn: Schema.Int
+  readonly reply: Schema.$Array<typeof Message.ReplyBlock>
+  readonly finish_reason: Schema.optionalKey<Schema.String>
+  readonly raw_finish_reason: Schema.optionalKey<Schema.String>
+}> = Schema.Struct({
   type: Schema.Literal("model.reply"),
   turn: Schema.Int,
   reply: Schema.Array(Message.ReplyBlock),
@@ -80,7 +100,15 @@ export const ModelReply = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const ModelUsage = Schema.Struct({
+export const ModelUsage: Schema.Struct<{
+  readonly type: Schema.Literal<"model.usage">
+  readonly turn: Schema.Int
+  readonly input_tokens: Schema.optionalKey<Schema.Int>
+  readonly output_tokens: Schema.optionalKey<Schema.Int>
+  readonly reasoning_tokens: Schema.optionalKey<Schema.Int>
+  readonly cache_read_tokens: Schema.optionalKey<Schema.Int>
+  readonly cache_write_tokens: Schema.optionalKey<Schema.Int>
+}> = Schema.Struct({
   type: Schema.Literal("model.usage"),
   turn: Schema.Int,
   input_tokens: Schema.optionalKey(Schema.Int),
@@ -96,7 +124,14 @@ export const ModelUsage = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const ModelRetry = Schema.Struct({
+export const ModelRetry: Schema.Struct<{
+  readonly type: Schema.Literal<"model.retry">
+  readonly turn: Schema.Int
+  readonly attempt: Schema.Int
+  readonly delay_ms: Schema.Int
+  readonly status: Schema.optionalKey<Schema.Int>
+  readonly message: Schema.String
+}> = Schema.Struct({
   type: Schema.Literal("model.retry"),
   turn: Schema.Int,
   attempt: Schema.Int,
@@ -106,14 +141,22 @@ export const ModelRetry = Schema.Struct({
 })
 
 /** The model failed; the loop fails with it. @since 0.1.0 */
-export const ModelFailed = Schema.Struct({
+export const ModelFailed: Schema.Struct<{
+  readonly type: Schema.Literal<"model.failed">
+  readonly turn: Schema.Int
+  readonly message: Schema.String
+}> = Schema.Struct({
   type: Schema.Literal("model.failed"),
   turn: Schema.Int,
   message: Schema.String
 })
 
 /** A call of the reply is executed. @since 0.1.0 */
-export const Call = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: Message.ToolUseBlock })
+export const Call: Schema.Struct<{
+  readonly type: Schema.Literal<"call">
+  readonly turn: Schema.Int
+  readonly call: typeof Message.ToolUseBlock
+}> = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: Message.ToolUseBlock })
 
 /**
  * The observation of a call, and what happened (`NotExecuted`, `Refused`, `Failed`, `Succeeded`,
@@ -122,7 +165,16 @@ export const Call = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.I
  *
  * @since 0.1.0
  */
-export const Observation = Schema.Struct({
+export const Observation: Schema.Struct<{
+  readonly type: Schema.Literal<"observation">
+  readonly turn: Schema.Int
+  readonly outcome: Schema.Literals<readonly ["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]>
+  readonly result: typeof Message.ToolResultBlock
+  readonly failure: Schema.optionalKey<
+    Schema.Literals<readonly ["ToolError", "Defect", "TimedOut", "Interrupted", "StatusError", "OutcomeUnknown"]>
+  >
+  readonly original: Schema.optionalKey<Schema.Literals<readonly ["NotExecuted", "Refused", "Failed", "Succeeded"]>>
+}> = Schema.Struct({
   type: Schema.Literal("observation"),
   turn: Schema.Int,
   outcome: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]),
@@ -209,7 +261,12 @@ export const BreakerTripped: Schema.Struct<{
 })
 
 /** The loop stopped. @since 0.1.0 */
-export const Stop = Schema.Struct({
+export const Stop: Schema.Struct<{
+  readonly type: Schema.Literal<"stop">
+  readonly stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call"]>
+  readonly text: Schema.optionalKey<Schema.String>
+  readonly turns: Schema.Int
+}> = Schema.Struct({
   type: Schema.Literal("stop"),
   stop: Schema.Literals(["end", "turn_cap", "time_budget", "repeated_call"]),
   text: Schema.optionalKey(Schema.String),
@@ -221,7 +278,22 @@ export const Stop = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Event = Schema.Union([
+export const Event: Schema.Union<
+  readonly [
+    typeof Start,
+    typeof Annotation,
+    typeof ModelRequest,
+    typeof ModelReply,
+    typeof ModelUsage,
+    typeof ModelRetry,
+    typeof ModelFailed,
+    typeof Call,
+    typeof Observation,
+    typeof Decision,
+    typeof BreakerTripped,
+    typeof Stop
+  ]
+> = Schema.Union([
   Start,
   Annotation,
   ModelRequest,
@@ -236,7 +308,7 @@ export const Event = Schema.Union([
   Stop
 ])
 
-/** @since 0.1.0 */
+/** Any trace event, discriminated by `type`. @since 0.1.0 */
 export type Event = typeof Event.Type
 
 /**
