@@ -244,12 +244,6 @@ const emitStruct = (
   lines.push(
     `for (const ${key} in ${input}) { switch (${key}) { ${cases}break; default: if (H(${input}, ${key})) ${fail} } }`
   )
-  // Enumerable own symbol keys are unexpected too. Listing them (`Object.getOwnPropertySymbols`)
-  // costs more than all the rest; `Object.assign` onto a frozen object that holds only the
-  // declared keys (as setters that do nothing) walks every enumerable own key, symbols included,
-  // on V8's fast path, and throws at the first it cannot set: an undeclared one. (It reads the
-  // values too: what a getter throws is caught as well, see `source`.)
-  lines.push(`S(${constant(e, probeOf(ast))}, ${input});`)
   // The fields, in declared order: present when `key in input`, then read, as Schema reads them.
   const fields: Array<{ readonly key: string; readonly out: string; readonly present: string | undefined }> = []
   for (let n = 0; n < keys.length; n++) {
@@ -274,6 +268,13 @@ const emitStruct = (
       fields.push({ key: k, out: decoded, present: undefined })
     }
   }
+  // Enumerable own symbol keys are unexpected too. They are checked last, so that an input its
+  // fields refuse never pays for it: listing them (`Object.getOwnPropertySymbols`) costs more than
+  // all the rest. `Object.assign` onto a frozen object that holds only the declared keys (as
+  // setters that do nothing) walks every enumerable own key, symbols included, on V8's fast path,
+  // and throws at the first it cannot set: an undeclared one. It costs less, and reads the values
+  // too (what a getter throws is caught as well, see `source`).
+  lines.push(`S(${constant(e, probeOf(ast))}, ${input});`)
   // A fresh object, keys in declared order: a literal up to the first optional key, then stores.
   const first = fields.findIndex((f) => f.present !== undefined)
   const literal = first === -1 ? fields : fields.slice(0, first)
