@@ -3,7 +3,8 @@
  * opening, one entry per turn with its reply and each call's observation marked by what
  * happened, the stop. Lines that cannot be read become problems and reading goes on; events of
  * types this version does not know are kept and drawn as they are (those with a `turn` under
- * their turn); `usage` events are added up and `retry` events counted.
+ * their turn); `usage` events are added up and `retry` events counted; a repeated-call breaker
+ * that tripped on a call is noted on that call.
  *
  * @since 0.1.0
  */
@@ -29,6 +30,10 @@ const schemas = {
     outcome: Schema.String,
     failure: Schema.optionalKey(Schema.String),
     original: Schema.optionalKey(Schema.String)
+  })),
+  breaker: Trace.BreakerTripped.mapFields((fields) => ({
+    ...Struct.pick(fields, ["type", "turn", "tool_use_id", "count", "window"]),
+    action: Schema.String
   })),
   stop: Trace.Stop.mapFields((fields) => ({ ...Struct.pick(fields, ["type", "text", "turns"]), stop: Schema.String }))
 } as const
@@ -320,6 +325,22 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
         call.note = known
           ? note
           : [note, "no call was recorded for this observation"].filter((n) => n !== undefined).join("; ")
+        break
+      }
+      case "breaker": {
+        const call = turnOf(event.turn, n).calls.find((c) => c.id === event.tool_use_id)
+        if (call === undefined) {
+          problem(
+            line,
+            "tool_use_id",
+            `no call '${event.tool_use_id}' in turn ${event.turn} for the breaker to trip on`
+          )
+          break
+        }
+        const did =
+          event.action === "tell" ? "told the model" : event.action === "stop" ? "stopped the run" : event.action
+        const said = `repeated call: ${event.count} identical within ${event.window} turn(s); the breaker ${did}`
+        call.note = call.note === undefined || call.note === "" ? said : `${call.note}; ${said}`
         break
       }
       case "stop":

@@ -25,6 +25,41 @@ const oneCall = Trace.line({
   reply: [{ type: "tool_use", id: "c1", name: "append", input: { path: "a" } }]
 })
 
+describe("ConversationTrace.fromLines: the repeated-call breaker", () => {
+  it("notes a trip on its call, after the call's own note; one naming no call is a problem", () => {
+    const trip = (fields: Record<string, unknown>) =>
+      Trace.line({
+        type: "breaker",
+        turn: 1,
+        tool_use_id: "c1",
+        name: "append",
+        count: 3,
+        after: 3,
+        window: 5,
+        action: "tell",
+        ...fields
+      })
+    const file = read([oneCall, observation({ outcome: "Failed", failure: "ToolError" }), trip({})].join("\n"))
+    // The only problem: these lines have no start.
+    expect(file.problems.map((p) => p.line)).toStrictEqual([null])
+    expect(calls(file)).toStrictEqual([
+      {
+        turn: 1,
+        id: "c1",
+        status: "failed",
+        note: "ToolError; repeated call: 3 identical within 5 turn(s); the breaker told the model"
+      }
+    ])
+    const stopped = read([oneCall, observation({ outcome: "Failed" }), trip({ action: "stop" })].join("\n"))
+    expect(calls(stopped)[0]?.note).toBe("repeated call: 3 identical within 5 turn(s); the breaker stopped the run")
+    const stray = read([oneCall, trip({ tool_use_id: "c9" })].join("\n"))
+    const placed = stray.problems.filter((p) => p.line !== null)
+    expect(placed.map((p) => `${p.line}: ${p.path}: ${p.message}`)).toStrictEqual([
+      "2: tool_use_id: no call 'c9' in turn 1 for the breaker to trip on"
+    ])
+  })
+})
+
 describe("ConversationTrace.fromLines: each call marked by what happened", () => {
   it("reads every outcome of the showcase: failed, not executed, ok, denied, outcome unknown, replayed", () => {
     const file = read(showcase())
@@ -182,6 +217,7 @@ describe("ConversationTrace: what the executor writes", () => {
         result: { type: "tool_result", tool_use_id: "c1", content: "a", is_error: false }
       },
       { type: "permission.decision", tool_use_id: "c1", name: "read", rule: 0, decision: "allow", allowed: true },
+      { type: "breaker", turn: 1, tool_use_id: "c1", name: "read", count: 2, after: 2, window: 1, action: "tell" },
       { type: "model.request", turn: 2, messages: 3 },
       { type: "model.retry", turn: 2, attempt: 1, delay_ms: 1000, status: 529, message: "overloaded" },
       { type: "model.usage", turn: 2, input_tokens: 40, output_tokens: 2 },
@@ -195,7 +231,14 @@ describe("ConversationTrace: what the executor writes", () => {
     expect(file.turns[1]?.failed).toBe("overloaded")
     expect(file.retries).toBe(1)
     expect(file.usage).toStrictEqual({ input_tokens: 40, output_tokens: 2 })
-    expect(calls(file)).toStrictEqual([{ turn: 1, id: "c1", status: "ok", note: undefined }])
+    expect(calls(file)).toStrictEqual([
+      {
+        turn: 1,
+        id: "c1",
+        status: "ok",
+        note: "repeated call: 2 identical within 1 turn(s); the breaker told the model"
+      }
+    ])
   })
 
   it("reads a 10,000-turn trace", () => {
