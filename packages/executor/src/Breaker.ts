@@ -120,11 +120,13 @@ export const identity = (call: Message.ToolUseBlock, outcome: Outcome.Outcome): 
  * @since 0.1.0
  */
 export interface Trip {
+  /** The turn of the call, from 1. */
   readonly turn: number
   /** The call's place among the turn's calls, from 0. */
   readonly index: number
   /** The call's `tool_use_id`. */
   readonly id: string
+  /** The tool's name. */
   readonly name: string
   /** The identical calls within the window, this one included (at least `after`). */
   readonly count: number
@@ -137,7 +139,9 @@ export interface Trip {
  * @since 0.1.0
  */
 export interface Checked {
+  /** The turn's outcomes in call order; under `tell`, a tripped call's text has the catalogue's line appended. */
   readonly outcomes: ReadonlyArray<Outcome.Outcome>
+  /** The calls that tripped, in call order (empty when none did). */
   readonly trips: ReadonlyArray<Trip>
 }
 
@@ -147,6 +151,7 @@ export interface Checked {
  * @since 0.1.0
  */
 export interface Watch {
+  /** Checks one turn (turns in order): its calls and their outcomes, in call order. */
   readonly check: (
     turn: number,
     calls: ReadonlyArray<Message.ToolUseBlock>,

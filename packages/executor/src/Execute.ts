@@ -208,7 +208,9 @@ export const Middleware: Context.Reference<Middleware | undefined> = Context.Ref
  * @since 0.1.0
  */
 export interface Harness {
+  /** The words the model is shown (`MessageCatalog`). */
   readonly catalog: MessageCatalog.MessageCatalog
+  /** How envelope tools' responses are read (`ResponseParser`). */
   readonly parser: ResponseContract.Parser
 }
 

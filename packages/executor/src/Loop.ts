@@ -43,6 +43,7 @@ export type StopReason = "end" | "turn_cap" | "time_budget" | "repeated_call"
  * @since 0.1.0
  */
 export interface Options<T extends Tool.Any> {
+  /** The tools the model may call. */
   readonly toolset: Toolset.Toolset<T>
   /** The opening messages (system prompt, user request). */
   readonly messages: ReadonlyArray<Message.Message>
@@ -74,6 +75,7 @@ export interface Options<T extends Tool.Any> {
 export interface Turn {
   /** From 1. */
   readonly turn: number
+  /** The model's reply, as it came. */
   readonly reply: ReadonlyArray<Message.ReplyBlock>
   /** One per tool_use of the reply, in call order. */
   readonly outcomes: ReadonlyArray<Outcome.Outcome>
@@ -89,11 +91,13 @@ export interface Turn {
  * @since 0.1.0
  */
 export interface RunResult {
+  /** Why the loop stopped. */
   readonly stop: StopReason
   /** The final reply's text (`end`), or `undefined` otherwise (`turn_cap`, `repeated_call`...). */
   readonly text: string | undefined
   /** The whole history, opening messages included. */
   readonly messages: ReadonlyArray<Message.Message>
+  /** Every model call and what came of it, in order. */
   readonly turns: ReadonlyArray<Turn>
   /** The turn budget at the end. */
   readonly budget: Budget.Budget

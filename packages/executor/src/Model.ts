@@ -16,7 +16,9 @@ import type * as Message from "./Message.ts"
  * @since 0.1.0
  */
 export interface Failure {
+  /** What kind of failure it is. */
   readonly _tag: string
+  /** What went wrong, in words. */
   readonly message: string
 }
 
@@ -33,6 +35,7 @@ const ModelErrorBase: new (args: {
  * @since 0.1.0
  */
 export class ModelError extends ModelErrorBase {
+  /** `model call <turn>: <the reason's message>`. */
   override get message(): string {
     return `model call ${this.turn}: ${this.reason.message}`
   }
@@ -112,6 +115,7 @@ const IncompleteReplyBase: new (args: {
  * @since 0.1.0
  */
 export class IncompleteReply extends IncompleteReplyBase {
+  /** Why the reply did not finish, in words, with its finish reason. */
   override get message(): string {
     return `${incompleteReasons[this.finishReason]} (finish reason '${this.finishReason}')`
   }
@@ -144,8 +148,11 @@ export interface Usage {
  * @since 0.1.0
  */
 export interface Response {
+  /** The reply's blocks, in order. */
   readonly content: ReadonlyArray<Message.ReplyBlock>
+  /** The tokens the call used, when the provider reports them. */
   readonly usage?: Usage | undefined
+  /** Why the reply ended, when the provider says. */
   readonly finishReason?: FinishReason | undefined
   /** The provider's own word for it (`end_turn`, `max_tokens`, `tool_calls`...). */
   readonly rawFinishReason?: string | undefined

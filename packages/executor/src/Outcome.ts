@@ -10,33 +10,45 @@ import * as Message from "./Message.ts"
 
 /** The call failed its schema or named no tool: nothing ran. @since 0.1.0 */
 export interface NotExecuted {
+  /** Discriminates the outcome. */
   readonly _tag: "NotExecuted"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The tool name the model sent. */
   readonly name: string
+  /** Why it was not executed. */
   readonly violation: Violation.Violation
+  /** What the model is shown (`not executed: <reason>`). */
   readonly content: string
 }
 
 /** The tool's own typed failure (its Effect's error channel). @since 0.1.0 */
 export interface ToolError {
+  /** Discriminates the failure. */
   readonly _tag: "ToolError"
+  /** What the tool failed with. */
   readonly error: unknown
 }
 
 /** The tool threw, rejected, or died: anything that is not a typed failure. @since 0.1.0 */
 export interface Defect {
+  /** Discriminates the failure. */
   readonly _tag: "Defect"
+  /** What was thrown, rejected or died with. */
   readonly defect: unknown
 }
 
 /** The call ran past its timeout and was interrupted: it may have partly run. @since 0.1.0 */
 export interface TimedOut {
+  /** Discriminates the failure. */
   readonly _tag: "TimedOut"
+  /** The timeout it ran past, in milliseconds. */
   readonly millis: number
 }
 
 /** The tool interrupted itself (nobody interrupted the caller): it may have partly run. @since 0.1.0 */
 export interface Interrupted {
+  /** Discriminates the failure. */
   readonly _tag: "Interrupted"
 }
 
@@ -47,9 +59,11 @@ export interface Interrupted {
  * @since 0.1.0
  */
 export interface StatusError {
+  /** Discriminates the failure. */
   readonly _tag: "StatusError"
   /** The envelope's `error_code` (or `UNKNOWN`). */
   readonly errorCode: string
+  /** The envelope's content, as text (`""` when it has none). */
   readonly message: string
 }
 
@@ -60,6 +74,7 @@ export interface StatusError {
  * @since 0.1.0
  */
 export interface OutcomeUnknown {
+  /** Discriminates the failure. */
   readonly _tag: "OutcomeUnknown"
 }
 
@@ -68,19 +83,29 @@ export type Failure = ToolError | Defect | TimedOut | Interrupted | StatusError 
 
 /** The call passed its schema and ran, but failed. @since 0.1.0 */
 export interface Failed {
+  /** Discriminates the outcome. */
   readonly _tag: "Failed"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The tool's name. */
   readonly name: string
+  /** Why it failed. */
   readonly failure: Failure
+  /** What the model is shown (an error result). */
   readonly content: string
 }
 
 /** The call ran and returned. @since 0.1.0 */
 export interface Succeeded {
+  /** Discriminates the outcome. */
   readonly _tag: "Succeeded"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The tool's name. */
   readonly name: string
+  /** What the tool returned. */
   readonly value: unknown
+  /** What the model is shown (the tool's `content` of the value). */
   readonly content: string
 }
 
@@ -92,10 +117,15 @@ export interface Succeeded {
  * @since 0.1.0
  */
 export interface Refused {
+  /** Discriminates the outcome. */
   readonly _tag: "Refused"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The tool's name. */
   readonly name: string
+  /** Why the layer refused it. */
   readonly reason: string
+  /** What the model is shown (`not executed: <reason>`). */
   readonly content: string
   /** `true` when a permission gate denied the call (its policy, or the person asked). */
   readonly denied?: boolean | undefined
@@ -108,13 +138,17 @@ export interface Refused {
  * @since 0.1.0
  */
 export interface Replayed {
+  /** Discriminates the outcome. */
   readonly _tag: "Replayed"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The tool's name. */
   readonly name: string
   /** What the call's outcome was when it ran. */
   readonly original: "NotExecuted" | "Refused" | "Failed" | "Succeeded"
   /** Whether the recorded observation was an error (its `is_error`). */
   readonly isError: boolean
+  /** The recorded observation, given again. */
   readonly content: string
 }
 

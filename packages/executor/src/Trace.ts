@@ -317,6 +317,7 @@ export type Event = typeof Event.Type
  * @since 0.1.0
  */
 export interface Trace {
+  /** Records one event; the loop records through `recordOn`, which never fails. */
   readonly record: (event: Event) => Effect.Effect<void>
 }
 

@@ -4,19 +4,19 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** The repeated-call breaker: an opt-in stop condition for a model stuck repeating the same call. @since 0.1.0 */
 export * as Breaker from "./Breaker.ts"
-/** @since 0.1.0 */
+/** `execute`: runs one tool call and answers it, whatever happens (errors as observations). @since 0.1.0 */
 export * as Execute from "./Execute.ts"
-/** @since 0.1.0 */
+/** Drives the loop with an effect/ai `LanguageModel`, our executor validating and running every call. @since 0.1.0 */
 export * as LanguageModelAdapter from "./LanguageModelAdapter.ts"
-/** @since 0.1.0 */
+/** The loop: call the model, execute each tool_use, answer them in one message, until `end` or a budget stops it. @since 0.1.0 */
 export * as Loop from "./Loop.ts"
-/** @since 0.1.0 */
+/** The conversation in the Anthropic Messages shape: blocks, messages, their Schemas and constructors. @since 0.1.0 */
 export * as Message from "./Message.ts"
-/** @since 0.1.0 */
+/** The model as a service (`Model.reply`/`respond`) and the typed ways a model call fails. @since 0.1.0 */
 export * as Model from "./Model.ts"
-/** @since 0.1.0 */
+/** What happened to one tool call, as a typed value carrying the exact text the model is shown. @since 0.1.0 */
 export * as Outcome from "./Outcome.ts"
-/** @since 0.1.0 */
+/** Traces of the loop as JSON Lines: the events, their Schemas, and where they go (`jsonl`, `memory`). @since 0.1.0 */
 export * as Trace from "./Trace.ts"
