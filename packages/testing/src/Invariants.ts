@@ -342,7 +342,7 @@ export const assertUniqueTraceCallIds = (events: ReadonlyArray<Trace.Event>): vo
  *
  * @since 0.1.0
  */
-export const stopReasons: ReadonlyArray<Loop.StopReason> = ["end", "turn_cap", "time_budget"]
+export const stopReasons: ReadonlyArray<Loop.StopReason> = ["end", "turn_cap", "time_budget", "repeated_call"]
 
 /**
  * Whether a value is one of the loop's stop reasons.
@@ -357,7 +357,7 @@ export const isStopReason = (u: unknown): u is Loop.StopReason => stopReasons.so
  * @since 0.1.0
  */
 export interface Stopped {
-  /** The stop reason (`end`, `turn_cap`, `time_budget`), or whatever a trace says. */
+  /** The stop reason (`end`, `turn_cap`, `time_budget`, `repeated_call`), or whatever a trace says. */
   readonly stop: string
   /** The final text; a run that stops with `end` has one, the others none. */
   readonly text?: string | undefined
@@ -379,7 +379,7 @@ export interface StopViolation {
 }
 
 /**
- * Checks that `stop` is one of `end`, `turn_cap`, `time_budget`, and that `text` is present
+ * Checks that `stop` is one of `end`, `turn_cap`, `time_budget`, `repeated_call`, and that `text` is present
  * exactly when the stop is `end`.
  *
  * @since 0.1.0

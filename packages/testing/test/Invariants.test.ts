@@ -263,6 +263,7 @@ describe("Invariants.stopReason", () => {
     expect(Invariants.stopReason({ stop: "end", text: "" }).ok).toBe(true)
     expect(Invariants.stopReason({ stop: "turn_cap", text: undefined }).ok).toBe(true)
     expect(Invariants.stopReason({ stop: "time_budget" }).ok).toBe(true)
+    expect(Invariants.stopReason({ stop: "repeated_call" }).ok).toBe(true)
     expect(Invariants.isStopReason("turn_cap")).toBe(true)
     expect(Invariants.isStopReason("diverged")).toBe(false)
   })
@@ -274,7 +275,7 @@ describe("Invariants.stopReason", () => {
         {
           kind: "unknown_reason",
           stop: "crashed",
-          message: "stop reason 'crashed' is not one of 'end', 'turn_cap', 'time_budget'"
+          message: "stop reason 'crashed' is not one of 'end', 'turn_cap', 'time_budget', 'repeated_call'"
         }
       ]
     })
