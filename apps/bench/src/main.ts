@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import * as AdapterRows from "./AdapterRows.ts"
 import * as ColdStartRows from "./ColdStartRows.ts"
 import * as DiffRows from "./DiffRows.ts"
+import * as DurableRows from "./DurableRows.ts"
 import * as ExecuteRows from "./ExecuteRows.ts"
 import * as IdempotencyRows from "./IdempotencyRows.ts"
 import * as LoopRows from "./LoopRows.ts"
@@ -42,6 +43,7 @@ rows.push(...(await step("row 9", () => ColdStartRows.measure(settings))))
 // Row 10 compares with row 3's loop per call (its first row: the median is its ratio × A).
 const loopPerCall = (loop[0]?.ratio ?? Number.NaN) * execute.a
 rows.push(...(await step("row 10", () => AdapterRows.measure(settings, loopPerCall))))
+rows.push(...(await step("row 11", () => DurableRows.measure(settings, execute.a))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
