@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import { type Cause, Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { Message } from "@agent-harness/executor"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
@@ -18,12 +18,19 @@ import * as Pattern from "./Pattern.ts"
  *
  * @since 0.1.0
  */
-export const Block = Schema.Union([Message.TextBlock, Message.ToolUseBlock, Message.ReasoningBlock]).annotate({
+export const Block: Schema.Union<
+  readonly [typeof Message.TextBlock, typeof Message.ToolUseBlock, typeof Message.ReasoningBlock]
+> = Schema.Union([Message.TextBlock, Message.ToolUseBlock, Message.ReasoningBlock]).annotate({
   expected: `a block { "type": "text", "text" }, { "type": "tool_use", "id", "name", "input" } or { "type": "reasoning", "text" }`
 })
 
 /** An expected observation; `content` is exact text or `{ "pattern": regex }`. @since 0.1.0 */
-export const Expected = Schema.Struct({
+export const Expected: Schema.Struct<{
+  readonly type: Schema.Literal<"tool_result">
+  readonly tool_use_id: Schema.String
+  readonly is_error: Schema.Boolean
+  readonly content: Schema.Union<readonly [Schema.String, Schema.Struct<{ readonly pattern: Schema.String }>]>
+}> = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
   is_error: Schema.Boolean,
@@ -33,25 +40,31 @@ export const Expected = Schema.Struct({
 })
 
 /** One model call of the script. @since 0.1.0 */
-export const Turn = Schema.Struct({
+export const Turn: Schema.Struct<{
+  readonly reply: Schema.$Array<typeof Block>
+  readonly expect: Schema.optionalKey<Schema.$Array<typeof Expected>>
+}> = Schema.Struct({
   reply: Schema.Array(Block),
   expect: Schema.optionalKey(Schema.Array(Expected))
 })
 
-const FileMap = Schema.Record(Schema.String, Schema.String)
+const FileMap: Schema.$Record<Schema.String, Schema.String> = Schema.Record(Schema.String, Schema.String)
 
 /** The fields every kind has. @since 0.1.0 */
-export const Common = {
+export const Common: {
+  readonly format: Schema.Literal<1>
+  readonly name: Schema.optionalKey<Schema.String>
+  readonly reserved: Schema.optionalKey<Schema.Boolean>
+} = {
   format: Schema.Literal(1),
   name: Schema.optionalKey(Schema.String),
   reserved: Schema.optionalKey(Schema.Boolean)
 }
 
 /** What a non-envelope scripted tool answers: a success text or an error text. @since 0.1.0 */
-export const ScriptedResult = Schema.Union([
-  Schema.Struct({ ok: Schema.String }),
-  Schema.Struct({ error: Schema.String })
-]).annotate({
+export const ScriptedResult: Schema.Union<
+  readonly [Schema.Struct<{ readonly ok: Schema.String }>, Schema.Struct<{ readonly error: Schema.String }>]
+> = Schema.Union([Schema.Struct({ ok: Schema.String }), Schema.Struct({ error: Schema.String })]).annotate({
   expected: `{ "ok": string } or { "error": string }`
 })
 
@@ -63,7 +76,11 @@ export const ScriptedResult = Schema.Union([
  *
  * @since 0.1.0
  */
-export const ConversationTool = Schema.Struct({
+export const ConversationTool: Schema.Struct<{
+  readonly description: Schema.optionalKey<Schema.String>
+  readonly envelope: Schema.optionalKey<Schema.Boolean>
+  readonly results: Schema.$Array<Schema.Unknown>
+}> = Schema.Struct({
   description: Schema.optionalKey(Schema.String),
   envelope: Schema.optionalKey(Schema.Boolean),
   results: Schema.Array(Schema.Unknown).check(Schema.isMinLength(1))
@@ -77,14 +94,45 @@ export const ConversationTool = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const BreakerSettings = Schema.Struct({
+export const BreakerSettings: Schema.Struct<{
+  readonly after: Schema.Int
+  readonly window: Schema.Int
+  readonly action: Schema.Literals<readonly ["tell", "stop"]>
+}> = Schema.Struct({
   after: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   action: Schema.Literals(["tell", "stop"])
 })
 
 /** A `conversation` scenario file (seed 000). @since 0.1.0 */
-export const ConversationFile = Schema.Struct({
+export const ConversationFile: Schema.Struct<{
+  readonly format: Schema.Literal<1>
+  readonly name: Schema.optionalKey<Schema.String>
+  readonly reserved: Schema.optionalKey<Schema.Boolean>
+  readonly kind: Schema.Literal<"conversation">
+  readonly locale: Schema.optionalKey<Schema.Literals<readonly ["en", "es"]>>
+  readonly system: Schema.optionalKey<Schema.String>
+  readonly user: Schema.optionalKey<Schema.String>
+  readonly files: Schema.optionalKey<typeof FileMap>
+  readonly tools: Schema.optionalKey<Schema.$Record<Schema.String, typeof ConversationTool>>
+  /** MCP servers whose tools join the conversation's, each under its prefix (`Mounter`). */
+  readonly mcp: Schema.optionalKey<Schema.$Array<typeof Mounter.Declaration>>
+  /** The permission policy every call goes through (decoded by the `Permissions` service). */
+  readonly policy: Schema.optionalKey<Schema.$Record<Schema.String, Schema.Unknown>>
+  /** Scripted answers to the calls the policy asks about, in order (none: no one can be asked). */
+  readonly approvals: Schema.optionalKey<Schema.$Array<Schema.Unknown>>
+  /** Mark the text of every result a tool produced as untrusted data (needs a policy). */
+  readonly untrustedOutput: Schema.optionalKey<Schema.Boolean>
+  readonly maxTurns: Schema.optionalKey<Schema.Int>
+  /** The repeated-call breaker the run is watched by (none by default). */
+  readonly breaker: Schema.optionalKey<typeof BreakerSettings>
+  readonly turns: Schema.$Array<typeof Turn>
+  readonly outcome: Schema.Struct<{
+    readonly stop: Schema.Literals<readonly ["end", "turn_cap", "repeated_call"]>
+    readonly text: Schema.optionalKey<Schema.String>
+    readonly files: Schema.optionalKey<typeof FileMap>
+  }>
+}> = Schema.Struct({
   ...Common,
   kind: Schema.Literal("conversation"),
   locale: Schema.optionalKey(Schema.Literals(["en", "es"])),
@@ -114,11 +162,18 @@ export const ConversationFile = Schema.Struct({
 /** A decoded conversation file. @since 0.1.0 */
 export type ConversationFile = typeof ConversationFile.Type
 
-const PatternField = Schema.Struct({ pattern: Schema.String })
-const Ids = Schema.Array(Schema.Int)
+const PatternField: Schema.Struct<{ readonly pattern: Schema.String }> = Schema.Struct({ pattern: Schema.String })
+const Ids: Schema.$Array<Schema.Int> = Schema.Array(Schema.Int)
 
 /** A plan step as a scenario file writes it (`tool`, not `tool_name`). @since 0.1.0 */
-export const PlanStep = Schema.Struct({
+export const PlanStep: Schema.Struct<{
+  readonly id: Schema.Int
+  readonly tool: Schema.String
+  readonly args: Schema.$Record<Schema.String, Schema.Unknown>
+  readonly expected_outcome: Schema.String
+  /** Consecutive steps with the same group run concurrently. */
+  readonly group: Schema.optionalKey<Schema.String>
+}> = Schema.Struct({
   id: Schema.Int,
   tool: Schema.String,
   args: Schema.Record(Schema.String, Schema.Unknown),
@@ -128,12 +183,41 @@ export const PlanStep = Schema.Struct({
 })
 
 /** A scripted tool: the n-th call gets the n-th result; calls past the end get the last. @since 0.1.0 */
-export const ScriptedTool = Schema.Struct({
+export const ScriptedTool: Schema.Struct<{ readonly results: Schema.$Array<typeof ScriptedResult> }> = Schema.Struct({
   results: Schema.Array(ScriptedResult).check(Schema.isMinLength(1))
 })
 
 /** A `plan` scenario file (seed 004). @since 0.1.0 */
-export const PlanFile = Schema.Struct({
+export const PlanFile: Schema.Struct<{
+  readonly format: Schema.Literal<1>
+  readonly name: Schema.optionalKey<Schema.String>
+  readonly reserved: Schema.optionalKey<Schema.Boolean>
+  readonly kind: Schema.Literal<"plan">
+  readonly goal: Schema.String
+  readonly files: Schema.optionalKey<typeof FileMap>
+  readonly tools: Schema.optionalKey<Schema.$Record<Schema.String, typeof ScriptedTool>>
+  readonly planner: Schema.$Array<
+    Schema.Struct<{
+      readonly when: Schema.Union<readonly [Schema.Null, Schema.String, typeof PatternField]>
+      readonly plan: Schema.$Array<typeof PlanStep>
+    }>
+  >
+  readonly onFailure: Schema.optionalKey<Schema.Literals<readonly ["replan", "skip", "abort"]>>
+  readonly budgets: Schema.Struct<{ readonly maxSteps: Schema.Int; readonly maxReplans: Schema.Int }>
+  readonly expect: Schema.Struct<{
+    readonly status: Schema.Literals<readonly ["completed", "failed"]>
+    readonly reason: Schema.Literals<
+      readonly ["goal_met", "step_budget", "replan_budget", "no_plan", "aborted", "partial"]
+    >
+    readonly executed: Schema.optionalKey<typeof Ids>
+    readonly revisions: Schema.optionalKey<
+      Schema.$Array<
+        Schema.Struct<{ readonly removed: typeof Ids; readonly added: typeof Ids; readonly revised: typeof Ids }>
+      >
+    >
+    readonly files: Schema.optionalKey<typeof FileMap>
+  }>
+}> = Schema.Struct({
   ...Common,
   kind: Schema.Literal("plan"),
   goal: Schema.String,
@@ -164,16 +248,32 @@ export const PlanFile = Schema.Struct({
 /** A decoded plan file. @since 0.1.0 */
 export type PlanFile = typeof PlanFile.Type
 
-const JsonObject = Schema.Record(Schema.String, Schema.Unknown).annotate({ expected: "an object" })
+const JsonObject: Schema.$Record<Schema.String, Schema.Unknown> = Schema.Record(Schema.String, Schema.Unknown).annotate(
+  {
+    expected: "an object"
+  }
+)
 
 /** The role of a case: the failure it pins down, a control, or a held-out case. @since 0.1.0 */
-export const Role = Schema.Literals(["regression", "control", "reserved"])
+export const Role: Schema.Literals<readonly ["regression", "control", "reserved"]> = Schema.Literals([
+  "regression",
+  "control",
+  "reserved"
+])
 
-/** A role. @since 0.1.0 */
+/** The role of a case: `regression`, `control` or `reserved`. @since 0.1.0 */
 export type Role = typeof Role.Type
 
 /** One case of a `response-cases` file. @since 0.1.0 */
-export const Case = Schema.Struct({
+export const Case: Schema.Struct<{
+  readonly id: Schema.String
+  readonly role: typeof Role
+  readonly purpose: Schema.optionalKey<Schema.String>
+  /** The tool's raw response. */
+  readonly response: typeof JsonObject
+  /** What the parser must make of it, written from the contract. */
+  readonly expected: typeof JsonObject
+}> = Schema.Struct({
   id: Schema.String,
   role: Role,
   purpose: Schema.optionalKey(Schema.String),
@@ -192,7 +292,12 @@ export type Case = typeof Case.Type
  *
  * @since 0.1.0
  */
-export const Contract = Schema.Struct({
+export const Contract: Schema.Struct<{
+  readonly status: Schema.optionalKey<Schema.String>
+  readonly ok: Schema.optionalKey<Schema.Union<readonly [Schema.String, Schema.Finite, Schema.Boolean]>>
+  readonly error_code: Schema.optionalKey<Schema.String>
+  readonly content: Schema.optionalKey<Schema.String>
+}> = Schema.Struct({
   status: Schema.optionalKey(Schema.String),
   ok: Schema.optionalKey(
     Schema.Union([Schema.String, Schema.Finite, Schema.Boolean]).annotate({ expected: "a string, number or boolean" })
@@ -202,7 +307,14 @@ export const Contract = Schema.Struct({
 })
 
 /** A `response-cases` scenario file (seed 003). @since 0.1.0 */
-export const ResponseCasesFile = Schema.Struct({
+export const ResponseCasesFile: Schema.Struct<{
+  readonly format: Schema.Literal<1>
+  readonly name: Schema.optionalKey<Schema.String>
+  readonly reserved: Schema.optionalKey<Schema.Boolean>
+  readonly kind: Schema.Literal<"response-cases">
+  readonly contract: Schema.optionalKey<typeof Contract>
+  readonly cases: Schema.$Array<typeof Case>
+}> = Schema.Struct({
   ...Common,
   kind: Schema.Literal("response-cases"),
   contract: Schema.optionalKey(Contract),
@@ -221,9 +333,13 @@ export const kinds = ["conversation", "plan", "response-cases"] as const
  * @since 0.1.0
  */
 export interface Conversation {
+  /** `conversation`. */
   readonly kind: "conversation"
+  /** The file's `name`, or its file name without `.json`. */
   readonly name: string
+  /** Whether it is held out (`reserved: true` in the file). */
   readonly reserved: boolean
+  /** The decoded file. */
   readonly file: ConversationFile
 }
 
@@ -233,9 +349,13 @@ export interface Conversation {
  * @since 0.1.0
  */
 export interface Plan {
+  /** `plan`. */
   readonly kind: "plan"
+  /** The file's `name`, or its file name without `.json`. */
   readonly name: string
+  /** Whether it is held out (`reserved: true` in the file). */
   readonly reserved: boolean
+  /** The decoded file. */
   readonly file: PlanFile
 }
 
@@ -245,26 +365,40 @@ export interface Plan {
  * @since 0.1.0
  */
 export interface ResponseCases {
+  /** `response-cases`. */
   readonly kind: "response-cases"
+  /** The file's `name`, or its file name without `.json`. */
   readonly name: string
+  /** Whether it is held out (`reserved: true` in the file). */
   readonly reserved: boolean
+  /** The decoded file. */
   readonly file: ResponseCasesFile
 }
 
 /** Any scenario this version runs. @since 0.1.0 */
 export type Scenario = Conversation | Plan | ResponseCases
 
+const InvalidScenarioBase: new (args: {
+  readonly file: string
+  readonly path: string
+  readonly problem: string
+}) => Cause.YieldableError & {
+  readonly _tag: "InvalidScenario"
+  /** The scenario file, as given. */
+  readonly file: string
+  /** The JSON path of the first bad field (`turns[2].reply[0].id`), or `(root)`. */
+  readonly path: string
+  /** What is wrong there (`missing`, `unexpected field`, `expected string, got 1`...). */
+  readonly problem: string
+} = Data.TaggedError("InvalidScenario")
+
 /**
  * A file that is not a valid scenario. Nothing of it runs.
  *
  * @since 0.1.0
  */
-export class InvalidScenario extends Data.TaggedError("InvalidScenario")<{
-  readonly file: string
-  /** The JSON path of the first bad field (`turns[2].reply[0].id`), or `(root)`. */
-  readonly path: string
-  readonly problem: string
-}> {
+export class InvalidScenario extends InvalidScenarioBase {
+  /** `<file>: <path>: <problem>`. */
   override get message(): string {
     return `${this.file}: ${this.path}: ${this.problem}`
   }
