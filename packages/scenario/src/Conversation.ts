@@ -118,7 +118,9 @@ export const differentFiles = (
  *
  * @since 0.1.0
  */
-export const toolset = (file: ScenarioFile.ConversationFile) =>
+export const toolset = (
+  file: ScenarioFile.ConversationFile
+): Toolset.Toolset<FileTools.FileTool | ScriptedTools.ScriptedTool> =>
   Toolset.merge(FileTools.forLocale(file.locale ?? "en"), Toolset.make(...ScriptedTools.make(file.tools ?? {})))
 
 /** A failure to mount the declared MCP servers (nothing of the script ran). */

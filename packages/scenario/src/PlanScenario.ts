@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Files, FileTools } from "@agent-harness/file-tools"
-import { type Event, RulePlanner, Session, type SessionResult, Step } from "@agent-harness/planner"
+import { type Event, type Planner, RulePlanner, Session, type SessionResult, Step } from "@agent-harness/planner"
 import { Toolset } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import { differentFiles } from "./Conversation.ts"
@@ -22,14 +22,15 @@ import * as Verdict from "./Verdict.ts"
  *
  * @since 0.1.0
  */
-export const scriptedTools = (tools: NonNullable<ScenarioFile.PlanFile["tools"]>) => ScriptedTools.make(tools)
+export const scriptedTools = (tools: NonNullable<ScenarioFile.PlanFile["tools"]>): Array<ScriptedTools.ScriptedTool> =>
+  ScriptedTools.make(tools)
 
 /**
  * The rule planner a plan file describes.
  *
  * @since 0.1.0
  */
-export const planner = (file: ScenarioFile.PlanFile) =>
+export const planner = (file: ScenarioFile.PlanFile): Planner.Planner =>
   RulePlanner.make(
     file.planner.map((rule) => ({
       when: rule.when === null || typeof rule.when === "string" ? rule.when : Pattern.unsafeMake(rule.when.pattern),
@@ -42,7 +43,9 @@ export const planner = (file: ScenarioFile.PlanFile) =>
  *
  * @since 0.1.0
  */
-export const toolset = (file: ScenarioFile.PlanFile) =>
+export const toolset = (
+  file: ScenarioFile.PlanFile
+): Toolset.Toolset<(typeof FileTools.english.tools)[number] | ScriptedTools.ScriptedTool> =>
   Toolset.merge(FileTools.english, Toolset.make(...scriptedTools(file.tools ?? {})))
 
 const show = (value: unknown): string => JSON.stringify(value)

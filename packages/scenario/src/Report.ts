@@ -126,8 +126,10 @@ export const verdict = (v: Verdict.Verdict, style: Style = plain): string => {
  *
  * @since 0.1.0
  */
-export const variantLine = (variant: { readonly name: string; readonly summary: string }, style: Style = plain) =>
-  style.dim(`variant: ${variant.name} — ${variant.summary}`)
+export const variantLine = (
+  variant: { readonly name: string; readonly summary: string },
+  style: Style = plain
+): string => style.dim(`variant: ${variant.name} — ${variant.summary}`)
 
 /**
  * The line for an invalid file.

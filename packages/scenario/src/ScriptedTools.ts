@@ -5,10 +5,35 @@
  * @since 0.1.0
  */
 import { Tool } from "@agent-harness/tool-schema"
-import { Effect, Schema } from "effect"
+import { type Cause, Effect, Schema } from "effect"
 
-/** A scripted tool's failure: its message is what the observation (or the step's error) reads. */
-class ScriptedFailure extends Schema.TaggedError<ScriptedFailure>()("ScriptedFailure", { message: Schema.String }) {}
+const ScriptedFailureBase: Schema.Class<
+  ScriptedFailure,
+  Schema.TaggedStruct<"ScriptedFailure", { readonly message: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<ScriptedFailure>()("ScriptedFailure", { message: Schema.String })
+
+/**
+ * A scripted tool's failure, for a result `{ "error": string }`: its message is what the
+ * observation (or the step's error) reads.
+ *
+ * @since 0.1.0
+ */
+export class ScriptedFailure extends ScriptedFailureBase {}
+
+/**
+ * A scripted tool: any object as input, its script's results as answers, `ScriptedFailure` as
+ * its typed failure, no services.
+ *
+ * @since 0.1.0
+ */
+export type ScriptedTool = Tool.Tool<
+  string,
+  Schema.$Record<Schema.String, Schema.Unknown>,
+  unknown,
+  ScriptedFailure,
+  never
+>
 
 /**
  * What a scripted tool is: its results, and optionally a description and whether its results
@@ -17,12 +42,14 @@ class ScriptedFailure extends Schema.TaggedError<ScriptedFailure>()("ScriptedFai
  * @since 0.1.0
  */
 export interface Spec {
+  /** What the model reads about it; `scripted tool '<name>'` when not given. */
   readonly description?: string | undefined
   /**
    * Each result is the backend's raw answer (any JSON value), read by the harness's
    * `ResponseParser`. Otherwise each result is `{ "ok": string }` or `{ "error": string }`.
    */
   readonly envelope?: boolean | undefined
+  /** The answers, in call order (at least one): the n-th call gets the n-th, calls past the end the last. */
   readonly results: ReadonlyArray<unknown>
 }
 
@@ -34,7 +61,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  *
  * @since 0.1.0
  */
-export const make = (tools: Readonly<Record<string, Spec>>) =>
+export const make = (tools: Readonly<Record<string, Spec>>): Array<ScriptedTool> =>
   Object.entries(tools).map(([name, spec]) => {
     let calls = 0
     const envelope = spec.envelope ?? false

@@ -75,4 +75,5 @@ export const provide =
  *
  * @since 0.1.0
  */
-export const layer = (variant: Variant) => Layer.succeed(ResponseContract.ResponseParser, variant.parser())
+export const layer = (variant: Variant): Layer.Layer<never> =>
+  Layer.succeed(ResponseContract.ResponseParser, variant.parser())
