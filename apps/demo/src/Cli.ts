@@ -283,6 +283,72 @@ const view = Command.make(
   )
 )
 
+/** A flag given any number of times (`--allow read --allow list`). */
+const repeated = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.atLeast(0), Flag.withDescription(description))
+
+const agent = Command.make(
+  "agent",
+  {
+    prompt: Argument.String("prompt").pipe(Argument.withDescription("what the model is asked to do")),
+    model: Flag.String("model").pipe(
+      Flag.withDescription(
+        "PROVIDER:MODEL, PROVIDER one of anthropic (ANTHROPIC_API_KEY), openai (Chat Completions, any OpenAI-compatible server; OPENAI_API_KEY), openai-responses"
+      )
+    ),
+    baseUrl: Flag.String("base-url").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "the provider's base URL, API version included (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL)"
+      )
+    ),
+    root: Flag.String("root").pipe(Flag.withDescription("the folder the file tools work in (it must exist)")),
+    lang: Flag.Literals("lang", ["en", "es"]).pipe(
+      Flag.withDefault("en"),
+      Flag.withDescription("the tools' names and messages: en (read…) or es (leer…)")
+    ),
+    maxTurns: Flag.Int("max-turns").pipe(Flag.optional, Flag.withDescription("model calls at most (default 10)")),
+    trace: Flag.String("trace").pipe(
+      Flag.optional,
+      Flag.withDescription("record the run as JSON Lines here (for harness capture and harness view)")
+    ),
+    journal: Flag.String("journal").pipe(
+      Flag.optional,
+      Flag.withDescription("a SQLite idempotency journal behind the permission gate")
+    ),
+    policy: Flag.String("policy").pipe(
+      Flag.optional,
+      Flag.withDescription("a permission policy (JSON); default: read-only tools run, anything else is asked about")
+    ),
+    allow: repeated("allow", "run the tools this glob names without asking"),
+    ask: repeated("ask", "ask before the tools this glob names run"),
+    deny: repeated("deny", "never run the tools this glob names"),
+    mcp: repeated("mcp", `mount an MCP server started with this command line ("node server.js --flag")`),
+    mcpUrl: repeated("mcp-url", "mount an MCP server reached at this Streamable HTTP URL"),
+    untrustedOutput: Flag.Boolean("untrusted-output").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("mark tool output as untrusted data for the model")
+    )
+  },
+  (o) =>
+    lazy(
+      () => import("./AgentCommand.ts"),
+      (m) =>
+        m.agent({
+          ...o,
+          baseUrl: Option.getOrUndefined(o.baseUrl),
+          maxTurns: Option.getOrUndefined(o.maxTurns),
+          trace: Option.getOrUndefined(o.trace),
+          journal: Option.getOrUndefined(o.journal),
+          policy: Option.getOrUndefined(o.policy)
+        })
+    )
+).pipe(
+  Command.withDescription(
+    "Run a real model over the file tools of a folder, every call through a permission gate: exit 0 end, 1 turn cap or model failure, 2 bad usage"
+  )
+)
+
 /**
  * The whole command tree.
  *
@@ -290,7 +356,7 @@ const view = Command.make(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, view, demo, soak, mcp])
+  Command.withSubcommands([run, test, capture, view, agent, demo, soak, mcp])
 )
 
 /**

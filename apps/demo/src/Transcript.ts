@@ -62,7 +62,9 @@ const callLine = (call: Message.ToolUseBlock): string =>
 
 const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
   const mark = Outcome.isError(outcome) ? style.fail("error") : style.pass("ok   ")
-  const content = outcome.content === "" ? '""' : printable(outcome.content).split("\n").join("\n          ")
+  // One line break at the end (a file's last line) is not shown as an empty line.
+  const shown = outcome.content.endsWith("\n") ? outcome.content.slice(0, -1) : outcome.content
+  const content = shown === "" ? JSON.stringify(outcome.content) : printable(shown).split("\n").join("\n          ")
   return `  ${mark} ${Report.printable(outcome.id)}: ${content}`
 }
 

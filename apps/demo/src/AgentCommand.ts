@@ -1,0 +1,340 @@
+/**
+ * `harness agent --model PROVIDER:MODEL --root DIR PROMPT`: a real model (`Providers`, through
+ * `AiSdkModel`) drives the loop over the five file tools of a real folder (`DiskFiles`), printed
+ * turn by turn as the demo prints a conversation (reasoning dimmed). Every call goes through
+ * the permission gate (`AgentPolicy`: `Policy.askBeforeChanges` unless `--policy`, the
+ * `--deny`/`--ask`/`--allow` shorthands in front): on a terminal a person answers y / n /
+ * always on stderr, without one no one can be asked and the call is denied. A `--journal` sits
+ * behind the gate (a denied call is never journaled). `--mcp` and `--mcp-url` mount MCP servers'
+ * tools into the same toolset, through the same gate.
+ *
+ * `--trace FILE` records the run with the annotations `harness capture` needs to replay it (the
+ * locale, the folder's files at the start and at the end, the policy, the answers a person gave,
+ * the MCP servers as mounted): the path from a live failure to a regression test.
+ *
+ * Exit 0 when the model ends; 1 when it stops at the turn cap or the model fails (the message is
+ * printed); 2 for bad usage, a missing API key, a policy that does not decode or a server that
+ * cannot be mounted — before any request is sent.
+ *
+ * Loaded only when the command runs: no other command loads the AI SDK.
+ *
+ * @since 0.1.0
+ */
+import process from "node:process"
+import { AiSdkModel } from "@agent-harness/ai-sdk"
+import { Execute, Loop, Message, Trace } from "@agent-harness/executor"
+import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { Journal, SqliteStore } from "@agent-harness/idempotency"
+import { Approver, Compose, Gate, type Policy, Terminal, Untrusted } from "@agent-harness/permission"
+import type { Mount } from "@agent-harness/mcp"
+import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
+import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
+import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope } from "effect"
+import * as AgentPolicy from "./AgentPolicy.ts"
+import * as CommandLine from "./CommandLine.ts"
+import * as ExitCode from "./ExitCode.ts"
+import * as Outputs from "./Outputs.ts"
+import * as Providers from "./Providers.ts"
+import * as RootFolder from "./RootFolder.ts"
+import * as Style from "./Style.ts"
+import * as Transcript from "./Transcript.ts"
+
+/**
+ * What `harness agent` was asked to do.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** `PROVIDER:MODEL`. */
+  readonly model: string
+  /** The provider's base URL (`--base-url`). */
+  readonly baseUrl?: string | undefined
+  /** The folder the file tools work in. */
+  readonly root: string
+  /** The tools', the messages' and the transcript's language. */
+  readonly lang: FileTools.Locale
+  /** Model calls at most (default `Loop.defaultMaxTurns`). */
+  readonly maxTurns?: number | undefined
+  /** Record the run as JSON Lines here (for `harness capture` and `harness view`). */
+  readonly trace?: string | undefined
+  /** A SQLite idempotency journal, behind the gate. */
+  readonly journal?: string | undefined
+  /** The policy file. */
+  readonly policy?: string | undefined
+  /** Tool globs to allow, ask about, deny. */
+  readonly allow: ReadonlyArray<string>
+  readonly ask: ReadonlyArray<string>
+  readonly deny: ReadonlyArray<string>
+  /** MCP servers to start (`COMMAND ARGS`, quotes respected) and to reach (URLs). */
+  readonly mcp: ReadonlyArray<string>
+  readonly mcpUrl: ReadonlyArray<string>
+  /** Mark tool output as untrusted data. */
+  readonly untrustedOutput: boolean
+  /** What to ask the model. */
+  readonly prompt: string
+}
+
+/** The system prompt of the file tools, in each language. */
+const systemPrompt: Readonly<Record<FileTools.Locale, string>> = {
+  en: "You work on the files of one folder through your tools: read, list, search, write and append. A path is the name of a file in that folder. A result that starts with 'not executed:' did not run: read why before you try again.",
+  es: "Trabajas con los ficheros de una carpeta mediante tus herramientas: leer, listar, buscar, escribir y añadir. Una ruta es el nombre de un fichero de esa carpeta. Un resultado que empieza por 'no se ha ejecutado:' no se ha ejecutado: lee por qué antes de volver a intentarlo."
+}
+
+/** Ends the command with exit 2 after saying why on stderr. */
+const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
+  Effect.andThen(Console.error(`harness agent: ${message}`), Effect.fail(ExitCode.invalid))
+
+/** A server to mount, and how the trace records it (a scenario's `mcp` declaration, once its prefix is known). */
+interface Server {
+  readonly entry: { readonly server: Mount.Server }
+  readonly declare: (prefix: string) => Mounter.Declaration
+}
+
+/** `--mcp` and `--mcp-url`, checked (quotes closed, URLs http or https), in the order given. */
+const serversOf = (options: Options, cwd: string): Effect.Effect<ReadonlyArray<Server>, ExitCode.ExitCode> =>
+  Effect.gen(function* () {
+    const servers: Array<Server> = []
+    for (const line of options.mcp) {
+      const words = CommandLine.split(line)
+      if (Result.isFailure(words)) return yield* usage(`--mcp ${JSON.stringify(line)}: ${words.failure}`)
+      const [command = "", ...args] = words.success
+      servers.push({
+        entry: { server: { _tag: "Stdio", command, args } },
+        declare: (prefix) => ({ command, args: [...args], cwd, prefix })
+      })
+    }
+    for (const url of options.mcpUrl) {
+      const parsed = URL.canParse(url) ? new URL(url) : undefined
+      if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+        return yield* usage(`--mcp-url ${JSON.stringify(url)}: expected an http:// or https:// URL`)
+      }
+      servers.push({ entry: { server: { _tag: "Http", url } }, declare: (prefix) => ({ url, prefix }) })
+    }
+    return servers
+  })
+
+/**
+ * The servers mounted for the length of the scope: their tools, and their declarations as
+ * mounted. Warnings go to stderr; a server that cannot be mounted is exit 2.
+ */
+const mountAll = (
+  servers: ReadonlyArray<Server>
+): Effect.Effect<
+  { readonly toolset: Toolset.Toolset<Tool.Any>; readonly declared: ReadonlyArray<Mounter.Declaration> },
+  ExitCode.ExitCode,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
+    if (servers.length === 0) return { toolset: Toolset.make(), declared: [] }
+    const { Mount } = yield* Effect.promise(() => import("@agent-harness/mcp"))
+    const all = yield* Effect.catch(Mount.mountAll(servers.map((server) => server.entry)), (error) =>
+      usage(`--mcp: ${error.message}`)
+    )
+    for (const warning of all.warnings) yield* Console.error(Report.printable(`harness agent: mcp ${warning}`))
+    return {
+      toolset: all.toolset,
+      declared: all.mounted.flatMap((one, i) => {
+        const server = servers[i]
+        return server === undefined ? [] : [server.declare(one.prefix)]
+      })
+    }
+  })
+
+/**
+ * `--trace` and `--journal`: never a folder, never the policy file, never a file the tools can
+ * see (directly under `--root`, where the model could read it or write over it).
+ */
+const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const path = yield* Path.Path
+    const root = path.resolve(options.root)
+    for (const [flag, file] of [
+      ["--trace", options.trace],
+      ["--journal", options.journal]
+    ] as const) {
+      if (file === undefined) continue
+      if (path.dirname(path.resolve(file)) === root) {
+        return yield* usage(`${flag} ${file}: it is in --root, where the model's tools would see it; put it elsewhere`)
+      }
+      yield* Outputs.refuseOverwrite(flag, file, { path: options.policy ?? root, what: "the --policy file" })
+    }
+  })
+
+/** The approver: a person at the terminal, recording what they answer, or no one. */
+const approverOf = (answers: Array<Approver.ScriptedAnswer>): Approver.Approver => {
+  if (process.stdin.isTTY !== true) return Approver.unattended
+  const terminal = Terminal.make({ input: process.stdin, output: process.stderr })
+  return {
+    ask: (request) =>
+      Effect.tap(terminal.ask(request), (given) =>
+        Effect.sync(() => {
+          answers.push({
+            tool_use_id: request.id,
+            tool: request.name,
+            answer: given.answer,
+            ...(given.reason === undefined ? {} : { reason: given.reason })
+          })
+        })
+      )
+  }
+}
+
+/**
+ * Log lines (the provider's warnings: an unknown model's output limit, a setting it ignores) on
+ * stderr, each text once: stdout stays the transcript.
+ */
+const stderrOnce = (): Logger.Logger<unknown, void> => {
+  const seen = new Set<string>()
+  return Logger.make(({ message, logLevel }) => {
+    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+    if (seen.has(text)) return
+    seen.add(text)
+    process.stderr.write(`harness agent: ${logLevel.toLowerCase()}: ${Report.printable(text)}\n`)
+  })
+}
+
+/** What the loop's usage adds up to, or `undefined` when the provider reported none. */
+const usageLine = (turns: ReadonlyArray<Loop.Turn>): string | undefined => {
+  let input = 0
+  let output = 0
+  let reported = false
+  for (const turn of turns) {
+    if (turn.usage === undefined) continue
+    reported = true
+    input += turn.usage.inputTokens ?? 0
+    output += turn.usage.outputTokens ?? 0
+  }
+  return reported ? `tokens: ${input} in, ${output} out` : undefined
+}
+
+/**
+ * Runs the agent: checks everything it was given (exit 2, nothing sent), then the loop, printed
+ * turn by turn; exit 0 when the model ends, 1 at the turn cap or when the model fails.
+ *
+ * @since 0.1.0
+ */
+export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const resolved = Providers.resolve(options.model, options.baseUrl, process.env)
+      if (Result.isFailure(resolved)) return yield* usage(resolved.failure)
+      const maxTurns = options.maxTurns ?? Loop.defaultMaxTurns
+      if (!Number.isSafeInteger(maxTurns) || maxTurns < 1) {
+        return yield* usage(`--max-turns ${maxTurns}: expected a whole number of at least 1`)
+      }
+      if (options.prompt.trim() === "") return yield* usage("the prompt is empty: say what the model is to do")
+      yield* RootFolder.check("harness agent", options.root)
+      yield* checkOutputs(options)
+      const servers = yield* serversOf(options, process.cwd())
+      const policy = yield* Effect.catch(
+        AgentPolicy.load({
+          file: options.policy,
+          shorthands: { allow: options.allow, ask: options.ask, deny: options.deny }
+        }),
+        usage
+      )
+      const model = yield* Effect.try({
+        try: () => AiSdkModel.layer(Providers.languageModel(resolved.success)),
+        catch: (error) => (error instanceof Error ? error.message : String(error))
+      }).pipe(Effect.catch(usage))
+      const files = yield* Effect.catch(DiskFiles.make(options.root), (error) =>
+        usage(`--root ${options.root}: ${error.message}`)
+      )
+      const journal =
+        options.journal === undefined
+          ? []
+          : [
+              Journal.middleware(
+                yield* Effect.catch(SqliteStore.make(options.journal), (error) => usage(`--journal ${error.message}`))
+              )
+            ]
+      const gate = yield* Effect.catch(Gate.make({ policy, untrustedOutput: options.untrustedOutput }), (error) =>
+        usage(`the policy: ${error.message}`)
+      )
+      const trace =
+        options.trace === undefined
+          ? Context.empty()
+          : yield* Effect.catch(Layer.build(Trace.jsonl(options.trace)), (error) =>
+              usage(`--trace ${options.trace}: ${error.message}`)
+            )
+      const mounted = yield* mountAll(servers)
+      const answers: Array<Approver.ScriptedAnswer> = []
+      return yield* session(options, { policy, maxTurns, mounted, files }, answers).pipe(
+        Effect.provide(trace),
+        Effect.provide(model),
+        Effect.provideService(Execute.Middleware, Compose.middlewares(gate, ...journal)),
+        Effect.provideService(Approver.Approver, approverOf(answers)),
+        Effect.provideService(Files.Files, files),
+        Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang]),
+        Effect.provide(Logger.layer([stderrOnce()]))
+      )
+    })
+  )
+
+/**
+ * The conversation itself, once everything it needs is in place; `answers` is what the person
+ * at the terminal answered, as it grows.
+ */
+const session = (
+  options: Options,
+  setup: {
+    readonly policy: Policy.Policy
+    readonly maxTurns: number
+    readonly mounted: {
+      readonly toolset: Toolset.Toolset<Tool.Any>
+      readonly declared: ReadonlyArray<Mounter.Declaration>
+    }
+    readonly files: Files.FilesShape
+  },
+  answers: ReadonlyArray<Approver.ScriptedAnswer>
+) =>
+  Effect.gen(function* () {
+    const style = Style.current()
+    const w = Transcript.words[options.lang]
+    const tracing = options.trace !== undefined
+    const note = (key: string, value: unknown) =>
+      tracing ? Trace.record({ type: "annotation", key, value }) : Effect.void
+    const keys = Conversation.annotations
+    yield* note(keys.locale, options.lang)
+    if (tracing) yield* note(keys.files, yield* setup.files.snapshot)
+    yield* note(keys.policy, setup.policy)
+    if (options.untrustedOutput) yield* note(keys.untrustedOutput, true)
+    if (setup.mounted.declared.length > 0) yield* note(keys.mcp, setup.mounted.declared)
+    const system = options.untrustedOutput
+      ? `${systemPrompt[options.lang]}\n${yield* Untrusted.notice}`
+      : systemPrompt[options.lang]
+    const messages = [Message.system(system), Message.user(options.prompt)]
+    yield* Transcript.opening(messages, style)
+    const played = yield* Effect.result(
+      Loop.run({
+        toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
+        messages,
+        maxTurns: setup.maxTurns,
+        onTurn: (turn) => Transcript.turn(turn, options.lang, style)
+      })
+    )
+    if (answers.length > 0) yield* note(keys.approvals, answers)
+    if (tracing) yield* note(keys.finalFiles, yield* setup.files.snapshot)
+    if (Result.isFailure(played)) {
+      const error = played.failure
+      if (error._tag === "InvalidOption") return yield* usage(error.message)
+      yield* Console.error(`harness agent: the model failed: ${error.message}`)
+      return yield* ExitCode.failed
+    }
+    const result = played.success
+    const last = result.turns.at(-1)
+    yield* Console.log("")
+    yield* Console.log(style.dim(`— ${w.turn} ${result.turns.length} —`))
+    if (result.stop === "end" && last !== undefined) yield* Transcript.reasoning(last.reply, options.lang, style)
+    if (result.text !== undefined) yield* Console.log(`${w.answer}: ${Transcript.printable(result.text)}`)
+    yield* Console.log(`${w.stop}: ${result.stop}`)
+    const tokens = usageLine(result.turns)
+    if (tokens !== undefined) yield* Console.log(style.dim(tokens))
+    if (result.stop === "end") return
+    yield* Console.error(
+      result.stop === "turn_cap"
+        ? `harness agent: the model did not finish within ${setup.maxTurns} model calls (--max-turns)`
+        : `harness agent: the run stopped (${result.stop}) before the model finished`
+    )
+    return yield* ExitCode.failed
+  })

@@ -1,0 +1,59 @@
+/**
+ * The permission policy of `harness agent`: `--policy FILE` (read as strictly as scenario files:
+ * a key written twice is refused) or, without it, `Policy.askBeforeChanges` (read-only tools
+ * run, anything else is asked about); then the `--deny`, `--ask` and `--allow` tool globs in
+ * front of it (`Policy.withShorthands`: every deny, then every ask, then every allow). What is
+ * wrong is named where it is written: the file and the JSON path in it, or the flag and its glob.
+ *
+ * @since 0.1.0
+ */
+import { Policy } from "@agent-harness/permission"
+import { InputFile, JsonText } from "@agent-harness/scenario"
+import { Effect, type FileSystem, Result } from "effect"
+
+/**
+ * What the command line says about the policy.
+ *
+ * @since 0.1.0
+ */
+export interface Flags {
+  /** `--policy FILE`. */
+  readonly file?: string | undefined
+  /** `--deny GLOB`…, `--ask GLOB`…, `--allow GLOB`…. */
+  readonly shorthands: Policy.Shorthands
+}
+
+/**
+ * The effective policy: the file's (or the default) with the shorthands in front, compiled; or
+ * the line that says what is wrong (`--policy p.json: rules[0].decision: expected "allow", …`,
+ * `--deny "[z-a": not a glob that compiles: …`).
+ *
+ * @since 0.1.0
+ */
+export const load = (flags: Flags): Effect.Effect<Policy.Policy, string, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const base =
+      flags.file === undefined
+        ? Policy.askBeforeChanges
+        : yield* Effect.flatMap(
+            Effect.mapError(InputFile.read(flags.file), (error) => `--policy ${flags.file}: ${error.problem}`),
+            (text) =>
+              Effect.mapError(
+                Effect.fromResult(Policy.parse(text, JsonText.parse)),
+                (error) => `--policy ${flags.file}: ${error.path}: ${error.problem}`
+              )
+          )
+    // Each shorthand glob alone first, so a bad one is named by its flag.
+    for (const decision of ["deny", "ask", "allow"] as const) {
+      for (const glob of flags.shorthands[decision] ?? []) {
+        const alone = Policy.compile({ rules: [{ tool: glob, decision }] })
+        if (Result.isFailure(alone)) {
+          return yield* Effect.fail(`--${decision} ${JSON.stringify(glob)}: ${alone.failure.problem}`)
+        }
+      }
+    }
+    const policy = Policy.withShorthands(base, flags.shorthands)
+    const compiled = Policy.compile(policy)
+    if (Result.isFailure(compiled)) return yield* Effect.fail(`the policy: ${compiled.failure.message}`)
+    return compiled.success.policy
+  })
