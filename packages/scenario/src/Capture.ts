@@ -71,8 +71,11 @@ const isRecordOfStrings = (u: unknown): u is Record<string, string> =>
  * @since 0.1.0
  */
 export interface Captured extends Readonly<Record<string, unknown>> {
+  /** Format 1. */
   readonly format: 1
+  /** Always a `conversation`. */
   readonly kind: "conversation"
+  /** Each model call of the trace: its reply, and the observations its calls got. */
   readonly turns: ReadonlyArray<{ readonly reply: ReadonlyArray<unknown>; readonly expect?: ReadonlyArray<unknown> }>
 }
 

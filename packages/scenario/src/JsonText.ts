@@ -24,7 +24,9 @@ export const maxDepth = 128
  * @since 0.1.0
  */
 export interface Problem {
+  /** Where: keys and array indexes from the root (empty for the whole text). */
   readonly path: ReadonlyArray<string | number>
+  /** What is wrong there. */
   readonly problem: string
 }
 

@@ -118,6 +118,7 @@ export class MountFailed extends MountFailedBase {}
  * @since 0.1.0
  */
 export interface Shape {
+  /** Starts the declared server and mounts its tools; fails with `MountFailed` naming what went wrong. */
   readonly mount: (declaration: Declaration, file: string) => Effect.Effect<Mounted, MountFailed, Scope.Scope>
 }
 

@@ -109,6 +109,7 @@ export class LinearRegExp extends RegExp {
     throw new TypeError("a LinearRegExp supports exec, test, search and match only")
   }
 
+  /** The first match in `input`, as `RegExp.exec` gives it, or `null`; in linear time. */
   override exec(input: string): RegExpExecArray | null {
     const text = String(input)
     if (!this.#re2.test(text)) return null
@@ -116,10 +117,12 @@ export class LinearRegExp extends RegExp {
     return Array.isArray(found) ? (found as RegExpExecArray) : null
   }
 
+  /** Whether the pattern matches somewhere in `input`; in linear time. */
   override test(input: string): boolean {
     return this.#re2.test(String(input))
   }
 
+  /** The index of the first match in `input`, or -1 (what `String.prototype.search` calls). */
   override [Symbol.search](input: string): number {
     const text = String(input)
     if (!this.#re2.test(text)) return -1

@@ -15,8 +15,11 @@ import type * as Verdict from "./Verdict.ts"
  * @since 0.1.0
  */
 export interface Style {
+  /** Colours a pass. */
   readonly pass: (s: string) => string
+  /** Colours a failure. */
   readonly fail: (s: string) => string
+  /** Dims a detail. */
   readonly dim: (s: string) => string
 }
 
@@ -167,10 +170,15 @@ export const skippedJson = (entry: Suite.Skipped, variant?: string): string =>
  * @since 0.1.0
  */
 export interface Totals {
+  /** Scenarios that passed. */
   readonly passed: number
+  /** Scenarios that failed, invalid files included. */
   readonly failed: number
+  /** Files that are not valid scenarios. */
   readonly invalid: number
+  /** Reserved (held-out) scenarios and cases that passed. */
   readonly reservedPassed: number
+  /** Reserved (held-out) scenarios and cases that failed. */
   readonly reservedFailed: number
   /** Entries skipped under the folders (not scenarios: counted apart); `totals` always sets it. */
   readonly skipped?: number | undefined

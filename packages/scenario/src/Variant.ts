@@ -15,6 +15,7 @@ import { Effect, Layer } from "effect"
  * @since 0.1.0
  */
 export interface Variant {
+  /** Its name (`fixed`, `before`), as `--variant` takes it. */
   readonly name: string
   /** One line for people: what this variant does. */
   readonly summary: string
@@ -66,7 +67,7 @@ export const defaultVariant: Variant = fixed
  * @since 0.1.0
  */
 export const provide =
-  (variant: Variant) =>
+  (variant: Variant): (<A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.provideService(self, ResponseContract.ResponseParser, variant.parser())
 

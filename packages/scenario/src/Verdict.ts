@@ -31,11 +31,15 @@ export interface Failure {
     | "invalid"
     | "mcp"
     | "permission"
+  /** The turn (model call, from 1) where it happened, for a conversation. */
   readonly turn?: number | undefined
+  /** The call it is about, when it is about one. */
   readonly tool_use_id?: string | undefined
   /** The case of a `response-cases` scenario that failed. */
   readonly case_id?: string | undefined
+  /** What the scenario file says, in words. */
   readonly expected: string
+  /** What the run did, in words. */
   readonly seen: string
   /** The whole explanation, as printed. */
   readonly message: string
@@ -47,8 +51,11 @@ export interface Failure {
  * @since 0.1.0
  */
 export interface ConversationOutcome {
+  /** Why the loop stopped, or `diverged` when the run left the script. */
   readonly stop: "end" | "turn_cap" | "time_budget" | "repeated_call" | "diverged"
+  /** The final reply's text, when the loop ended with one. */
   readonly text?: string | undefined
+  /** The files at the end of the run. */
   readonly files?: Readonly<Record<string, string>> | undefined
   /** Model calls made. */
   readonly turns: number
@@ -60,7 +67,9 @@ export interface ConversationOutcome {
  * @since 0.1.0
  */
 export interface PlanOutcome {
+  /** Whether the session completed or failed. */
   readonly status: "completed" | "failed"
+  /** Why it ended (`goal_met`, `step_budget`, `replan_budget`...). */
   readonly reason: string
   /** Ids of every started step, in execution order across revisions. */
   readonly executed: ReadonlyArray<number>
@@ -70,8 +79,11 @@ export interface PlanOutcome {
     readonly added: ReadonlyArray<number>
     readonly revised: ReadonlyArray<number>
   }>
+  /** Steps executed. */
   readonly steps: number
+  /** Replans accepted. */
   readonly replans: number
+  /** The files at the end of the session. */
   readonly files: Readonly<Record<string, string>>
 }
 
@@ -83,11 +95,17 @@ export interface PlanOutcome {
  * @since 0.1.0
  */
 export interface CaseVerdict {
+  /** The case's id. */
   readonly id: string
+  /** The case's role: the failure it pins down, a control, or held out. */
   readonly role: "regression" | "control" | "reserved"
+  /** What the case is for, as the file says. */
   readonly purpose?: string | undefined
+  /** Whether the parser's reading equals the expected one. */
   readonly passed: boolean
+  /** What the contract says the parser must make of the response. */
   readonly expected: unknown
+  /** What the variant's parser made of it. */
   readonly seen: unknown
 }
 
@@ -97,6 +115,7 @@ export interface CaseVerdict {
  * @since 0.1.0
  */
 export interface CasesOutcome {
+  /** Every case's verdict, in file order. */
   readonly cases: ReadonlyArray<CaseVerdict>
 }
 
@@ -113,14 +132,21 @@ export type Outcome = ConversationOutcome | PlanOutcome | CasesOutcome
  * @since 0.1.0
  */
 export interface Verdict<O extends Outcome = Outcome> {
+  /** The scenario's name. */
   readonly name: string
+  /** The scenario file, as given. */
   readonly file: string
+  /** The scenario's kind (`conversation`, `plan`, `response-cases`). */
   readonly kind: string
   /** The harness variant it ran under (`fixed`, `before`). */
   readonly variant: string
+  /** Whether nothing failed. */
   readonly passed: boolean
+  /** Whether the scenario is held out. */
   readonly reserved: boolean
+  /** How the run ended. */
   readonly outcome: O
+  /** Every failure, in words; empty when it passed. */
   readonly failures: ReadonlyArray<Failure>
 }
 
