@@ -204,3 +204,60 @@ export const runAll = (
       Effect.result
     )
   )
+
+/**
+ * An entry as plain data, for a worker to send to the process that reports (structured clone
+ * and JSON both keep it): the verdict as it is, or the invalid file's `file`, `path` and
+ * `problem` (the error itself is a class, which a message cannot carry).
+ *
+ * @since 0.1.0
+ */
+export type WireEntry =
+  | { readonly verdict: Verdict.Verdict }
+  | { readonly invalid: { readonly file: string; readonly path: string; readonly problem: string } }
+
+/**
+ * An entry as plain data (`WireEntry`).
+ *
+ * @since 0.1.0
+ */
+export const toWire = (entry: Entry): WireEntry =>
+  Result.isSuccess(entry)
+    ? { verdict: entry.success }
+    : { invalid: { file: entry.failure.file, path: entry.failure.path, problem: entry.failure.problem } }
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const isVerdict = (u: unknown): u is Verdict.Verdict =>
+  isObject(u) &&
+  typeof u.name === "string" &&
+  typeof u.file === "string" &&
+  typeof u.kind === "string" &&
+  typeof u.variant === "string" &&
+  typeof u.passed === "boolean" &&
+  typeof u.reserved === "boolean" &&
+  isObject(u.outcome) &&
+  Array.isArray(u.failures)
+
+/**
+ * An entry back from plain data, or `undefined` when the data is not a `WireEntry`.
+ *
+ * @since 0.1.0
+ */
+export const fromWire = (u: unknown): Entry | undefined => {
+  if (!isObject(u)) return undefined
+  if (isVerdict(u.verdict)) return Result.succeed(u.verdict)
+  const invalid = u.invalid
+  if (
+    isObject(invalid) &&
+    typeof invalid.file === "string" &&
+    typeof invalid.path === "string" &&
+    typeof invalid.problem === "string"
+  ) {
+    return Result.fail(
+      new ScenarioFile.InvalidScenario({ file: invalid.file, path: invalid.path, problem: invalid.problem })
+    )
+  }
+  return undefined
+}

@@ -16,6 +16,8 @@ export * as JsonText from "./JsonText.ts"
 /** @since 0.1.0 */
 export * as Mounter from "./Mounter.ts"
 /** @since 0.1.0 */
+export * as Parallel from "./Parallel.ts"
+/** @since 0.1.0 */
 export * as Pattern from "./Pattern.ts"
 /** @since 0.1.0 */
 export * as Permissions from "./Permissions.ts"
