@@ -1,11 +1,12 @@
 /**
- * Builds the published `harness` command: `src/main.ts` (and the soak's child) bundled with
+ * Builds the published `harness` command: `src/main.ts` (and the soaks' child and runner) bundled with
  * rolldown into `dist/`, effect and every workspace package included, so the installed CLI has
  * no dependencies to resolve at start; subcommands load lazily from their own chunks.
  * `bin/harness.js` turns on Node's compile cache and imports `dist/main.js`. What only some
  * commands use stays out of the shared chunk, in a chunk of its own that only they load: the MCP
  * package, the MCP SDK and its dependencies (the MCP commands, a scenario that mounts a server),
- * and the viewer (`harness view`). `harness run` never loads the SDK nor the viewer.
+ * the viewer (`harness view`), and the durable engine with effect/cluster and the Postgres driver
+ * (`--engine postgres`). `harness run` never loads the SDK, the viewer nor the engine.
  *
  *   node build.ts [OUT]     (OUT: the output folder, `dist/` by default)
  *
@@ -26,7 +27,13 @@ fs.rmSync(dist, { recursive: true, force: true })
  */
 const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
   { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]McpCommand\.ts$/ },
-  { name: "viewer", root: /[\\/]packages[\\/]viewer[\\/]src[\\/]index\.ts$|[\\/]src[\\/]ViewCommand\.ts$/ }
+  { name: "viewer", root: /[\\/]packages[\\/]viewer[\\/]src[\\/]index\.ts$|[\\/]src[\\/]ViewCommand\.ts$/ },
+  // effect/cluster and effect/workflow too: the platform's barrel re-exports its cluster runners, so
+  // `harness run`'s imports reach them without using them.
+  {
+    name: "durable",
+    root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]PgCommands\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
+  }
 ]
 
 /**
@@ -65,7 +72,11 @@ const keepApart: Plugin = {
 const library = /node_modules|packages/
 
 const build = await rolldown({
-  input: { main: `${here}src/main.ts`, SoakChild: `${here}src/SoakChild.ts` },
+  input: {
+    main: `${here}src/main.ts`,
+    SoakChild: `${here}src/SoakChild.ts`,
+    PgSoakRunner: `${here}src/PgSoakRunner.ts`
+  },
   platform: "node",
   external: [/^node:/, "rolldown"],
   logLevel: "warn",
