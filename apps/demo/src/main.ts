@@ -5,33 +5,28 @@
  * @since 0.1.0
  */
 import process from "node:process"
-import { Mounter, Permissions } from "@agent-harness/scenario"
-import { NodeFileSystem, NodePath, NodeRuntime, NodeStdio, NodeTerminal } from "@effect/platform-node"
+import { NodeRuntime, NodeStdio, NodeTerminal } from "@effect/platform-node"
 import { Effect, Exit, Layer, Runtime } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import * as Cli from "./Cli.ts"
-import * as McpMounter from "./McpMounter.ts"
-import * as ScenarioPermissions from "./ScenarioPermissions.ts"
+import * as ScenarioServices from "./ScenarioServices.ts"
 
 /**
  * What the CLI uses of the platform: files, paths, stdio and the terminal. effect/cli also asks
  * for a child-process spawner, which no harness command uses (the soak spawns its children with
  * node:child_process itself); the Node one would load child_process, net and dgram at every start,
- * so the CLI provides one that says so if it is ever called. The scenarios' MCP servers are
- * mounted with `McpMounter` (which loads the MCP SDK on its first mount only), their permission
- * policies enforced with `ScenarioPermissions` (which loads the permission package the same way).
+ * so the CLI provides one that says so if it is ever called. Files, paths, the scenarios' MCP
+ * mounter and permission gate come from `ScenarioServices` (shared with `harness test`'s worker
+ * threads).
  */
 const services = Layer.mergeAll(
-  NodeFileSystem.layer,
-  NodePath.layer,
+  ScenarioServices.layer,
   NodeStdio.layer,
   NodeTerminal.layer,
   Layer.succeed(
     ChildProcessSpawner.ChildProcessSpawner,
     ChildProcessSpawner.make(() => Effect.die(new Error("harness runs no commands through effect/cli's spawner")))
-  ),
-  Layer.succeed(Mounter.Mounter, McpMounter.mounter),
-  Layer.succeed(Permissions.Permissions, ScenarioPermissions.permissions)
+  )
 )
 
 NodeRuntime.runMain(Cli.main(process.argv.slice(2)).pipe(Effect.provide(services)), {

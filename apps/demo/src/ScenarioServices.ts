@@ -1,0 +1,27 @@
+/**
+ * What running a scenario file asks of the CLI: the platform's files and paths, the MCP mounter
+ * (`McpMounter`, which loads the MCP SDK on its first mount only) and the permission gate
+ * (`ScenarioPermissions`, which loads the permission package the same way). `main.ts` provides
+ * them to every command, and a `harness test` worker thread to the files it runs: one layer, so a
+ * file runs alike in either.
+ *
+ * @since 0.1.0
+ */
+import { Mounter, Permissions } from "@agent-harness/scenario"
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { type FileSystem, Layer, type Path } from "effect"
+import * as McpMounter from "./McpMounter.ts"
+import * as ScenarioPermissions from "./ScenarioPermissions.ts"
+
+/**
+ * Files, paths, the MCP mounter and the permission gate.
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<FileSystem.FileSystem | Path.Path | Mounter.Mounter | Permissions.Permissions> =
+  Layer.mergeAll(
+    NodeFileSystem.layer,
+    NodePath.layer,
+    Layer.succeed(Mounter.Mounter, McpMounter.mounter),
+    Layer.succeed(Permissions.Permissions, ScenarioPermissions.permissions)
+  )
