@@ -1,0 +1,71 @@
+/**
+ * The built CLI (`build.ts`, as published) and the Postgres engine: `harness run` never loads
+ * the engine's code (effect/cluster, the Postgres driver); `--engine postgres` loads it, gives
+ * the local verdict, and the soak runs its shipped runner (`dist/PgSoakRunner.js`). The Postgres
+ * tests need Postgres (a throwaway cluster, or DATABASE_URL): without it they say why and are
+ * skipped.
+ */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import * as Testing from "@agent-harness/postgres-tool/testing"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
+import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+
+const SPAWNS = { timeout: 300_000 }
+const temp = tempFolder("pg-built")
+const dist = temp.path("dist")
+let db: Testing.TestDatabase | Testing.Unavailable | undefined
+
+beforeAll(async () => {
+  build(dist)
+  db = await Testing.database()
+  if ("reason" in db) console.warn(`\n*** Postgres tests skipped: ${db.reason} ***\n`)
+}, buildTimeout + 180_000)
+afterAll(async () => {
+  if (db !== undefined && !("reason" in db)) await db.close()
+  temp.remove()
+}, 180_000)
+
+const urlOr = (ctx: { readonly skip: (condition: boolean, note?: string) => void }): string => {
+  if (db === undefined || "reason" in db) {
+    const reason = db === undefined ? "not set up" : db.reason
+    ctx.skip(true, `Postgres is not available: ${reason}`)
+    throw new Error(reason)
+  }
+  return db.url
+}
+
+/** The loaded files that hold the engine's code (the journal's table, the cluster's sharding), wherever bundled. */
+const withEngine = (loaded: ReadonlyArray<string>): ReadonlyArray<string> =>
+  loaded.filter((file) => {
+    const text = readFileSync(join(dist, file), "utf8")
+    return text.includes("agent_harness_journal") || text.includes("EntityNotAssignedToRunner")
+  })
+
+describe("the built CLI and the Postgres engine", () => {
+  it("harness run and harness test load none of the engine's code", SPAWNS, () => {
+    const run = runBuilt(dist, ["run", salmorejoEs])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.loaded, "main.js")
+    assert.deepStrictEqual(withEngine(run.loaded), [])
+    const test = runBuilt(dist, ["test", join(scenariosDir, "plan")])
+    assert.strictEqual(test.code, 0, test.stderr)
+    assert.deepStrictEqual(withEngine(test.loaded), [])
+  })
+
+  it("--engine postgres loads it and gives the local verdict; the soak runs the shipped runner", SPAWNS, (ctx) => {
+    const url = urlOr(ctx)
+    const file = join(scenariosDir, "plan", "replan-twice.json")
+    const local = runBuilt(dist, ["run", file])
+    const durable = runBuilt(dist, ["run", file, "--engine", "postgres", "--database-url", url])
+    assert.deepStrictEqual([durable.code, durable.stdout, durable.stderr], [local.code, local.stdout, local.stderr])
+    assert.isAbove(withEngine(durable.loaded).length, 0)
+    const soak = runBuilt(dist, ["soak", "--engine", "postgres", "--runs", "6", "--json", "--database-url", url])
+    assert.strictEqual(soak.code, 0, soak.stderr)
+    assert.notInclude(soak.stderr, "could not be bundled")
+    const summary: unknown = JSON.parse(soak.stdout.trim().split("\n").at(-1) ?? "")
+    assert.deepStrictEqual(Object.keys(summary as object), ["runs", "kills", "duplicated", "unknown", "replayed"])
+    assert.strictEqual((summary as { readonly duplicated: number }).duplicated, 0)
+  })
+})
