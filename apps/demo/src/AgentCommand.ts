@@ -25,11 +25,12 @@ import { AiSdkModel } from "@agent-harness/ai-sdk"
 import { Execute, Loop, Message, Trace } from "@agent-harness/executor"
 import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
-import { Approver, Compose, Gate, type Policy, Terminal, Untrusted } from "@agent-harness/permission"
+import { Approver, Compose, Gate, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
 import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope } from "effect"
+import * as AgentApprover from "./AgentApprover.ts"
 import * as AgentPolicy from "./AgentPolicy.ts"
 import * as CommandLine from "./CommandLine.ts"
 import * as ExitCode from "./ExitCode.ts"
@@ -160,25 +161,6 @@ const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
     }
   })
 
-/** The approver: a person at the terminal, recording what they answer, or no one. */
-const approverOf = (answers: Array<Approver.ScriptedAnswer>): Approver.Approver => {
-  if (process.stdin.isTTY !== true) return Approver.unattended
-  const terminal = Terminal.make({ input: process.stdin, output: process.stderr })
-  return {
-    ask: (request) =>
-      Effect.tap(terminal.ask(request), (given) =>
-        Effect.sync(() => {
-          answers.push({
-            tool_use_id: request.id,
-            tool: request.name,
-            answer: given.answer,
-            ...(given.reason === undefined ? {} : { reason: given.reason })
-          })
-        })
-      )
-  }
-}
-
 /**
  * Log lines (the provider's warnings: an unknown model's output limit, a setting it ignores) on
  * stderr, each text once: stdout stays the transcript.
@@ -258,12 +240,14 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
               usage(`--trace ${options.trace}: ${error.message}`)
             )
       const mounted = yield* mountAll(servers)
-      const answers: Array<Approver.ScriptedAnswer> = []
-      return yield* session(options, { policy, maxTurns, mounted, files }, answers).pipe(
+      const asking = AgentApprover.make(
+        process.stdin.isTTY === true ? { input: process.stdin, output: process.stderr } : undefined
+      )
+      return yield* session(options, { policy, maxTurns, mounted, files }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
         Effect.provideService(Execute.Middleware, Compose.middlewares(gate, ...journal)),
-        Effect.provideService(Approver.Approver, approverOf(answers)),
+        Effect.provideService(Approver.Approver, asking.approver),
         Effect.provideService(Files.Files, files),
         Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang]),
         Effect.provide(Logger.layer([stderrOnce()]))

@@ -332,4 +332,52 @@ describe("harness agent", () => {
       "harness agent: the model failed: model call 1: anthropic.messages refused the request (HTTP 400): prompt is too long\n"
     )
   })
+
+  it("--journal sits behind the gate: a denied call never reaches it, an allowed one runs once", SPAWNS, async () => {
+    const append = () => [
+      FakeProvider.reply([Message.toolUse("toolu_a", "append", { path: "list.txt", content: "eggs\n" })]),
+      FakeProvider.reply([Message.text("done")])
+    ]
+    const fake = await start({ anthropic: [...append(), ...append(), ...append()] })
+    const root = rootWith()
+    const journal = ["--journal", temp.path("calls.sqlite")]
+    const denied = await agent(fake, "anthropic", ["--root", root, ...journal, "Add eggs"])
+    assert.strictEqual(denied.code, 0, denied.stderr)
+    expect(denied.lines).toContain(`  error toolu_a: ${denial}`)
+    // Had the denied call been journaled as started, its id would now be an outcome unknown.
+    const allowed = await agent(fake, "anthropic", ["--root", root, ...journal, "--allow", "append", "Add eggs"])
+    assert.strictEqual(allowed.code, 0, allowed.stderr)
+    expect(allowed.lines).toContain("  ok    toolu_a: appended 5 characters to list.txt")
+    // The same call id again: the journal replays it, the file is appended to once.
+    const again = await agent(fake, "anthropic", ["--root", root, ...journal, "--allow", "append", "Add eggs"])
+    assert.strictEqual(again.code, 0, again.stderr)
+    expect(again.lines).toContain("  ok    toolu_a: appended 5 characters to list.txt")
+    assert.strictEqual(readFileSync(join(root, "list.txt"), "utf8"), "bread, milk\neggs\n")
+  })
+
+  it("--untrusted-output marks tool output and tells the model; the capture replays it", SPAWNS, async () => {
+    const fake = await start({
+      anthropic: [
+        FakeProvider.reply([Message.toolUse("toolu_r", "read", { path: "list.txt" })]),
+        FakeProvider.reply([Message.text("bread and milk")])
+      ]
+    })
+    const trace = temp.path("untrusted.jsonl")
+    const r = await agent(fake, "anthropic", [
+      "--root",
+      rootWith(),
+      "--untrusted-output",
+      "--trace",
+      trace,
+      "What is on the list?"
+    ])
+    assert.strictEqual(r.code, 0, r.stderr)
+    expect(r.lines).toContain("  ok    toolu_r: <untrusted_tool_output>")
+    const first = fake.requestsTo("anthropic")[0]?.json
+    expect(JSON.stringify(isRecord(first) ? first.system : undefined)).toContain("<untrusted_tool_output>")
+    const out = temp.path("untrusted-captured.json")
+    assert.strictEqual(harness(["capture", trace, "--out", out]).code, 0)
+    assert.strictEqual((JSON.parse(readFileSync(out, "utf8")) as Json).untrustedOutput, true)
+    assert.strictEqual(harness(["run", out]).code, 0)
+  })
 })

@@ -1,0 +1,49 @@
+/**
+ * Who answers `harness agent`'s questions: a person at the terminal (the permission package's
+ * `Terminal`: y / n / always, asked on stderr) when stdin is a terminal, else no one
+ * (`Approver.unattended`: the call is denied, saying no one could be asked). What the person
+ * answers is kept, in order, as scripted answers: `--trace` records them (the `approvals`
+ * annotation) so that the captured scenario replays the same answers.
+ *
+ * @since 0.1.0
+ */
+import { Approver, Terminal } from "@agent-harness/permission"
+import { Effect } from "effect"
+
+/**
+ * The approver, and the answers given so far (empty when no one can be asked: replaying the
+ * run without answers denies the same calls, the same way).
+ *
+ * @since 0.1.0
+ */
+export interface Recording {
+  readonly approver: Approver.Approver
+  readonly answers: ReadonlyArray<Approver.ScriptedAnswer>
+}
+
+/**
+ * A person at `terminal` (its input and output streams), or no one when there is none.
+ *
+ * @since 0.1.0
+ */
+export const make = (terminal: Terminal.Streams | undefined): Recording => {
+  const answers: Array<Approver.ScriptedAnswer> = []
+  if (terminal === undefined) return { approver: Approver.unattended, answers }
+  const person = Terminal.make(terminal)
+  return {
+    answers,
+    approver: {
+      ask: (request) =>
+        Effect.tap(person.ask(request), (given) =>
+          Effect.sync(() => {
+            answers.push({
+              tool_use_id: request.id,
+              tool: request.name,
+              answer: given.answer,
+              ...(given.reason === undefined ? {} : { reason: given.reason })
+            })
+          })
+        )
+    }
+  }
+}
