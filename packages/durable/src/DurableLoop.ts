@@ -157,6 +157,7 @@ export const journaledModel = (
  * @since 0.1.0
  */
 export interface Definition<T extends Tool.Any> {
+  /** The tools the model may call (each call its own activity). */
   readonly toolset: Toolset.Toolset<T>
   /** Model calls at most; default `Loop.defaultMaxTurns`. */
   readonly maxTurns?: number | undefined
@@ -175,6 +176,7 @@ export interface Definition<T extends Tool.Any> {
  * @since 0.1.0
  */
 export interface DurableLoop<Name extends string, T extends Tool.Any> {
+  /** The effect/workflow workflow, named `Name`: the loop as its body. */
   readonly workflow: W.Workflow<Name, typeof Payload, typeof Result, typeof ConversationFailed>
   /** Registers the workflow on a runner. */
   readonly layer: Layer.Layer<

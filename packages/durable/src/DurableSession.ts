@@ -58,7 +58,9 @@ export interface Definition<T extends Tool.Any, E, R> {
   readonly planner: Planner.Planner<E, R>
   /** Default `replan`. */
   readonly onFailure?: Session.Strategy | undefined
+  /** Steps executed at most (a `steps` budget). */
   readonly maxSteps: number
+  /** Replans accepted at most (a `replans` budget). */
   readonly maxReplans: number
   /** Per-step timeout. */
   readonly timeout?: Execute.Options["timeout"]
@@ -75,6 +77,7 @@ export interface Definition<T extends Tool.Any, E, R> {
  * @since 0.1.0
  */
 export interface DurableSession<Name extends string, T extends Tool.Any, R> {
+  /** The effect/workflow workflow, named `Name`: the session as its body. */
   readonly workflow: W.Workflow<Name, typeof Payload, typeof SessionResult.SessionResult, typeof PlannerFailed>
   /** Registers the workflow on a runner (every runner of the cluster registers it). */
   readonly layer: Layer.Layer<
