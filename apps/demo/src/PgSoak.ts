@@ -161,7 +161,7 @@ const execute = (url: string, statement: string, what: string) =>
   }).pipe(
     Effect.provide(Database.layer(url, { maxConnections: 1 })),
     Effect.catchTag("SqlError", (error) =>
-      Effect.fail(new SetupError({ message: `${what} on ${Database.redact(url)}: ${error.message}` }))
+      Effect.fail(new SetupError({ message: `${what} on ${Database.redact(url)}: ${Database.sqlProblem(error)}` }))
     )
   )
 

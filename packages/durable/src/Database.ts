@@ -8,7 +8,7 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { type Cause, Duration, Effect, type Layer, Redacted, Schema } from "effect"
-import type { SqlClient } from "effect/sql"
+import type { SqlClient, SqlError } from "effect/sql"
 
 const DatabaseUnavailableBase: Schema.Class<
   DatabaseUnavailable,
@@ -68,6 +68,18 @@ export const urlProblem = (url: string): string | undefined => {
 }
 
 /**
+ * What a driver error says, with its cause (`connect ECONNREFUSED 127.0.0.1:5432`, `database
+ * "x" does not exist`) when it has one.
+ *
+ * @since 0.1.0
+ */
+export const sqlProblem = (error: SqlError.SqlError): string => {
+  const cause: unknown = error.reason.cause
+  const detail = cause instanceof Error ? cause.message : undefined
+  return detail === undefined || error.message.includes(detail) ? error.message : `${error.message} (${detail})`
+}
+
+/**
  * Options of the connection.
  *
  * @since 0.1.0
@@ -102,7 +114,7 @@ export const layer = (
           maxConnections: options?.maxConnections ?? 10
         }).pipe(
           Effect.tap((client) => client`SELECT 1`),
-          Effect.mapError((error) => unavailable(error.message))
+          Effect.mapError((error) => unavailable(sqlProblem(error)))
         )
   return PgClient.layerFrom(
     connect.pipe(

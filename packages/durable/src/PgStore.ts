@@ -10,13 +10,14 @@
 import { Journal } from "@agent-harness/idempotency"
 import { Effect, Result, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import * as Database from "./Database.ts"
 
 /**
  * The table the journal lives in unless told otherwise.
  *
  * @since 0.1.0
  */
-export const defaultTable = "agent_harness_journal"
+export const defaultTable: string = "agent_harness_journal"
 
 /**
  * Options of a store.
@@ -110,7 +111,7 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
       )
     }
     const sql = yield* SqlClient.SqlClient
-    const problem = (what: string) => (error: SqlError.SqlError) => fail(`${what}: ${error.message}`)
+    const problem = (what: string) => (error: SqlError.SqlError) => fail(`${what}: ${Database.sqlProblem(error)}`)
     const name = sql(table)
     // Two runners starting at once must not both create the table: one waits for the other.
     yield* sql
@@ -158,7 +159,7 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
             Effect.mapError((error) =>
               error.reason._tag === "UniqueViolation"
                 ? fail(`call '${id}' is already in the journal: at most one start of it may run`)
-                : fail(`call '${id}' cannot be recorded as started: ${error.message}`)
+                : fail(`call '${id}' cannot be recorded as started: ${Database.sqlProblem(error)}`)
             )
           )
         }),

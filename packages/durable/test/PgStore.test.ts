@@ -145,7 +145,7 @@ describe("Database", () => {
   })
 
   it(
-    "a database that does not answer is a DatabaseUnavailable naming it, without its password",
+    "a database that does not answer is a DatabaseUnavailable naming it and why, without its password",
     async () => {
       // A port nothing listens on (the kernel refuses at once).
       const error = await Effect.runPromise(
@@ -160,6 +160,8 @@ describe("Database", () => {
       assert.strictEqual(error.url, "postgres://someone:***@127.0.0.1:1/nothing")
       assert.notInclude(error.message, "secret")
       assert.match(error.message, /^database postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/nothing: /)
+      // The driver's cause is named: what a person fixes.
+      assert.include(error.message, "ECONNREFUSED 127.0.0.1:1")
     },
     timeout
   )
