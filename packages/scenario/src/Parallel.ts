@@ -23,7 +23,9 @@ import { Effect } from "effect"
  * @since 0.1.0
  */
 export interface Work<J> {
+  /** The job's place in the list given to `run`, from 0. */
   readonly index: number
+  /** The job. */
   readonly job: J
 }
 
@@ -44,7 +46,9 @@ export type Reply =
  * @since 0.1.0
  */
 export interface Listener {
+  /** Called with each message the worker sends (a `Reply`, or anything else). */
   readonly message: (message: unknown) => void
+  /** Called once when the worker stops, with why. */
   readonly exit: (reason: string) => void
 }
 
@@ -54,7 +58,9 @@ export interface Listener {
  * @since 0.1.0
  */
 export interface Handle<J> {
+  /** Gives the worker a batch of jobs, to answer in order. */
   readonly post: (work: ReadonlyArray<Work<J>>) => void
+  /** Stops the worker. */
   readonly terminate: () => void
 }
 
@@ -74,6 +80,7 @@ export type Spawn<J> = (listener: Listener) => Handle<J>
 export interface Options<J, A, E, R> {
   /** How many workers run at once, at least 1 (never more than there are jobs). */
   readonly workers: number
+  /** Starts one worker. */
   readonly spawn: Spawn<J>
   /** A `done` message's result as a result, or `undefined` when it is not one (the worker is then stopped). */
   readonly decode: (result: unknown) => A | undefined
@@ -92,7 +99,9 @@ export interface Options<J, A, E, R> {
  * @since 0.1.0
  */
 export interface Ran<A> {
+  /** One result per job, in the jobs' order. */
   readonly results: ReadonlyArray<A>
+  /** Why no worker could start, when some jobs ran in this process instead. */
   readonly unavailable?: string | undefined
 }
 

@@ -16,11 +16,12 @@ import * as Variant from "./Variant.ts"
 import type * as Verdict from "./Verdict.ts"
 
 /**
- * A path given on the command line that cannot be read.
+ * A path given on the command line that cannot be read: an `InvalidScenario` at `(file)` saying
+ * why (`InputFile.unreadable`).
  *
  * @since 0.1.0
  */
-export const unreadable = InputFile.unreadable
+export const unreadable: (file: string, reason: string) => ScenarioFile.InvalidScenario = InputFile.unreadable
 
 /**
  * Something under a folder that `harness test` does not run, and why: a `*.json` entry that is
@@ -31,7 +32,9 @@ export const unreadable = InputFile.unreadable
  * @since 0.1.0
  */
 export interface Skipped {
+  /** The entry's path. */
   readonly file: string
+  /** Why it was skipped (`a broken link`, `a FIFO (named pipe), not a regular file`...). */
   readonly reason: string
 }
 
@@ -41,7 +44,9 @@ export interface Skipped {
  * @since 0.1.0
  */
 export interface Found {
+  /** The scenario files, sorted, each once. */
   readonly files: ReadonlyArray<string>
+  /** What was skipped under the folders, sorted by path. */
   readonly skipped: ReadonlyArray<Skipped>
 }
 

@@ -5,35 +5,35 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** From a recorded trace to a regression test: a conversation trace turned into a scenario that replays it. @since 0.1.0 */
 export * as Capture from "./Capture.ts"
-/** @since 0.1.0 */
+/** Runs a `conversation` scenario through the real loop with the scripted model, and judges its outcome. @since 0.1.0 */
 export * as Conversation from "./Conversation.ts"
-/** @since 0.1.0 */
+/** Reads an input file without hanging or guessing: regular files only, bounded in size, UTF-8. @since 0.1.0 */
 export * as InputFile from "./InputFile.ts"
-/** @since 0.1.0 */
+/** JSON text read strictly: duplicate keys and nesting past `maxDepth` refused with their JSON path. @since 0.1.0 */
 export * as JsonText from "./JsonText.ts"
-/** @since 0.1.0 */
+/** MCP servers in conversation scenarios: the `mcp` declarations and the `Mounter` service that mounts them. @since 0.1.0 */
 export * as Mounter from "./Mounter.ts"
-/** @since 0.1.0 */
+/** A suite's jobs across workers (any `Spawn`), results in the jobs' order, a crashed worker replaced. @since 0.1.0 */
 export * as Parallel from "./Parallel.ts"
-/** @since 0.1.0 */
+/** Scenario patterns (`{ "pattern": regex }`) compiled with RE2 and matched in linear time. @since 0.1.0 */
 export * as Pattern from "./Pattern.ts"
-/** @since 0.1.0 */
+/** Permission gates in conversation scenarios: `policy`, scripted `approvals`, `untrustedOutput`. @since 0.1.0 */
 export * as Permissions from "./Permissions.ts"
-/** @since 0.1.0 */
+/** Runs a `plan` scenario through the real session state machine with its rule planner, and judges it. @since 0.1.0 */
 export * as PlanScenario from "./PlanScenario.ts"
-/** @since 0.1.0 */
+/** Verdicts for people (lines, colours, totals) and for machines (one JSON object per scenario). @since 0.1.0 */
 export * as Report from "./Report.ts"
-/** @since 0.1.0 */
+/** Runs a `response-cases` scenario: each case's response through the variant's parser, against `expected`. @since 0.1.0 */
 export * as ResponseCases from "./ResponseCases.ts"
-/** @since 0.1.0 */
+/** Scenario files, format 1: their Schema, and decoding one into a scenario or an error naming the JSON path. @since 0.1.0 */
 export * as ScenarioFile from "./ScenarioFile.ts"
-/** @since 0.1.0 */
+/** Scripted tools of scenario files: any object in, the n-th result out for the n-th call. @since 0.1.0 */
 export * as ScriptedTools from "./ScriptedTools.ts"
-/** @since 0.1.0 */
+/** Scenario files on disk: finding every `*.json` under some paths, loading and running them. @since 0.1.0 */
 export * as Suite from "./Suite.ts"
-/** @since 0.1.0 */
+/** Harness variants (`fixed`, `before`): the tool-response parser a scenario runs under. @since 0.1.0 */
 export * as Variant from "./Variant.ts"
-/** @since 0.1.0 */
+/** What running a scenario found: passed or not, how it ended, and each failure in words. @since 0.1.0 */
 export * as Verdict from "./Verdict.ts"
