@@ -6,7 +6,8 @@
  * commands use stays out of the shared chunk, in a chunk of its own that only they load: the MCP
  * package, the MCP SDK and its dependencies (the MCP commands, a scenario that mounts a server),
  * the viewer (`harness view`), and the durable engine with effect/cluster and the Postgres driver
- * (`--engine postgres`). `harness run` never loads the SDK, the viewer nor the engine.
+ * (`--engine postgres`), the AI SDK's providers (`harness agent`), and the permission package
+ * (`harness agent`, a scenario that declares a policy). `harness run` never loads any of them.
  *
  *   node build.ts [OUT]     (OUT: the output folder, `dist/` by default)
  *
@@ -23,7 +24,9 @@ fs.rmSync(dist, { recursive: true, force: true })
 
 /**
  * The libraries kept apart, each with the modules that load it: the MCP package (the MCP
- * commands, and the scenarios' mounter's import of it), and the viewer (the view command).
+ * commands, and the scenarios' mounter's import of it), the viewer (the view command), the
+ * durable engine, the agent (its command and the AI SDK adapter, which bring the providers) and
+ * the permission package (the agent, and the scenarios' permissions' import of it).
  */
 const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
   { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]McpCommand\.ts$/ },
@@ -33,15 +36,21 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
   {
     name: "durable",
     root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]PgCommands\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
-  }
+  },
+  { name: "agent", root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]AgentCommand\.ts$/ },
+  { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ }
 ]
 
 /**
- * Which group each module kept apart belongs to: those only one group's roots reach (everything
- * the graph holds minus what the entries reach without going through a root; a module two
- * groups reach stays shared). Known once the graph is built, before chunks are made.
+ * Which chunk each module kept apart goes to: the modules the entries do not reach without going
+ * through a root, by the groups whose roots reach them (a group's walk stops at the modules the
+ * entries reach and at the other groups' roots, whose chunks it loads). A module one group
+ * reaches goes to that group's chunk; one several groups reach (zod: the MCP SDK's and the AI
+ * SDK's) to the chunk `apart`, which only they load. Known once the graph is built, before
+ * chunks are made (the groups' tests below read it then).
  */
 const only = new Map<string, string>()
+const several = "apart"
 const keepApart: Plugin = {
   name: "keep-apart",
   buildEnd() {
@@ -62,9 +71,12 @@ const keepApart: Plugin = {
     const owners = new Map<string, Array<string>>()
     for (const group of apart) {
       const roots = ids.filter((id) => group.root.test(id))
-      for (const id of walk(roots, (id) => common.has(id))) owners.set(id, [...(owners.get(id) ?? []), group.name])
+      const otherRoot = (id: string) => apart.some((other) => other !== group && other.root.test(id))
+      for (const id of walk(roots, (id) => common.has(id) || otherRoot(id))) {
+        owners.set(id, [...(owners.get(id) ?? []), group.name])
+      }
     }
-    for (const [id, names] of owners) if (names.length === 1 && names[0] !== undefined) only.set(id, names[0])
+    for (const [id, names] of owners) only.set(id, names.length === 1 && names[0] !== undefined ? names[0] : several)
   }
 }
 
@@ -75,7 +87,9 @@ const build = await rolldown({
   input: {
     main: `${here}src/main.ts`,
     SoakChild: `${here}src/SoakChild.ts`,
-    PgSoakRunner: `${here}src/PgSoakRunner.ts`
+    PgSoakRunner: `${here}src/PgSoakRunner.ts`,
+    // harness test's worker thread, which TestWorkers starts as `TestWorker.js` next to its chunk.
+    TestWorker: `${here}src/TestWorker.ts`
   },
   platform: "node",
   external: [/^node:/, "rolldown"],
@@ -89,14 +103,17 @@ try {
     minify: true,
     chunkFileNames: "[name]-[hash].js",
     // Everything a command shares (effect, the packages) in one chunk: one file to load, not twenty.
-    // The libraries only some commands use in a chunk of their own (mcp, viewer), loaded when
-    // one of them runs. Library code only: a group takes its modules' dependencies too, and the
-    // CLI's own modules such a command imports (ExitCode) must not be pulled out of reach of the
-    // others.
+    // The libraries only some commands use in chunks of their own (mcp, viewer, durable, agent,
+    // permission, and `apart` for those several of them use), loaded when one of them runs. Library code only:
+    // a group takes its modules' dependencies too, and the CLI's own modules such a command
+    // imports (ExitCode) must not be pulled out of reach of the others.
     codeSplitting: {
       groups: [
         { name: "shared", test: (id) => library.test(id) && !only.has(id) },
-        ...apart.map(({ name }) => ({ name, test: (id: string) => library.test(id) && only.get(id) === name }))
+        ...[several, ...apart.map((group) => group.name)].map((name) => ({
+          name,
+          test: (id: string) => library.test(id) && only.get(id) === name
+        }))
       ]
     }
   })
