@@ -38,9 +38,11 @@ export interface Options {
  * @since 0.1.0
  */
 export interface Entry {
+  /** The scenario file's path. */
   readonly file: string
   /** The scenario's `name`, or the file name without `.json` (also for an invalid file). */
   readonly name: string
+  /** Whether the scenario is held out (`reserved: true`). */
   readonly reserved: boolean
   /** The test's name: `name`, plus ` [reserved]` for a held-out case. */
   readonly title: string
@@ -110,12 +112,15 @@ export const entry = (file: string): Entry => {
  * @since 0.1.0
  */
 export class ScenarioError extends Error {
+  /** `ScenarioError`, as test runners show it. */
   override readonly name = "ScenarioError"
+  /** The scenario file. */
   readonly file: string
   /** The verdict, when the file was valid and ran. */
   readonly verdict: Verdict.Verdict | undefined
   /** The reason the file is invalid, when it is. */
   readonly invalid: ScenarioFile.InvalidScenario | undefined
+  /** The error for `file`: its verdict (it ran and failed) or why it is invalid. */
   constructor(
     file: string,
     found: { readonly verdict: Verdict.Verdict } | { readonly invalid: ScenarioFile.InvalidScenario }
