@@ -7,13 +7,13 @@
  * the same gate; a bad policy; the turn cap and a model failure.
  */
 import { readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
 import { harness, harnessAsync } from "./fixtures/harness.ts"
-import { type Json, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { demoDir, type Json, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 
 /** Several CLI runs per test, on a loaded 2-core machine. */
 const SPAWNS = { timeout: 240_000 }
@@ -241,6 +241,8 @@ describe("harness agent", () => {
       `node '${server}'`,
       "--deny",
       "calculator__calls",
+      "--trace",
+      temp.path("mcp.jsonl"),
       "What is 6 / 3?"
     ])
     assert.strictEqual(r.code, 0, r.stderr)
@@ -258,6 +260,15 @@ describe("harness agent", () => {
       "calculator__divide",
       "calculator__calls"
     ])
+    // The capture mounts the server again (as it was mounted) to replay, behind the same policy.
+    const out = temp.path("mcp-captured.json")
+    const captured = harness(["capture", temp.path("mcp.jsonl"), "--out", out])
+    assert.strictEqual(captured.code, 0, captured.stderr)
+    const scenario = JSON.parse(readFileSync(out, "utf8")) as Json
+    assert.deepStrictEqual(scenario.mcp, [
+      { command: "node", args: [server], cwd: resolve(demoDir), prefix: "calculator" }
+    ])
+    assert.strictEqual(harness(["run", out]).code, 0)
   })
 
   it(
