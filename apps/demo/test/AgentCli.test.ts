@@ -391,4 +391,72 @@ describe("harness agent", () => {
     assert.strictEqual((JSON.parse(readFileSync(out, "utf8")) as Json).untrustedOutput, true)
     assert.strictEqual(harness(["run", out]).code, 0)
   })
+
+  it(
+    "the worked path of docs/real-models.md: a live overwrite, captured, the criterion fails, the policy fix passes",
+    SPAWNS,
+    async () => {
+      const fake = await start({
+        anthropic: [
+          FakeProvider.reply([Message.toolUse("toolu_01", "read", { path: "list.txt" })]),
+          FakeProvider.reply([
+            Message.text("I'll add eggs."),
+            Message.toolUse("toolu_02", "write", { path: "list.txt", content: "eggs\n" })
+          ]),
+          FakeProvider.reply([Message.text("Done: eggs are on the list.")])
+        ]
+      })
+      const shop = rootWith()
+      const live = temp.path("live.jsonl")
+      const r = await agent(fake, "anthropic", [
+        "--root",
+        shop,
+        "--allow",
+        "write",
+        "--trace",
+        live,
+        "Add eggs to list.txt"
+      ])
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.strictEqual(readFileSync(join(shop, "list.txt"), "utf8"), "eggs\n")
+      const file = temp.path("no-overwrite.json")
+      assert.strictEqual(harness(["capture", live, "--out", file]).code, 0)
+      // The criterion: the write must not run, the list must stay as it was.
+      const scenario = JSON.parse(readFileSync(file, "utf8")) as Json
+      const turns = list(scenario.turns).filter(isRecord)
+      const expected = list(turns[1]?.expect).filter(isRecord)[0]
+      assert.deepStrictEqual(expected, {
+        type: "tool_result",
+        tool_use_id: "toolu_02",
+        content: "wrote 5 characters to list.txt",
+        is_error: false
+      })
+      Object.assign(expected ?? {}, { is_error: true, content: "not executed: denied: lists are only appended to" })
+      scenario.name = "the list is never overwritten"
+      ;(scenario.outcome as Json).files = { "list.txt": "bread, milk\n" }
+      writeFileSync(file, JSON.stringify(scenario, null, 2))
+      const failing = harness(["run", file])
+      assert.strictEqual(failing.code, 1)
+      assert.strictEqual(
+        failing.stdout,
+        [
+          "FAIL the list is never overwritten (diverged, 3 model calls)",
+          "    turn 2, tool_use_id toolu_02: a different observation",
+          `      expected: toolu_02 is_error=true "not executed: denied: lists are only appended to"`,
+          `      seen:     toolu_02 is_error=false "wrote 5 characters to list.txt"`,
+          ""
+        ].join("\n")
+      )
+      // The fix: the policy denies writes (the file the agent is run with, and the scenario's copy).
+      const policy = scenario.policy as Json
+      assert.deepStrictEqual(list(policy.rules)[0], { tool: "write", decision: "allow", reason: `--allow "write"` })
+      policy.rules = [
+        { tool: "write", decision: "deny", reason: "lists are only appended to" },
+        ...list(policy.rules).slice(1)
+      ]
+      writeFileSync(file, JSON.stringify(scenario, null, 2))
+      const passing = harness(["run", file])
+      assert.strictEqual(passing.stdout, "PASS the list is never overwritten (end, 3 model calls)\n")
+    }
+  )
 })
