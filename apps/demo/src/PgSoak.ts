@@ -191,6 +191,10 @@ type Lines = Array<PgSoakRunner.OutcomeLine>
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
+const outcomeTags: ReadonlyArray<string> = ["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]
+
+const isOutcomeTag = (tag: string): tag is PgSoakRunner.OutcomeLine["outcome"] => outcomeTags.includes(tag)
+
 /**
  * Starts a runner and waits until it says it is ready (or fails saying why it is not). The
  * process is killed with the scope.
@@ -238,12 +242,13 @@ const startRunner = (
         isRecord(line) &&
         typeof line.session === "string" &&
         typeof line.id === "string" &&
-        typeof line.outcome === "string"
+        typeof line.outcome === "string" &&
+        isOutcomeTag(line.outcome)
       ) {
         lines.push({
           session: line.session,
           id: line.id,
-          outcome: line.outcome as PgSoakRunner.OutcomeLine["outcome"],
+          outcome: line.outcome,
           ...(typeof line.original === "string" ? { original: line.original } : {}),
           ...(typeof line.failure === "string" ? { failure: line.failure } : {})
         })
