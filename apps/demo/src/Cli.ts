@@ -108,16 +108,10 @@ const test = Command.make(
         "record each conversation and plan session as JSON Lines in this folder (for harness view); --json lines name them"
       )
     ),
-    workers: Flag.Int("workers").pipe(
-      Flag.optional,
-      Flag.withDescription(
-        "run the files on N worker threads (1: in this process); default: every core once there are 200 files or more"
-      )
-    ),
     engine,
     databaseUrl
   },
-  ({ paths, json, variant, traces, workers, engine, databaseUrl }) =>
+  ({ paths, json, variant, traces, engine, databaseUrl }) =>
     durable(engine, databaseUrl)
       ? lazy(
           () => import("./PgCommands.ts"),
@@ -133,15 +127,7 @@ const test = Command.make(
         )
       : lazy(
           () => import("./ScenarioCommands.ts"),
-          (m) =>
-            m.test(
-              paths,
-              json,
-              Variant.byName[variant],
-              Option.getOrUndefined(traces),
-              undefined,
-              Option.getOrUndefined(workers)
-            )
+          (m) => m.test(paths, json, Variant.byName[variant], Option.getOrUndefined(traces))
         )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 
