@@ -12,6 +12,7 @@
  * value, an object that is not a plain object or an array (a `Map`, a class instance), and
  * nesting deeper than {@link maxDepth} levels. The refusal names the JSON path of the value.
  *
+ * @module
  * @since 0.1.0
  */
 import { type Cause, Result, Schema } from "effect"
