@@ -108,10 +108,16 @@ const test = Command.make(
         "record each conversation and plan session as JSON Lines in this folder (for harness view); --json lines name them"
       )
     ),
+    workers: Flag.Int("workers").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "run the files on N worker threads (1: in this process); default: every core once there are 1,000 files or more"
+      )
+    ),
     engine,
     databaseUrl
   },
-  ({ paths, json, variant, traces, engine, databaseUrl }) =>
+  ({ paths, json, variant, traces, workers, engine, databaseUrl }) =>
     durable(engine, databaseUrl)
       ? lazy(
           () => import("./PgCommands.ts"),
@@ -127,7 +133,15 @@ const test = Command.make(
         )
       : lazy(
           () => import("./ScenarioCommands.ts"),
-          (m) => m.test(paths, json, Variant.byName[variant], Option.getOrUndefined(traces))
+          (m) =>
+            m.test(
+              paths,
+              json,
+              Variant.byName[variant],
+              Option.getOrUndefined(traces),
+              undefined,
+              Option.getOrUndefined(workers)
+            )
         )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 

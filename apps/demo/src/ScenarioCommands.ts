@@ -18,6 +18,7 @@ import { Console, Effect, FileSystem, Path, type PlatformError, Result } from "e
 import * as ExitCode from "./ExitCode.ts"
 import * as Outputs from "./Outputs.ts"
 import * as Style from "./Style.ts"
+import * as TestWorkers from "./TestWorkers.ts"
 
 /**
  * Runs a decoded scenario to its verdict: `Suite.run` in this process, or another engine's
@@ -179,6 +180,70 @@ const runOne = (
     return { entry: Result.succeed(verdict), trace }
   })
 
+/**
+ * One file of `harness test` run to what the report needs: its entry, where it was traced, and
+ * the lines it wrote on stderr on the way (`said`); or, when the command cannot go on (a
+ * `--traces` file that would overwrite the scenario, or cannot be written), the lines saying why
+ * (`fatal`) and the exit code.
+ *
+ * @since 0.1.0
+ */
+export type FileRun =
+  | { readonly entry: Suite.Entry; readonly trace: string | undefined; readonly said: ReadonlyArray<string> }
+  | { readonly fatal: ReadonlyArray<string>; readonly code: 1 | 2 }
+
+/** A console that keeps what is written on stderr (`error`, `warn`), the rest as it is. */
+const keeping = (said: Array<string>): Console.Console => {
+  const keep = (...args: ReadonlyArray<unknown>) => {
+    said.push(args.map(String).join(" "))
+  }
+  return { ...globalThis.console, error: keep, warn: keep }
+}
+
+/**
+ * Runs one file as `harness test` does in this process, keeping what it writes on stderr instead
+ * of writing it: what a `harness test` worker thread runs for each file (`TestWorkers`), so the
+ * parent reports it exactly as it would have.
+ *
+ * @since 0.1.0
+ */
+export const runFile = (
+  file: string,
+  variant: Variant.Variant,
+  trace: string | undefined
+): Effect.Effect<FileRun, never, FileSystem.FileSystem> =>
+  Effect.suspend(() => {
+    const said: Array<string> = []
+    return runOne(file, variant, trace, Suite.run).pipe(
+      Effect.map((run): FileRun => ({ ...run, said })),
+      Effect.catch((exit) => Effect.succeed<FileRun>({ fatal: said, code: exit.code })),
+      Effect.provideService(Console.Console, keeping(said))
+    )
+  })
+
+/**
+ * The files' runs as this process gives them: the stderr lines each wrote, in order, then, at
+ * the first that could not go on, its lines and its exit code; else every entry, for the report.
+ */
+const replay = (
+  runs: ReadonlyArray<FileRun>
+): Effect.Effect<
+  ReadonlyArray<{ readonly entry: Suite.Entry; readonly trace: string | undefined }>,
+  ExitCode.ExitCode
+> =>
+  Effect.gen(function* () {
+    const done: Array<{ readonly entry: Suite.Entry; readonly trace: string | undefined }> = []
+    for (const run of runs) {
+      if ("fatal" in run) {
+        for (const line of run.fatal) yield* Console.error(line)
+        return yield* run.code === 1 ? ExitCode.failed : ExitCode.invalid
+      }
+      for (const line of run.said) yield* Console.error(line)
+      done.push(run)
+    }
+    return done
+  })
+
 /** The `--traces` folder, made if missing (with its parents); exit 2 when it cannot be. */
 const traceFolder = (folder: string): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
@@ -199,7 +264,9 @@ const traceFolder = (folder: string): Effect.Effect<void, ExitCode.ExitCode, Fil
  * not run (not a regular file, a link to a folder), a line per scenario, reserved cases on their
  * own line, then `N passed, N failed`. Exit 2 if any file is invalid, else 1 if any failed.
  * With `traces`, each conversation and plan session is recorded in that folder (`traceNames`)
- * and its `--json` line names its trace.
+ * and its `--json` line names its trace. With `workers` (`--workers N`; by default every core
+ * once there are `TestWorkers.threshold` files), the files run across that many worker threads,
+ * with the same report, line for line (`TestWorkers`); another engine's runner runs here.
  *
  * @since 0.1.0
  */
@@ -208,10 +275,15 @@ export const test = (
   json: boolean,
   variant: Variant.Variant = Variant.defaultVariant,
   traces?: string | undefined,
-  runner: Runner = Suite.run
+  runner: Runner = Suite.run,
+  workers?: number | undefined
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const style = Style.current()
+    if (workers !== undefined && !(Number.isSafeInteger(workers) && workers >= 1)) {
+      yield* Console.error(`--workers must be a whole number of at least 1, got ${workers}; nothing was run`)
+      return yield* ExitCode.invalid
+    }
     const found = yield* Effect.result(Suite.find(paths))
     if (Result.isFailure(found)) {
       yield* json
@@ -226,10 +298,29 @@ export const test = (
     }
     if (traces !== undefined) yield* traceFolder(traces)
     const names = traces === undefined ? undefined : traceNames(traces, files, yield* Path.Path)
+    const threads = runner === Suite.run ? TestWorkers.workersFor(files.length, workers) : 1
     const runs =
-      names === undefined && runner === Suite.run
-        ? (yield* Suite.runAll(files, variant)).map((entry) => ({ entry, trace: undefined }))
-        : yield* Effect.forEach(files, (file) => runOne(file, variant, names?.get(file), runner))
+      threads > 1
+        ? yield* Effect.flatMap(
+            TestWorkers.run(
+              files.map((file) => ({ file, trace: names?.get(file) })),
+              threads,
+              variant.name,
+              (job) => runFile(job.file, variant, job.trace)
+            ),
+            ({ results, unavailable }) =>
+              Effect.andThen(
+                unavailable === undefined
+                  ? Effect.void
+                  : Console.error(
+                      `harness test: worker threads could not start (${unavailable}); the files ran in this process`
+                    ),
+                replay(results)
+              )
+          )
+        : names === undefined && runner === Suite.run
+          ? (yield* Suite.runAll(files, variant)).map((entry) => ({ entry, trace: undefined }))
+          : yield* Effect.forEach(files, (file) => runOne(file, variant, names?.get(file), runner))
     const verdicts = []
     let invalid = 0
     for (const { entry, trace } of runs) {
