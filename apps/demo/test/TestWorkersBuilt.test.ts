@@ -1,0 +1,48 @@
+/**
+ * `harness test`'s worker thread in the built CLI: `build.ts` ships it as `dist/TestWorker.js`,
+ * next to the chunk that starts it, and it runs every shipped scenario as this process does; the
+ * built `harness test --workers 3` prints what the sources print with one.
+ */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { Variant } from "@agent-harness/scenario"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as ScenarioCommands from "../src/ScenarioCommands.ts"
+import * as ScenarioServices from "../src/ScenarioServices.ts"
+import * as TestWorkers from "../src/TestWorkers.ts"
+import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
+import { harness } from "./fixtures/harness.ts"
+import { jsonFilesUnder, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+
+const SPAWNS = { timeout: 240_000 }
+const temp = tempFolder("test-workers-built")
+afterAll(() => temp.remove())
+const dist = temp.path("dist")
+
+beforeAll(() => build(dist), buildTimeout + 10_000)
+
+describe("the built CLI's worker thread", () => {
+  it("dist/TestWorker.js runs every shipped scenario as this process does", SPAWNS, async () => {
+    const entry = join(dist, "TestWorker.js")
+    expect(existsSync(entry)).toBe(true)
+    const jobs = jsonFilesUnder(scenariosDir).map((file) => ({ file }))
+    const run = (job: TestWorkers.Job) => ScenarioCommands.runFile(job.file, Variant.fixed, job.trace)
+    const [alone, spread] = await Effect.runPromise(
+      Effect.all([
+        Effect.forEach(jobs, run),
+        TestWorkers.run(jobs, 3, "fixed", run, { at: pathToFileURL(entry), here: false })
+      ]).pipe(Effect.provide(ScenarioServices.layer))
+    )
+    expect(spread.unavailable).toBeUndefined()
+    expect(spread.results).toEqual(alone)
+  })
+
+  it("harness test --workers 3, built, prints what the sources print in one process", SPAWNS, () => {
+    const built = runBuilt(dist, ["test", scenariosDir, "--json", "--workers", "3"])
+    const sources = harness(["test", scenariosDir, "--json", "--workers", "1"], undefined, { timeout: 120_000 })
+    expect(built.code).toBe(0)
+    expect(built.stdout).toBe(sources.stdout)
+  })
+})
