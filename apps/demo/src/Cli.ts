@@ -128,7 +128,8 @@ const test = Command.make(
               Variant.byName[variant],
               Option.getOrUndefined(traces),
               engine,
-              Option.getOrUndefined(databaseUrl)
+              Option.getOrUndefined(databaseUrl),
+              Option.getOrUndefined(workers)
             )
         )
       : lazy(

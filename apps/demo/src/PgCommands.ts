@@ -97,11 +97,18 @@ export const test = (
   variant: Variant.Variant,
   traces: string | undefined,
   engine: EngineName,
-  given: string | undefined
+  given: string | undefined,
+  workers?: number | undefined
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     if (engine === "local") return yield* postgresOnly("--database-url")
     if (traces !== undefined) return yield* noTraces("--traces")
+    if (workers !== undefined) {
+      yield* Console.error(
+        "--workers runs the local engine's files on threads; with --engine postgres every scenario is a workflow on the engine: drop --workers"
+      )
+      return yield* ExitCode.invalid
+    }
     const url = yield* databaseUrl(given)
     yield* PgScenario.withEngine(url, (runner) => ScenarioCommands.test(paths, json, variant, undefined, runner)).pipe(
       Effect.catchTag("DatabaseUnavailable", unavailable)

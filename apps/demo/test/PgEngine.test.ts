@@ -141,6 +141,11 @@ describe("--engine postgres refuses, exit 2, naming why", () => {
       "--runners must be a whole number from 1 to 16, not 0\n"
     ],
     [
+      "--workers with --engine postgres",
+      ["test", salmorejo, "--engine", "postgres", "--workers", "2", "--database-url", "postgres://u@h/db"],
+      "--workers runs the local engine's files on threads; with --engine postgres every scenario is a workflow on the engine: drop --workers\n"
+    ],
+    [
       "--trace with --engine postgres",
       ["run", salmorejo, "--engine", "postgres", "--trace", "t.jsonl", "--database-url", "postgres://u@h/db"],
       "--trace records runs of the local engine; with --engine postgres nothing is recorded: drop --trace\n"
