@@ -13,10 +13,11 @@ import { check } from "./Fixtures.ts"
 import type * as Measure from "./Measure.ts"
 import type * as Table from "./Table.ts"
 
-const count = 10_000
+/** How many scenarios row 4 (and row 12) runs. */
+export const count = 10_000
 
 /** A small conversation: one turn with a read that succeeds and one that is refused, then the answer. */
-const scenario = (i: number) => ({
+export const scenario = (i: number) => ({
   format: 1,
   kind: "conversation",
   name: `generated ${i}`,
@@ -40,12 +41,17 @@ const scenario = (i: number) => ({
   outcome: { stop: "end", text: `It says hello ${i}.`, files: { "a.txt": `hello ${i}` } }
 })
 
-export const measure = async (_settings: Measure.Settings): Promise<ReadonlyArray<Table.Row>> => {
+/** `n` generated scenarios written into a new temporary folder (`s00000.json`…); the caller removes it. */
+export const writeScenarios = (n: number = count): string => {
   const dir = mkdtempSync(join(tmpdir(), "harness-bench-"))
+  for (let i = 0; i < n; i++)
+    writeFileSync(join(dir, `s${String(i).padStart(5, "0")}.json`), JSON.stringify(scenario(i)))
+  return dir
+}
+
+export const measure = async (_settings: Measure.Settings): Promise<ReadonlyArray<Table.Row>> => {
+  const dir = writeScenarios()
   try {
-    for (let i = 0; i < count; i++) {
-      writeFileSync(join(dir, `s${String(i).padStart(5, "0")}.json`), JSON.stringify(scenario(i)))
-    }
     const started = performance.now()
     const entries = await Effect.runPromise(
       Effect.flatMap(Suite.collect([dir]), (files) => Suite.runAll(files)).pipe(Effect.provide(NodeServices.layer))

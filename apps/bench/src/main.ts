@@ -15,6 +15,7 @@ import * as IdempotencyRows from "./IdempotencyRows.ts"
 import * as LoopRows from "./LoopRows.ts"
 import * as Measure from "./Measure.ts"
 import * as MemoryRows from "./MemoryRows.ts"
+import * as ParallelRows from "./ParallelRows.ts"
 import * as PlannerRows from "./PlannerRows.ts"
 import * as ScenarioRows from "./ScenarioRows.ts"
 import * as Table from "./Table.ts"
@@ -44,6 +45,7 @@ rows.push(...(await step("row 9", () => ColdStartRows.measure(settings))))
 const loopPerCall = (loop[0]?.ratio ?? Number.NaN) * execute.a
 rows.push(...(await step("row 10", () => AdapterRows.measure(settings, loopPerCall))))
 rows.push(...(await step("row 11", () => DurableRows.measure(settings, execute.a))))
+rows.push(...(await step("row 12", () => ParallelRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
