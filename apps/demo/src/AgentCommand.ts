@@ -142,22 +142,36 @@ const mountAll = (
   })
 
 /**
- * `--trace` and `--journal`: never a folder, never the policy file, never a file the tools can
- * see (directly under `--root`, where the model could read it or write over it).
+ * `--trace` and `--journal`: never a folder, never the policy file nor each other (the trace
+ * would empty the journal), never a file the tools can see (directly under `--root`, where the
+ * model could read it or write over it).
  */
 const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const path = yield* Path.Path
     const root = path.resolve(options.root)
-    for (const [flag, file] of [
-      ["--trace", options.trace],
-      ["--journal", options.journal]
-    ] as const) {
+    const outputs = [
+      { flag: "--trace", file: options.trace, other: { flag: "--journal", file: options.journal } },
+      { flag: "--journal", file: options.journal, other: { flag: "--trace", file: options.trace } }
+    ] as const
+    for (const { flag, file, other } of outputs) {
       if (file === undefined) continue
       if (path.dirname(path.resolve(file)) === root) {
         return yield* usage(`${flag} ${file}: it is in --root, where the model's tools would see it; put it elsewhere`)
       }
-      yield* Outputs.refuseOverwrite(flag, file, { path: options.policy ?? root, what: "the --policy file" })
+      if (other.file !== undefined && path.resolve(other.file) === path.resolve(file)) {
+        return yield* usage(`${flag} ${file}: it is also the ${other.flag} file; give each its own`)
+      }
+      const inputs = [
+        { path: options.policy, what: "the --policy file" },
+        { path: other.file, what: `the ${other.flag} file` }
+      ]
+      for (const input of inputs) {
+        if (input.path !== undefined) yield* Outputs.refuseOverwrite(flag, file, { path: input.path, what: input.what })
+      }
+      if (options.policy === undefined && other.file === undefined) {
+        yield* Outputs.refuseOverwrite(flag, file, { path: root, what: "the --root folder" })
+      }
     }
   })
 

@@ -301,7 +301,15 @@ describe("harness agent", () => {
           `harness agent: --mcp-url "file:///etc/passwd": expected an http:// or https:// URL`
         ],
         [["--max-turns", "0"], "harness agent: --max-turns 0: expected a whole number of at least 1"],
-        [["--trace", join(root, "t.jsonl")], `harness agent: --trace ${join(root, "t.jsonl")}: it is in --root`]
+        [["--trace", join(root, "t.jsonl")], `harness agent: --trace ${join(root, "t.jsonl")}: it is in --root`],
+        [
+          ["--trace", temp.path("same.db"), "--journal", temp.path("same.db")],
+          `harness agent: --trace ${temp.path("same.db")}: it is also the --journal file; give each its own`
+        ],
+        [
+          ["--policy", temp.write("kept.json", { default: "deny" }), "--trace", temp.path("kept.json")],
+          `--trace ${temp.path("kept.json")}: it is the --policy file (${temp.path("kept.json")}), which it would overwrite; nothing was run or written`
+        ]
       ]
       for (const [args, message] of cases) {
         const r = await agent(fake, "anthropic", ["--root", root, ...args, "hi"])
