@@ -21,6 +21,8 @@ export interface Flags {
   readonly file?: string | undefined
   /** `--deny GLOB`…, `--ask GLOB`…, `--allow GLOB`…. */
   readonly shorthands: Policy.Shorthands
+  /** The policy without `--policy` (default `Policy.askBeforeChanges`, `harness agent`'s). */
+  readonly base?: Policy.Policy | undefined
 }
 
 /**
@@ -34,7 +36,7 @@ export const load = (flags: Flags): Effect.Effect<Policy.Policy, string, FileSys
   Effect.gen(function* () {
     const base =
       flags.file === undefined
-        ? Policy.askBeforeChanges
+        ? (flags.base ?? Policy.askBeforeChanges)
         : yield* Effect.flatMap(
             Effect.mapError(InputFile.read(flags.file), (error) => `--policy ${flags.file}: ${error.problem}`),
             (text) =>

@@ -251,12 +251,34 @@ const mcpServe = Command.make(
     journal: Flag.String("journal").pipe(
       Flag.optional,
       Flag.withDescription("a SQLite idempotency journal: a call id sent again is replayed, never run twice")
+    ),
+    policy: Flag.String("policy").pipe(
+      Flag.optional,
+      Flag.withDescription("a permission policy (JSON) for the served calls; no one is asked: ask means denied")
+    ),
+    allow: Flag.String("allow").pipe(
+      Flag.atLeast(0),
+      Flag.withDescription("run the tools this glob names (repeatable)")
+    ),
+    deny: Flag.String("deny").pipe(
+      Flag.atLeast(0),
+      Flag.withDescription("never run the tools this glob names (repeatable)")
     )
   },
-  ({ tools, root, lang, http, journal }) =>
+  ({ tools, root, lang, http, journal, policy, allow, deny }) =>
     lazy(
       () => import("./McpCommand.ts"),
-      (m) => m.serve({ tools, root, lang, http: Option.getOrUndefined(http), journal: Option.getOrUndefined(journal) })
+      (m) =>
+        m.serve({
+          tools,
+          root,
+          lang,
+          http: Option.getOrUndefined(http),
+          journal: Option.getOrUndefined(journal),
+          policy: Option.getOrUndefined(policy),
+          allow,
+          deny
+        })
     )
 ).pipe(
   Command.withDescription(

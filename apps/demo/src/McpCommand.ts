@@ -5,7 +5,10 @@
  * failing tool are `isError` results with our texts). Over stdio by default — stdout carries
  * only the protocol, and the command ends (exit 0) when stdin ends — or over Streamable HTTP on
  * 127.0.0.1 with `--http`, its URL printed to stderr, until SIGINT or SIGTERM (exit 0). A
- * `--journal` makes retried call ids replay instead of running twice. Bad usage is exit 2.
+ * `--journal` makes retried call ids replay instead of running twice. `--policy FILE`, `--allow`
+ * and `--deny` put the permission gate in front of every served call (before the journal, as in
+ * `harness agent`); a served call has no one to ask, so a rule that asks denies, saying so. Bad
+ * usage is exit 2.
  *
  * Loaded only when the command runs: `harness run` never loads the MCP SDK.
  *
@@ -15,8 +18,10 @@ import { Execute } from "@agent-harness/executor"
 import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Serve } from "@agent-harness/mcp"
+import { Compose, Gate } from "@agent-harness/permission"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Effect, type FileSystem, type Scope } from "effect"
+import * as AgentPolicy from "./AgentPolicy.ts"
 import * as ExitCode from "./ExitCode.ts"
 import * as RootFolder from "./RootFolder.ts"
 import * as Signal from "./Signal.ts"
@@ -44,6 +49,12 @@ export interface Options {
   readonly http?: number | undefined
   /** A SQLite idempotency journal for the served calls. */
   readonly journal?: string | undefined
+  /** A permission policy file for the served calls (`--policy`). */
+  readonly policy?: string | undefined
+  /** `--allow GLOB`…: tools run without a rule in the policy. */
+  readonly allow?: ReadonlyArray<string> | undefined
+  /** `--deny GLOB`…: tools never run. */
+  readonly deny?: ReadonlyArray<string> | undefined
 }
 
 /** The server's name in the MCP handshake: a client that mounts it prefixes its tools `files__`. */
@@ -65,6 +76,29 @@ const journalOf = (
       )
 
 /**
+ * The permission gate for the served calls, when a policy or a shorthand is given: the file's
+ * policy (or, with shorthands only, one whose default is allow) with `--deny` then `--allow` in
+ * front. Without any of them nothing is gated, as before.
+ */
+const gateOf = (
+  options: Options
+): Effect.Effect<Execute.Middleware | undefined, ExitCode.ExitCode, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const allow = options.allow ?? []
+    const deny = options.deny ?? []
+    if (options.policy === undefined && allow.length === 0 && deny.length === 0) return undefined
+    const policy = yield* Effect.catch(
+      AgentPolicy.load({
+        file: options.policy,
+        base: options.policy === undefined ? { rules: [], default: { decision: "allow" } } : undefined,
+        shorthands: { allow, deny }
+      }),
+      usage
+    )
+    return yield* Effect.catch(Gate.make({ policy }), (error) => usage(`the policy: ${error.message}`))
+  })
+
+/**
  * Serves the toolset until stdin ends (stdio) or a signal (HTTP, or stdio too). Exit 0 when it
  * stops; exit 2 naming the problem when it cannot start.
  *
@@ -77,7 +111,10 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       const files = yield* Effect.catch(DiskFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
-      const middleware = yield* journalOf(options.journal)
+      const gate = yield* gateOf(options)
+      const journal = yield* journalOf(options.journal)
+      const middleware =
+        gate === undefined ? journal : Compose.middlewares(gate, ...(journal === undefined ? [] : [journal]))
       const tools = FileTools.forLocale(options.lang)
       const serving = <A, E>(effect: Effect.Effect<A, E, Files.Files | Scope.Scope>) =>
         effect.pipe(

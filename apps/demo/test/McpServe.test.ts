@@ -251,6 +251,55 @@ describe("harness mcp serve: the rest", () => {
   })
 
   it(
+    "a policy gates the served calls: denied calls are not executed and say why; a rule that asks denies",
+    SPAWNS,
+    async () => {
+      const root = makeRoot("policy")
+      const journal = temp.path("policy-journal.sqlite")
+      const policy = temp.write(
+        "policy.json",
+        JSON.stringify({
+          rules: [
+            { tool: "read", decision: "allow" },
+            { tool: "write", decision: "ask", reason: "writes are checked by a person" }
+          ],
+          default: { decision: "deny", reason: "only reading is served" }
+        })
+      )
+      const client = await stdioClient(root, ["--policy", policy, "--journal", journal])
+      try {
+        assert.deepStrictEqual(await call(client, "read", { path: "todo.txt" }), { isError: false, text: "call Ana\n" })
+        const append = await call(client, "append", { path: "todo.txt", content: "x" }, "a-1")
+        assert.isTrue(append.isError)
+        assert.match(append.text, /^not executed: denied: .*only reading is served/)
+        const write = await call(client, "write", { path: "todo.txt", content: "x" })
+        assert.isTrue(write.isError)
+        assert.match(write.text, /^not executed: denied: /)
+        assert.strictEqual(readFileSync(`${root}/todo.txt`, "utf8"), "call Ana\n")
+        // The gate stands in front of the journal: a denied call was never recorded as started, so
+        // the same id runs once the policy allows it (here: it is still denied, and still not journaled).
+        assert.deepStrictEqual(await call(client, "append", { path: "todo.txt", content: "x" }, "a-1"), append)
+      } finally {
+        await client.close()
+      }
+    }
+  )
+
+  it("--deny and --allow gate without a policy file", SPAWNS, async () => {
+    const root = makeRoot("shorthands")
+    const client = await stdioClient(root, ["--deny", "append", "--deny", "write"])
+    try {
+      assert.isFalse((await call(client, "list", { folder: "" })).isError)
+      const append = await call(client, "append", { path: "todo.txt", content: "x" })
+      assert.isTrue(append.isError)
+      assert.match(append.text, /^not executed: denied: .*--deny/)
+      assert.strictEqual(readFileSync(`${root}/todo.txt`, "utf8"), "call Ana\n")
+    } finally {
+      await client.close()
+    }
+  })
+
+  it(
     "stdio: stdout holds only the protocol; when stdin ends, the calls read are answered and it exits 0",
     SPAWNS,
     async () => {
@@ -309,7 +358,12 @@ describe("harness mcp serve: the rest", () => {
       [["--root", temp.path("nowhere")], `harness mcp serve: --root ${temp.path("nowhere")}: no such folder`],
       [["--root", file], `harness mcp serve: --root ${file}: it is a regular file, not a folder`],
       [["--root", root, "--http", "70000"], "harness mcp serve: '70000' is not a port (0 to 65535)"],
-      [["--root", root, "--journal", root], `harness mcp serve: --journal ${root}:`]
+      [["--root", root, "--journal", root], `harness mcp serve: --journal ${root}:`],
+      [
+        ["--root", root, "--policy", temp.write("bad-policy.json", '{"rules":[{"tool":"read","decision":"maybe"}]}')],
+        "rules[0].decision"
+      ],
+      [["--root", root, "--deny", "[z-a"], `--deny "[z-a"`]
     ]
     for (const [args, message] of cases) {
       const r = harness(["mcp", "serve", "--tools", "files", ...args])
