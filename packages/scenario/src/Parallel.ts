@@ -1,21 +1,22 @@
 /**
- * A suite's files run across workers (threads, processes: whatever `Spawn` starts), with the
- * results put back in the files' order: the same results, in the same order, as a run in this
- * process. The scheduler hands each worker a few jobs at a time and the next batch when it has
- * answered them all, so fast workers take more. A worker answers each job as it finishes it, in
- * the order given, so when one stops (it crashed, it was killed, it sent something that is not an
- * answer), the job it was running is known: that one is reported as lost (`Options.lost`, with
- * why), the jobs it had not started go back to the queue, and a new worker takes its place.
- * Nothing is lost and nothing waits for a worker that is gone. When no worker can start at all
- * (no threads on this platform, an entry point that fails to load), the jobs left run in this
- * process (`Options.local`): the results are the same, only slower.
+ * A suite's files run across workers (threads, processes: whatever `Spawn` starts) and this
+ * process, with the results put back in the files' order: the same results, in the same order,
+ * as a run in this process alone. This process takes jobs from the start (`Options.local`), so a
+ * worker that takes long to start, or never does (no threads on this platform, an entry point
+ * that fails to load), costs no more than the jobs it does not take. The scheduler hands each
+ * worker a few jobs at a time and the next batch when it has answered them all, so faster
+ * runners take more. A worker answers each job as it finishes it, in the order given, so when one
+ * stops (it crashed, it was killed, it sent something that is not an answer), the job it was
+ * running is known: that one is reported as lost (`Options.lost`, with why), the jobs it had not
+ * started go back to the queue, and a new worker takes its place. Nothing is lost and nothing
+ * waits for a worker that is gone.
  *
  * The module speaks no particular kind of worker: `Spawn` adapts one (the CLI's adapts
  * `node:worker_threads`), which keeps the scheduler testable with workers that crash on cue.
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Queue } from "effect"
 
 /**
  * A job as a worker gets it: its place in the list, and the job itself.
@@ -78,7 +79,7 @@ export type Spawn<J> = (listener: Listener) => Handle<J>
  * @since 0.1.0
  */
 export interface Options<J, A, E, R> {
-  /** How many workers run at once, at least 1 (never more than there are jobs). */
+  /** How many workers run besides this process (0: this process alone; never more than jobs). */
   readonly workers: number
   /** Starts one worker. */
   readonly spawn: Spawn<J>
@@ -86,30 +87,28 @@ export interface Options<J, A, E, R> {
   readonly decode: (result: unknown) => A | undefined
   /** The result of a job whose worker stopped while running it. */
   readonly lost: (job: J, reason: string) => A
-  /** Runs jobs in this process, in order: the jobs no worker could take. */
+  /** Runs jobs in this process, in order, one result per job. */
   readonly local: (jobs: ReadonlyArray<J>) => Effect.Effect<ReadonlyArray<A>, E, R>
   /** Jobs handed to a worker at once, at most (default 32; fewer near the end of the queue). */
   readonly batch?: number | undefined
+  /**
+   * Whether this process takes jobs too (default `true`). With `false` it takes them only when no
+   * worker is left (none could start, or the last one stopped).
+   */
+  readonly here?: boolean | undefined
 }
 
 /**
- * The results, in the jobs' order; `unavailable` says why no worker could start when some jobs
- * ran in this process instead.
+ * The results, in the jobs' order; `unavailable` says why, when workers were asked for and none
+ * could start (every job then ran in this process).
  *
  * @since 0.1.0
  */
 export interface Ran<A> {
-  /** One result per job, in the jobs' order. */
+  /** One per job, in the jobs' order. */
   readonly results: ReadonlyArray<A>
-  /** Why no worker could start, when some jobs ran in this process instead. */
+  /** Why no worker could start, when workers were asked for and none did. */
   readonly unavailable?: string | undefined
-}
-
-/** Where the scheduler left off: the results so far, and the jobs no worker took. */
-interface Scheduled<A> {
-  readonly results: Array<A | undefined>
-  readonly left: ReadonlyArray<number>
-  readonly unavailable: string | undefined
 }
 
 /** One worker as the scheduler tracks it. */
@@ -135,50 +134,56 @@ const describe = (u: unknown): string => {
 
 const thrown = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** Schedules the jobs on workers until every one is answered, or no worker is left. */
-const schedule = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E, R>): Effect.Effect<Scheduled<A>> =>
-  Effect.callback<Scheduled<A>>((resume) => {
+/**
+ * Runs the jobs across `options.workers` workers and this process: the results in the jobs'
+ * order. A job whose worker stopped while running it gets `options.lost`; the others are
+ * answered by a worker or run here (`options.local`), each exactly once. Never waits for a worker
+ * that stopped; when it ends, or is interrupted, every worker is stopped.
+ *
+ * @since 0.1.0
+ */
+export const run = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E, R>): Effect.Effect<Ran<A>, E, R> =>
+  Effect.gen(function* () {
     const total = jobs.length
+    if (total === 0) return { results: [] }
     const results: Array<A | undefined> = new Array(total)
     const queue: Array<number> = jobs.map((_, i) => i)
     const live = new Set<Slot<J>>()
     const most = Math.max(1, Math.floor(options.batch ?? 32))
+    /** Told whenever a job is answered or goes back to the queue: this process looks again. */
+    const changed = yield* Queue.unbounded<void>()
+    const tell = () => {
+      Queue.offerUnsafe(changed, undefined)
+    }
     let answered = 0
-    let finished = false
-    /** While the first workers are being started, none of them having stopped ends anything. */
-    let starting = true
+    let started = 0
+    let everReady = false
     let unavailable: string | undefined
     // Every replacement follows a worker that stopped while running a job, which is then lost:
     // there can be no more replacements than jobs.
     let replacements = 0
 
-    const finish = () => {
-      if (finished) return
-      finished = true
-      for (const slot of live) stop(slot)
-      live.clear()
-      resume(Effect.succeed({ results, left: [...queue].sort((a, b) => a - b), unavailable }))
-    }
-    const settle = () => {
-      if (!starting && (answered === total || live.size === 0)) finish()
-    }
     const stop = (slot: Slot<J>) => {
       slot.dead = true
+      live.delete(slot)
       try {
         slot.handle?.terminate()
       } catch {
         // It is being let go either way.
       }
     }
+    const answer = (index: number, value: A) => {
+      if (results[index] !== undefined) return
+      results[index] = value
+      answered++
+      tell()
+    }
     /** The next jobs for a free worker, or it is let go when there are none. */
     const give = (slot: Slot<J>) => {
-      const size = Math.max(1, Math.min(most, Math.ceil(queue.length / (Math.max(live.size, 1) * 4))))
+      const runners = live.size + 1
+      const size = Math.max(1, Math.min(most, Math.ceil(queue.length / (runners * 4))))
       const batch = queue.splice(0, size)
-      if (batch.length === 0) {
-        live.delete(slot)
-        stop(slot)
-        return settle()
-      }
+      if (batch.length === 0) return stop(slot)
       slot.outstanding = batch
       try {
         slot.handle?.post(batch.map((index) => ({ index, job: jobs[index] as J })))
@@ -188,31 +193,29 @@ const schedule = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E, 
     }
     /** A worker stopped (or was stopped): the job it was running is lost, the others go back. */
     const gone = (slot: Slot<J>, reason: string) => {
-      if (slot.dead && !live.has(slot)) return
-      live.delete(slot)
+      if (slot.dead) return
       stop(slot)
+      tell()
       if (!slot.ready) {
         unavailable ??= reason
-        return settle()
+        return
       }
       const [running, ...rest] = slot.outstanding
       slot.outstanding = []
-      if (running !== undefined) {
-        results[running] = options.lost(jobs[running] as J, reason)
-        answered++
-      }
       queue.unshift(...rest)
+      if (running !== undefined) answer(running, options.lost(jobs[running] as J, reason))
+      tell()
       if (queue.length > 0 && running !== undefined && replacements < total) {
         replacements++
         start()
       }
-      settle()
     }
     const hear = (slot: Slot<J>, message: unknown) => {
-      if (slot.dead || finished) return
+      if (slot.dead) return
       if (isRecord(message) && message.type === "ready") {
         if (!slot.ready) {
           slot.ready = true
+          everReady = true
           give(slot)
         }
         return
@@ -225,17 +228,16 @@ const schedule = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E, 
       ) {
         const value = options.decode(message.result)
         if (value !== undefined) {
-          results[message.index] = value
-          answered++
           slot.outstanding.shift()
+          answer(message.index, value)
           if (slot.outstanding.length === 0) give(slot)
-          else settle()
           return
         }
       }
       gone(slot, `it sent something that is not an answer to its jobs: ${describe(message)}`)
     }
     const start = () => {
+      started++
       const slot: Slot<J> = { handle: undefined, ready: false, dead: false, outstanding: [] }
       live.add(slot)
       try {
@@ -248,38 +250,35 @@ const schedule = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E, 
       }
     }
 
-    const count = Math.max(1, Math.min(Math.floor(options.workers), total))
-    for (let i = 0; i < count; i++) start()
-    starting = false
-    settle()
-    return Effect.sync(finish)
-  })
-
-/**
- * Runs the jobs across `options.workers` workers: the results in the jobs' order. A job whose
- * worker stopped while running it gets `options.lost`; the jobs no worker could take run in this
- * process with `options.local`, in order. Never waits for a worker that stopped; interrupting it
- * stops every worker.
- *
- * @since 0.1.0
- */
-export const run = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E, R>): Effect.Effect<Ran<A>, E, R> =>
-  Effect.gen(function* () {
-    if (jobs.length === 0) return { results: [] }
-    const scheduled = yield* schedule(jobs, options)
-    const results = scheduled.results
-    if (scheduled.left.length > 0) {
-      const here = yield* options.local(scheduled.left.map((index) => jobs[index] as J))
-      for (const [i, index] of scheduled.left.entries()) results[index] = here[i]
-    }
-    for (let i = 0; i < results.length; i++) {
-      // A hole too (`indexOf` would skip it): every job must have its result.
-      if (results[i] === undefined) return yield* Effect.die(new Error(`Parallel.run: job ${i} has no result`))
-    }
+    const here = options.here ?? true
+    const local = Effect.gen(function* () {
+      while (answered < total) {
+        const index = here || live.size === 0 ? queue.shift() : undefined
+        if (index === undefined) {
+          // Every job is with a worker (or left to them): wait for an answer, a job that comes
+          // back, or a worker that stops.
+          yield* Queue.takeAll(changed)
+          continue
+        }
+        const [value] = yield* options.local([jobs[index] as J])
+        if (value === undefined) return yield* Effect.die(new Error(`Parallel.run: no result for job ${index}`))
+        answer(index, value)
+      }
+    })
+    const workers = Math.max(0, Math.min(Math.floor(options.workers), total - 1))
+    yield* Effect.ensuring(
+      Effect.andThen(
+        Effect.sync(() => {
+          for (let i = 0; i < workers; i++) start()
+        }),
+        local
+      ),
+      Effect.sync(() => {
+        for (const slot of [...live]) stop(slot)
+      })
+    )
     return {
       results: results as ReadonlyArray<A>,
-      ...(scheduled.left.length > 0 && scheduled.unavailable !== undefined
-        ? { unavailable: scheduled.unavailable }
-        : {})
+      ...(started > 0 && !everReady && unavailable !== undefined ? { unavailable } : {})
     }
   })

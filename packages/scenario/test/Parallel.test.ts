@@ -1,8 +1,10 @@
 /**
- * The scheduler that runs a suite across workers, with fake workers that answer, crash, talk
- * nonsense or never start on cue: results come back in the jobs' order, a job whose worker
- * stopped while running it is reported lost (and only that one), the jobs it had not started run
- * elsewhere, nothing waits for a worker that is gone, and when no worker starts the jobs run here.
+ * The scheduler that runs a suite across workers and this process, with fake workers that answer,
+ * crash, talk nonsense or never start on cue: results come back in the jobs' order, a job whose
+ * worker stopped while running it is reported lost (and only that one), the jobs it had not
+ * started run elsewhere, nothing waits for a worker that is gone, and when no worker starts the
+ * jobs run here. Most cases keep this process out (`here: false`) so that which runner takes which
+ * job is fixed.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
@@ -82,13 +84,26 @@ const decode = (u: unknown): Result | undefined => {
   return typeof r.by === "string" && typeof r.value === "string" ? { by: r.by, value: r.value } : undefined
 }
 
-const options = (f: Fleet, workers: number, batch?: number): Parallel.Options<string, Result, never, never> => ({
+/** A macrotask later, as a real job here would take. */
+const later = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve)))
+
+const options = (
+  f: Fleet,
+  workers: number,
+  batch?: number,
+  here = false
+): Parallel.Options<string, Result, never, never> => ({
   workers,
   spawn: f.spawn,
   decode,
   lost: (job, reason) => ({ lost: job, reason }),
-  local: (left) => Effect.succeed(left.map((job) => ({ by: "here", value: job }))),
-  batch
+  local: (left) =>
+    Effect.as(
+      later,
+      left.map((job) => ({ by: "here", value: job }))
+    ),
+  batch,
+  here
 })
 
 const jobOf = (r: Result): string => ("lost" in r ? r.lost : r.value)
@@ -149,14 +164,40 @@ describe("Parallel.run", () => {
 
   it.effect("no worker starts (they fail to load, or cannot be made): the jobs run here, and the reason is given", () =>
     Effect.gen(function* () {
-      for (const boot of ["fail", "throw"] as const) {
-        const f = fleet(undefined, () => boot)
-        const ran = yield* Parallel.run(jobs(9), options(f, 3))
-        expect(ran.results).toEqual(jobs(9).map((value) => ({ by: "here", value })))
-        expect(ran.unavailable).toBe(
-          boot === "fail" ? "the entry point failed to load" : "it could not be started (no threads here)"
-        )
+      for (const here of [false, true]) {
+        for (const boot of ["fail", "throw"] as const) {
+          const f = fleet(undefined, () => boot)
+          const ran = yield* Parallel.run(jobs(9), options(f, 3, undefined, here))
+          expect(ran.results).toEqual(jobs(9).map((value) => ({ by: "here", value })))
+          expect(ran.unavailable).toBe(
+            boot === "fail" ? "the entry point failed to load" : "it could not be started (no threads here)"
+          )
+        }
       }
+    })
+  )
+
+  it.effect("this process takes jobs too, from the start: with workers slow to start, it runs some itself", () =>
+    Effect.gen(function* () {
+      const f = fleet()
+      const slow: Parallel.Spawn<string> = (listener) => {
+        // Ready only after this process has had time for a few jobs.
+        let delay = 0
+        return f.spawn({
+          message: (message) => {
+            delay++
+            setTimeout(() => listener.message(message), delay === 1 ? 30 : 0)
+          },
+          exit: listener.exit
+        })
+      }
+      const ran = yield* Parallel.run(jobs(60), { ...options(f, 2, 2, true), spawn: slow })
+      expect(ran.results.map(jobOf)).toEqual(jobs(60))
+      const by = new Set(ran.results.map((r) => ("by" in r ? r.by : "lost")))
+      expect(by.has("here")).toBe(true)
+      expect([...by].some((b) => b.startsWith("w"))).toBe(true)
+      expect(f.ran.length + ran.results.filter((r) => "by" in r && r.by === "here").length).toBe(60)
+      expect(f.alive()).toBe(0)
     })
   )
 
@@ -170,14 +211,17 @@ describe("Parallel.run", () => {
     })
   )
 
-  it.effect("no jobs, no workers; never more workers than jobs", () =>
+  it.effect("no jobs, no workers; never more workers than jobs besides this process", () =>
     Effect.gen(function* () {
       const none = fleet()
       expect((yield* Parallel.run([], options(none, 4))).results).toEqual([])
       expect(none.started()).toBe(0)
-      const two = fleet()
-      yield* Parallel.run(jobs(2), options(two, 8))
-      expect(two.started()).toBe(2)
+      const three = fleet()
+      yield* Parallel.run(jobs(3), options(three, 8, undefined, true))
+      expect(three.started()).toBe(2)
+      const alone = fleet()
+      expect((yield* Parallel.run(jobs(3), options(alone, 0))).results.map(jobOf)).toEqual(jobs(3))
+      expect(alone.started()).toBe(0)
     })
   )
 
@@ -204,13 +248,19 @@ describe("Parallel.run", () => {
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.nat({ max: 39 }), { maxLength: 6 }),
-        async (n, workers, batch, crashing) => {
+        fc.boolean(),
+        async (n, workers, batch, crashing, here) => {
           const crashOn = new Set(crashing.map((i) => `j${i}`))
           const f = fleet((job) => (crashOn.has(job) ? "crash" : "answer"))
-          const ran = await Effect.runPromise(Parallel.run(jobs(n), options(f, workers, batch)))
+          const ran = await Effect.runPromise(Parallel.run(jobs(n), options(f, workers, batch, here)))
           expect(ran.results.map(jobOf)).toEqual(jobs(n))
-          for (const r of ran.results) expect("lost" in r).toBe(crashOn.has(jobOf(r)))
-          expect(f.ran.length).toBe(ran.results.filter((r) => "by" in r).length)
+          for (const r of ran.results) {
+            // Lost exactly where a worker crashed on it; a crashing job this process ran is answered.
+            if ("lost" in r) expect(crashOn.has(r.lost)).toBe(true)
+            else if (crashOn.has(r.value)) expect(r.by).toBe("here")
+          }
+          const byWorkers = ran.results.filter((r) => "by" in r && r.by !== "here").length
+          expect(f.ran.length).toBe(byWorkers)
           expect(f.alive()).toBe(0)
         }
       ),
