@@ -121,6 +121,28 @@ describe("Loop.run with a repeated-call breaker", () => {
     })
   )
 
+  it.effect("calls run concurrently (or with a timeout) are counted and told alike, in call order", () =>
+    Effect.gen(function* () {
+      for (const extra of [{ concurrency: "unbounded" as const }, { timeout: "1 minute" }]) {
+        const { toolset, ran } = makeTools()
+        const reply = [1, 2, 3].map((i) => toolUse(`c${i}`, "read", { path: "b.txt" }))
+        const model = scripted([reply, [text("no")]])
+        const result = yield* Loop.run({
+          toolset,
+          messages: opening,
+          breaker: { after: 2, window: 1, action: "tell" },
+          ...extra
+        }).pipe(Effect.provide(model.layer))
+        expect(ran.length).toBe(3)
+        expect(result.turns[0]?.outcomes.map((o) => o.content)).toEqual([
+          "no file 'b.txt'",
+          `no file 'b.txt'\n${note(2, 1)}`,
+          `no file 'b.txt'\n${note(3, 1)}`
+        ])
+      }
+    })
+  )
+
   it.effect("key order does not matter: the canonical text decides", () =>
     Effect.gen(function* () {
       const { toolset } = makeTools()
