@@ -6,7 +6,7 @@
  */
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Schema } from "effect"
+import { type Duration, Effect, Exit, Schema } from "effect"
 import { type Breaker, Loop, Message, Trace } from "../src/index.ts"
 import { scripted } from "./scripted.ts"
 
@@ -123,7 +123,11 @@ describe("Loop.run with a repeated-call breaker", () => {
 
   it.effect("calls run concurrently (or with a timeout) are counted and told alike, in call order", () =>
     Effect.gen(function* () {
-      for (const extra of [{ concurrency: "unbounded" as const }, { timeout: "1 minute" }]) {
+      const extras: ReadonlyArray<{
+        readonly concurrency?: "unbounded" | undefined
+        readonly timeout?: Duration.Input | undefined
+      }> = [{ concurrency: "unbounded" }, { timeout: "1 minute" }]
+      for (const extra of extras) {
         const { toolset, ran } = makeTools()
         const reply = [1, 2, 3].map((i) => toolUse(`c${i}`, "read", { path: "b.txt" }))
         const model = scripted([reply, [text("no")]])
