@@ -138,6 +138,12 @@ for (const file of fs.readdirSync(tarballs).sort()) {
     const listing = run("tar", ["-tzf", path.join(tarballs, file)], work).stdout
     check(listing.includes("package/dist/index.js"), `${parsed.name}: ships dist/index.js`)
     check(listing.includes("package/LICENSE"), `${parsed.name}: ships its LICENSE`)
+    const targets = [...text.matchAll(/"(?:types|default)":\s*"\.\/([^"]+)"/g)].map((m) => m[1])
+    const missing = targets.filter((target) => !listing.includes(`package/${target}`))
+    check(
+      missing.length === 0,
+      `${parsed.name}: every export target is in the tarball${missing.length === 0 ? "" : ` (missing: ${missing.join(", ")})`}`
+    )
   }
 }
 console.log(`packed ${packed.size} packages`)
