@@ -59,9 +59,9 @@ export interface Options {
   /** Milliseconds between kills, drawn uniformly from this range; default 1,000 to 4,000. */
   readonly killEvery?: { readonly min: number; readonly max: number } | undefined
   /**
-   * Before every other kill (the first, the third...), ask the runner to hold in the next append
-   * it runs (after it appended, before its outcome is recorded) and kill it there: those kills
-   * land inside a call that ran, whatever the timing; the others land at a random instant
+   * Start with every runner holding in the next append it runs (after it appended, before its
+   * outcome is recorded) and kill each there, then do the same before every other kill: those
+   * kills land inside a call that ran, whatever the timing; the others land at a random instant
    * (default true).
    */
   readonly holds?: boolean | undefined
@@ -478,7 +478,26 @@ export const run = (options: Options): Effect.Effect<Summary, Database.DatabaseU
         )
         const kills = yield* Ref.make({ kills: 0, held: 0 })
         const attempts = yield* Ref.make(0)
+        const killAndRestart = (i: number, victim: Runner, held: boolean) =>
+          Effect.gen(function* () {
+            if (yield* kill(victim)) {
+              yield* Ref.update(kills, (n) => ({ kills: n.kills + 1, held: n.held + (held ? 1 : 0) }))
+            }
+            runners[i] = yield* startRunner(entry.path, argsOf(victim.port), victim.port, lines, problems)
+          })
+        // The first round, right away: every runner holds in its next append and is killed there
+        // (or after `holdMillis` if it gets none), so that at least one kill lands inside a call
+        // however fast the runs end.
+        const firstRound =
+          options.holds === false
+            ? Effect.void
+            : Effect.forEach(
+                runners.map((victim, i) => [i, victim] as const),
+                ([i, victim]) => Effect.flatMap(holdIn(victim), (held) => killAndRestart(i, victim, held)),
+                { concurrency: "unbounded", discard: true }
+              )
         const killer = Effect.gen(function* () {
+          yield* firstRound
           while (true) {
             yield* Effect.sleep(yield* Random.nextBetween(killEvery.min, killEvery.max))
             const i = yield* Random.nextIntBetween(0, runnerCount)
@@ -486,11 +505,8 @@ export const run = (options: Options): Effect.Effect<Summary, Database.DatabaseU
             if (victim === undefined) continue
             const tried = yield* Ref.get(attempts)
             yield* Ref.set(attempts, tried + 1)
-            const held = options.holds !== false && tried % 2 === 0 ? yield* holdIn(victim) : false
-            if (yield* kill(victim)) {
-              yield* Ref.update(kills, (n) => ({ kills: n.kills + 1, held: n.held + (held ? 1 : 0) }))
-            }
-            runners[i] = yield* startRunner(entry.path, argsOf(victim.port), victim.port, lines, problems)
+            const held = options.holds !== false && tried % 2 === 1 ? yield* holdIn(victim) : false
+            yield* killAndRestart(i, victim, held)
           }
         })
         const killing = yield* Effect.forkScoped(killer)
