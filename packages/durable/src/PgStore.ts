@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Journal } from "@agent-harness/idempotency"
-import { Effect, Result, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Database from "./Database.ts"
 
@@ -29,10 +29,6 @@ export interface Options {
   readonly table?: string | undefined
 }
 
-const decodeObservation = Schema.decodeUnknownResult(Journal.Observation)
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 /** The columns the journal's table must have, with their Postgres types. */
 const expectedColumns: ReadonlyArray<readonly [string, string]> = [
   ["id", "text"],
@@ -42,56 +38,6 @@ const expectedColumns: ReadonlyArray<readonly [string, string]> = [
   ["state", "text"],
   ["tool", "text"]
 ]
-
-interface Row {
-  readonly id: string
-  readonly tool: string
-  readonly input: string
-  readonly state: string
-  readonly observation: string | null
-}
-
-const isRow = (u: unknown): u is Row =>
-  typeof u === "object" &&
-  u !== null &&
-  "id" in u &&
-  typeof u.id === "string" &&
-  "tool" in u &&
-  typeof u.tool === "string" &&
-  "input" in u &&
-  typeof u.input === "string" &&
-  "state" in u &&
-  typeof u.state === "string" &&
-  "observation" in u &&
-  (u.observation === null || typeof u.observation === "string")
-
-/** A row as an entry, or why it is not one. */
-const toEntry = (location: string, row: unknown): Result.Result<Journal.Entry, Journal.JournalError> => {
-  const fail = (problem: string) => Result.fail(new Journal.JournalError({ file: location, problem }))
-  if (!isRow(row)) return fail("a row of the journal is not a call")
-  const bad = (problem: string) => fail(`call '${row.id}': ${problem}`)
-  let input: unknown
-  try {
-    input = JSON.parse(row.input)
-  } catch (error) {
-    return bad(`its input is not JSON (${messageOf(error)})`)
-  }
-  if (row.state !== "started" && row.state !== "done") return bad(`unknown state ${JSON.stringify(row.state)}`)
-  if (row.observation === null) {
-    return row.state === "done"
-      ? bad("done, but no observation is recorded")
-      : Result.succeed({ id: row.id, tool: row.tool, input, state: "started" })
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(row.observation)
-  } catch (error) {
-    return bad(`its observation is not JSON (${messageOf(error)})`)
-  }
-  const observation = decodeObservation(json)
-  if (Result.isFailure(observation)) return bad(`its observation is not valid (${observation.failure.message})`)
-  return Result.succeed({ id: row.id, tool: row.tool, input, state: row.state, observation: observation.success })
-}
 
 /**
  * A journal store in a Postgres table, created when missing. A table of that name with other
@@ -142,7 +88,7 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
       Effect.gen(function* () {
         const row = rows[0]
         if (row === undefined) return undefined
-        return yield* Effect.fromResult(toEntry(location, row))
+        return yield* Effect.fromResult(Journal.entryOfRow(location, row))
       })
     const inputOf = (id: string, input: unknown) => Effect.fromResult(Journal.inputText(location, id, input))
     const store: Journal.Store = {
@@ -174,7 +120,7 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
         }),
       entries: sql`SELECT id, tool, input, state, observation FROM ${name} ORDER BY seq`.pipe(
         Effect.mapError(problem("cannot be read")),
-        Effect.flatMap((rows) => Effect.forEach(rows, (row) => Effect.fromResult(toEntry(location, row))))
+        Effect.flatMap((rows) => Effect.forEach(rows, (row) => Effect.fromResult(Journal.entryOfRow(location, row))))
       )
     }
     return store

@@ -96,6 +96,71 @@ export const inputText = (file: string, id: string, input: unknown): Result.Resu
 }
 
 /**
+ * A call as a store keeps it: the input and the observation as JSON text (the observation is
+ * `null` while the call is only started).
+ *
+ * @since 0.1.0
+ */
+export interface StoredRow {
+  readonly id: string
+  readonly tool: string
+  readonly input: string
+  readonly state: string
+  readonly observation: string | null
+}
+
+const isStoredRow = (u: unknown): u is StoredRow =>
+  typeof u === "object" &&
+  u !== null &&
+  "id" in u &&
+  typeof u.id === "string" &&
+  "tool" in u &&
+  typeof u.tool === "string" &&
+  "input" in u &&
+  typeof u.input === "string" &&
+  "state" in u &&
+  typeof u.state === "string" &&
+  "observation" in u &&
+  (u.observation === null || typeof u.observation === "string")
+
+const decodeObservation = Schema.decodeUnknownResult(Observation)
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * A stored row (see {@link StoredRow}) as an entry, or a `JournalError` naming `location`, the
+ * call and what is wrong with it: every store reads its rows alike.
+ *
+ * @since 0.1.0
+ */
+export const entryOfRow = (location: string, row: unknown): Result.Result<Entry, JournalError> => {
+  const fail = (problem: string) => Result.fail(new JournalError({ file: location, problem }))
+  if (!isStoredRow(row)) return fail("a row of the journal is not a call")
+  const bad = (problem: string) => fail(`call '${row.id}': ${problem}`)
+  let input: unknown
+  try {
+    input = JSON.parse(row.input)
+  } catch (error) {
+    return bad(`its input is not JSON (${messageOf(error)})`)
+  }
+  if (row.state !== "started" && row.state !== "done") return bad(`unknown state ${JSON.stringify(row.state)}`)
+  if (row.observation === null) {
+    return row.state === "done"
+      ? bad("done, but no observation is recorded")
+      : Result.succeed({ id: row.id, tool: row.tool, input, state: "started" })
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(row.observation)
+  } catch (error) {
+    return bad(`its observation is not JSON (${messageOf(error)})`)
+  }
+  const observation = decodeObservation(json)
+  if (Result.isFailure(observation)) return bad(`its observation is not valid (${observation.failure.message})`)
+  return Result.succeed({ id: row.id, tool: row.tool, input, state: row.state, observation: observation.success })
+}
+
+/**
  * A journal backend. `start` and `finish` return only once the record is durable; an input
  * they cannot record (see {@link inputText}) fails them with a `JournalError`.
  *

@@ -22,52 +22,13 @@
  */
 import { type Stats, statSync } from "node:fs"
 import type * as Sqlite from "node:sqlite"
-import { Duration, Effect, Option, Result, Schema, type Scope } from "effect"
-import { type Entry, inputText, JournalError, Observation, type Store } from "./Journal.ts"
+import { Duration, Effect, Option, Result, type Scope } from "effect"
+import { type Entry, entryOfRow, inputText, JournalError, type Store } from "./Journal.ts"
 
 /** The format this store writes; a database with another (or none) is not one of ours. */
 export const format = "agent-harness-journal/1"
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-const decodeObservation = Schema.decodeUnknownResult(Observation)
-
-interface Row {
-  readonly seq: number
-  readonly id: string
-  readonly tool: string
-  readonly input: string
-  readonly state: string
-  readonly observation: string | null
-}
-
-const isRow = (u: unknown): u is Row =>
-  typeof u === "object" && u !== null && typeof (u as Row).id === "string" && typeof (u as Row).input === "string"
-
-const toEntry = (file: string, row: Row): Result.Result<Entry, JournalError> => {
-  const bad = (problem: string) => Result.fail(new JournalError({ file, problem: `call '${row.id}': ${problem}` }))
-  let input: unknown
-  try {
-    input = JSON.parse(row.input)
-  } catch (error) {
-    return bad(`its input is not JSON (${messageOf(error)})`)
-  }
-  if (row.state !== "started" && row.state !== "done") return bad(`unknown state ${JSON.stringify(row.state)}`)
-  if (row.observation === null) {
-    return row.state === "done"
-      ? bad("done, but no observation is recorded")
-      : Result.succeed({ id: row.id, tool: row.tool, input, state: "started" })
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(row.observation)
-  } catch (error) {
-    return bad(`its observation is not JSON (${messageOf(error)})`)
-  }
-  const observation = decodeObservation(json)
-  if (Result.isFailure(observation)) return bad(`its observation is not valid (${observation.failure.message})`)
-  return Result.succeed({ id: row.id, tool: row.tool, input, state: row.state, observation: observation.success })
-}
 
 const columns = "seq, id, tool, input, state, observation"
 
@@ -79,9 +40,6 @@ interface Opened {
   readonly start: Sqlite.StatementSync
   readonly finish: Sqlite.StatementSync
 }
-
-const decodeRow = (file: string, row: unknown): Result.Result<Entry, JournalError> =>
-  isRow(row) ? toEntry(file, row) : Result.fail(new JournalError({ file, problem: "a row of calls is not a call" }))
 
 /** What SQLite itself keeps beside our two tables: the AUTOINCREMENT counter and the UNIQUE index. */
 const ours: ReadonlyArray<string> = [
@@ -203,7 +161,7 @@ const open = (sqlite: typeof Sqlite, file: string, busyTimeout: number): Result.
     if (schema !== undefined) return refuse(schema)
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'").get() !== undefined) {
       for (const row of db.prepare(`SELECT ${columns} FROM calls ORDER BY seq`).all()) {
-        const entry = decodeRow(file, row)
+        const entry = entryOfRow(file, row)
         if (Result.isFailure(entry)) return refuse(entry.failure.problem)
       }
     }
@@ -310,7 +268,7 @@ export const make = (file: string, options?: Options): Effect.Effect<Store, Jour
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
     const attempt = <A>(what: string, f: () => A): Effect.Effect<A, JournalError> =>
       Effect.try({ try: f, catch: (error) => new JournalError({ file, problem: `${what}: ${messageOf(error)}` }) })
-    const decode = (row: unknown): Effect.Effect<Entry, JournalError> => Effect.fromResult(decodeRow(file, row))
+    const decode = (row: unknown): Effect.Effect<Entry, JournalError> => Effect.fromResult(entryOfRow(file, row))
     return {
       location: file,
       get: (id) =>

@@ -12,7 +12,7 @@ import { Execute, Loop, Message, Model, Outcome } from "@agent-harness/executor"
 import { Files, FileTools, SeedFiles } from "@agent-harness/file-tools"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Schema, type Scope } from "effect"
+import { Deferred, Effect, Result, Schema, type Scope } from "effect"
 import { Journal, MemoryStore, RetrySafety, SqliteStore } from "../src/index.ts"
 
 const temp = mkdtempSync(join(tmpdir(), "idempotency-journal-"))
@@ -627,3 +627,38 @@ const conversation = (environment: Files.FilesShape) =>
     Effect.provideService(Files.Files, environment),
     Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.spanish)
   )
+
+describe("Journal.entryOfRow: every store reads its rows alike", () => {
+  const read = (row: unknown) => Journal.entryOfRow("the store", row)
+  const problemOf = (row: unknown): string => {
+    const entry = read(row)
+    assert.isTrue(Result.isFailure(entry))
+    return Result.isFailure(entry) ? entry.failure.message : ""
+  }
+  const row = { id: "c1", tool: "append", input: '{"path":"a"}', state: "started", observation: null }
+
+  it("a started row, and a done one with its observation", () => {
+    assert.deepStrictEqual(
+      read(row),
+      Result.succeed({ id: "c1", tool: "append", input: { path: "a" }, state: "started" })
+    )
+    const observation: Journal.Observation = { original: "Succeeded", is_error: false, content: "ok" }
+    assert.deepStrictEqual(
+      read({ ...row, state: "done", observation: JSON.stringify(observation) }),
+      Result.succeed({ id: "c1", tool: "append", input: { path: "a" }, state: "done", observation })
+    )
+  })
+
+  it("what is not a call's row is refused, naming the store, the call and what is wrong", () => {
+    assert.strictEqual(problemOf(null), "the store: a row of the journal is not a call")
+    assert.strictEqual(problemOf({ ...row, observation: 7 }), "the store: a row of the journal is not a call")
+    assert.include(problemOf({ ...row, input: "{" }), "the store: call 'c1': its input is not JSON")
+    assert.strictEqual(problemOf({ ...row, state: "half" }), `the store: call 'c1': unknown state "half"`)
+    assert.strictEqual(
+      problemOf({ ...row, state: "done" }),
+      "the store: call 'c1': done, but no observation is recorded"
+    )
+    assert.include(problemOf({ ...row, state: "done", observation: "nope" }), "call 'c1': its observation is not JSON")
+    assert.include(problemOf({ ...row, state: "done", observation: "{}" }), "call 'c1': its observation is not valid")
+  })
+})
