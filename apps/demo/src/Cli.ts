@@ -233,17 +233,27 @@ const soak = Command.make(
   )
 )
 
+/** A flag that may be given any number of times. */
+const repeated = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.atLeast(0), Flag.withDescription(`${description} (repeatable)`))
+
+/** The folder of the file tools (`mcp serve`, `agent`). */
+const fileRoot = Flag.String("root").pipe(Flag.withDescription("the folder the file tools work in (it must exist)"))
+
+/** The file tools' language (`mcp serve`, `agent`). */
+const toolsLang = Flag.Literals("lang", ["en", "es"]).pipe(
+  Flag.withDefault("en"),
+  Flag.withDescription("the tools' names and messages: en (read…) or es (leer…)")
+)
+
 const mcpServe = Command.make(
   "serve",
   {
     tools: Flag.Literals("tools", ["files"]).pipe(
       Flag.withDescription("the toolset to serve: files (read, list, search, write, append)")
     ),
-    root: Flag.String("root").pipe(Flag.withDescription("the folder the file tools work in (it must exist)")),
-    lang: Flag.Literals("lang", ["en", "es"]).pipe(
-      Flag.withDefault("en"),
-      Flag.withDescription("the tools' names and messages: en (read…) or es (leer…)")
-    ),
+    root: fileRoot,
+    lang: toolsLang,
     http: Flag.Int("http").pipe(
       Flag.optional,
       Flag.withDescription("serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio")
@@ -256,14 +266,8 @@ const mcpServe = Command.make(
       Flag.optional,
       Flag.withDescription("a permission policy (JSON) for the served calls; no one is asked: ask means denied")
     ),
-    allow: Flag.String("allow").pipe(
-      Flag.atLeast(0),
-      Flag.withDescription("run the tools this glob names (repeatable)")
-    ),
-    deny: Flag.String("deny").pipe(
-      Flag.atLeast(0),
-      Flag.withDescription("never run the tools this glob names (repeatable)")
-    )
+    allow: repeated("allow", "run the tools this glob names"),
+    deny: repeated("deny", "never run the tools this glob names")
   },
   ({ tools, root, lang, http, journal, policy, allow, deny }) =>
     lazy(
@@ -321,9 +325,6 @@ const view = Command.make(
 )
 
 /** A flag given any number of times (`--allow read --allow list`). */
-const repeated = (name: string, description: string) =>
-  Flag.String(name).pipe(Flag.atLeast(0), Flag.withDescription(`${description} (repeatable)`))
-
 const agent = Command.make(
   "agent",
   {
@@ -339,11 +340,8 @@ const agent = Command.make(
         "the provider's base URL, API version included (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL)"
       )
     ),
-    root: Flag.String("root").pipe(Flag.withDescription("the folder the file tools work in (it must exist)")),
-    lang: Flag.Literals("lang", ["en", "es"]).pipe(
-      Flag.withDefault("en"),
-      Flag.withDescription("the tools' names and messages: en (read…) or es (leer…)")
-    ),
+    root: fileRoot,
+    lang: toolsLang,
     maxTurns: Flag.Int("max-turns").pipe(Flag.optional, Flag.withDescription("model calls at most (default 10)")),
     trace: Flag.String("trace").pipe(
       Flag.optional,
