@@ -154,12 +154,13 @@ export const run = (
   })
 
 /**
- * Runs one loaded scenario file (`Suite.runAll` does it for every file), recording its
- * conversation or plan session in `trace` when given (a `response-cases` scenario has nothing
- * to record). Gives where it was recorded.
+ * Runs one scenario file as loaded (`Suite.eachLoaded`), recording its conversation or plan
+ * session in `trace` when given (a `response-cases` scenario has nothing to record). Gives where
+ * it was recorded.
  */
-const runOne = (
+const runLoaded = (
   file: string,
+  loaded: Result.Result<ScenarioFile.Scenario, ScenarioFile.InvalidScenario>,
   variant: Variant.Variant,
   trace: string | undefined,
   runner: Runner
@@ -169,7 +170,6 @@ const runOne = (
   FileSystem.FileSystem
 > =>
   Effect.gen(function* () {
-    const loaded = yield* Effect.result(Suite.load(file))
     if (Result.isFailure(loaded)) return { entry: Result.fail(loaded.failure), trace: undefined }
     const scenario = loaded.success
     if (trace === undefined || scenario.kind === "response-cases") {
@@ -201,25 +201,32 @@ const keeping = (said: Array<string>): Console.Console => {
 }
 
 /**
- * Runs one file as `harness test` does in this process, keeping what it writes on stderr instead
- * of writing it: what a `harness test` worker thread runs for each file (`TestWorkers`), so the
- * parent reports it exactly as it would have.
+ * Runs files as `harness test` does in this process (`Suite.eachLoaded`: one at a time, in
+ * order, the next few read ahead), keeping what each writes on stderr instead of writing it:
+ * what a `harness test` worker thread runs for its jobs (`TestWorkers`), so the parent reports
+ * them exactly as it would have. `each` is told of every run as it ends (a thread answers it).
  *
  * @since 0.1.0
  */
-export const runFile = (
-  file: string,
+export const runFiles = (
+  jobs: ReadonlyArray<TestWorkers.Job>,
   variant: Variant.Variant,
-  trace: string | undefined
-): Effect.Effect<FileRun, never, FileSystem.FileSystem> =>
-  Effect.suspend(() => {
-    const said: Array<string> = []
-    return runOne(file, variant, trace, Suite.run).pipe(
-      Effect.map((run): FileRun => ({ ...run, said })),
-      Effect.catch((exit) => Effect.succeed<FileRun>({ fatal: said, code: exit.code })),
-      Effect.provideService(Console.Console, keeping(said))
-    )
-  })
+  each: (run: FileRun, index: number) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<ReadonlyArray<FileRun>, never, FileSystem.FileSystem> =>
+  Suite.eachLoaded(
+    jobs.map((job) => job.file),
+    (loaded, index) =>
+      Effect.suspend(() => {
+        const job = jobs[index] as TestWorkers.Job
+        const said: Array<string> = []
+        return runLoaded(job.file, loaded, variant, job.trace, Suite.run).pipe(
+          Effect.map((run): FileRun => ({ ...run, said })),
+          Effect.catch((exit) => Effect.succeed<FileRun>({ fatal: said, code: exit.code })),
+          Effect.provideService(Console.Console, keeping(said)),
+          Effect.tap((run) => each(run, index))
+        )
+      })
+  )
 
 /**
  * The files' runs as this process gives them: the stderr lines each wrote, in order, then, at
@@ -306,7 +313,7 @@ export const test = (
               files.map((file) => ({ file, trace: names?.get(file) })),
               threads,
               variant.name,
-              (job) => runFile(job.file, variant, job.trace)
+              (jobs) => runFiles(jobs, variant)
             ),
             ({ results, unavailable }) =>
               Effect.andThen(
@@ -320,7 +327,10 @@ export const test = (
           )
         : names === undefined && runner === Suite.run
           ? (yield* Suite.runAll(files, variant)).map((entry) => ({ entry, trace: undefined }))
-          : yield* Effect.forEach(files, (file) => runOne(file, variant, names?.get(file), runner))
+          : yield* Suite.eachLoaded(files, (loaded, i) => {
+              const file = files[i] as string
+              return runLoaded(file, loaded, variant, names?.get(file), runner)
+            })
     const verdicts = []
     let invalid = 0
     for (const { entry, trace } of runs) {

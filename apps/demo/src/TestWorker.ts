@@ -1,6 +1,6 @@
 /**
- * A `harness test` worker thread: runs the files its parent sends (`TestWorkers.serve`), each as
- * `ScenarioCommands.runFile` does in the parent, under the variant the parent names, over the
+ * A `harness test` worker thread: runs the files its parent sends (`TestWorkers.serve`), as
+ * `ScenarioCommands.runFiles` does in the parent, under the variant the parent names, over the
  * CLI's `ScenarioServices`. Started by `TestWorkers.run`; does nothing when loaded elsewhere.
  *
  * @since 0.1.0
@@ -18,7 +18,7 @@ const variant = typeof named === "string" ? variants[named] : undefined
 
 if (parentPort !== null && variant !== undefined) {
   Effect.runFork(
-    TestWorkers.serve(parentPort, (job) => ScenarioCommands.runFile(job.file, variant, job.trace)).pipe(
+    TestWorkers.serve(parentPort, (jobs, each) => ScenarioCommands.runFiles(jobs, variant, each)).pipe(
       Effect.provide(ScenarioServices.layer)
     )
   )

@@ -104,6 +104,9 @@ describe("TestWorkers", () => {
   it("how many runners: as asked, else every core from the threshold on, never more than files", () => {
     expect(TestWorkers.workersFor(50, undefined, 8)).toBe(1)
     expect(TestWorkers.workersFor(TestWorkers.threshold, undefined, 8)).toBe(8)
+    expect(TestWorkers.workersFor(TestWorkers.threshold, undefined, TestWorkers.minCores)).toBe(TestWorkers.minCores)
+    expect(TestWorkers.workersFor(TestWorkers.threshold, undefined, 2)).toBe(1)
+    expect(TestWorkers.workersFor(TestWorkers.threshold, 2, 2)).toBe(2)
     expect(TestWorkers.workersFor(50, 4, 8)).toBe(4)
     expect(TestWorkers.workersFor(3, 4, 8)).toBe(3)
     expect(TestWorkers.workersFor(50, 1, 8)).toBe(1)
@@ -114,14 +117,10 @@ describe("TestWorkers", () => {
     .sort()
     .map((name) => join(scenariosDir, "en", name))
   const alone = (jobs: ReadonlyArray<TestWorkers.Job>) =>
-    Effect.runPromise(
-      Effect.forEach(jobs, (job) => ScenarioCommands.runFile(job.file, Variant.fixed, job.trace)).pipe(
-        Effect.provide(ScenarioServices.layer)
-      )
-    )
+    Effect.runPromise(ScenarioCommands.runFiles(jobs, Variant.fixed).pipe(Effect.provide(ScenarioServices.layer)))
   const spread = (jobs: ReadonlyArray<TestWorkers.Job>, at: URL = TestWorkers.entry) =>
     Effect.runPromise(
-      TestWorkers.run(jobs, 3, "fixed", (job) => ScenarioCommands.runFile(job.file, Variant.fixed, job.trace), {
+      TestWorkers.run(jobs, 3, "fixed", (some) => ScenarioCommands.runFiles(some, Variant.fixed), {
         at,
         here: false
       }).pipe(Effect.provide(ScenarioServices.layer))
@@ -176,7 +175,7 @@ describe("TestWorkers", () => {
   })
 
   it(
-    "runFile keeps what it would have written on stderr, and a fatal --traces file as its lines and code",
+    "runFiles keeps what it would have written on stderr, and a fatal --traces file as its lines and code",
     SPAWNS,
     async () => {
       const file = temp.write("self/s.json", salmorejo())

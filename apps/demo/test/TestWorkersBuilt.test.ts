@@ -28,12 +28,11 @@ describe("the built CLI's worker thread", () => {
     const entry = join(dist, "TestWorker.js")
     expect(existsSync(entry)).toBe(true)
     const jobs = jsonFilesUnder(scenariosDir).map((file) => ({ file }))
-    const run = (job: TestWorkers.Job) => ScenarioCommands.runFile(job.file, Variant.fixed, job.trace)
+    const run = (some: ReadonlyArray<TestWorkers.Job>) => ScenarioCommands.runFiles(some, Variant.fixed)
     const [alone, spread] = await Effect.runPromise(
-      Effect.all([
-        Effect.forEach(jobs, run),
-        TestWorkers.run(jobs, 3, "fixed", run, { at: pathToFileURL(entry), here: false })
-      ]).pipe(Effect.provide(ScenarioServices.layer))
+      Effect.all([run(jobs), TestWorkers.run(jobs, 3, "fixed", run, { at: pathToFileURL(entry), here: false })]).pipe(
+        Effect.provide(ScenarioServices.layer)
+      )
     )
     expect(spread.unavailable).toBeUndefined()
     expect(spread.results).toEqual(alone)

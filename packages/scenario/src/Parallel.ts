@@ -92,6 +92,11 @@ export interface Options<J, A, E, R> {
   /** Jobs handed to a worker at once, at most (default 32; fewer near the end of the queue). */
   readonly batch?: number | undefined
   /**
+   * Jobs this process takes at once (default 1), for a `local` that works ahead within a batch
+   * (reads the next files while one runs): never more than a fair share of the queue left.
+   */
+  readonly localBatch?: number | undefined
+  /**
    * Whether this process takes jobs too (default `true`). With `false` it takes them only when no
    * worker is left (none could start, or the last one stopped).
    */
@@ -251,18 +256,24 @@ export const run = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E
     }
 
     const here = options.here ?? true
+    const localMost = Math.max(1, Math.floor(options.localBatch ?? 1))
     const local = Effect.gen(function* () {
       while (answered < total) {
-        const index = here || live.size === 0 ? queue.shift() : undefined
-        if (index === undefined) {
+        const size = Math.max(1, Math.min(localMost, Math.ceil(queue.length / (live.size + 1))))
+        const taken = here || live.size === 0 ? queue.splice(0, size) : []
+        if (taken.length === 0) {
           // Every job is with a worker (or left to them): wait for an answer, a job that comes
           // back, or a worker that stops.
           yield* Queue.takeAll(changed)
           continue
         }
-        const [value] = yield* options.local([jobs[index] as J])
-        if (value === undefined) return yield* Effect.die(new Error(`Parallel.run: no result for job ${index}`))
-        answer(index, value)
+        const values = yield* options.local(taken.map((index) => jobs[index] as J))
+        for (let n = 0; n < taken.length; n++) {
+          const index = taken[n] as number
+          const value = values[n]
+          if (value === undefined) return yield* Effect.die(new Error(`Parallel.run: no result for job ${index}`))
+          answer(index, value)
+        }
       }
     })
     const workers = Math.max(0, Math.min(Math.floor(options.workers), total - 1))

@@ -91,7 +91,8 @@ const options = (
   f: Fleet,
   workers: number,
   batch?: number,
-  here = false
+  here = false,
+  localBatch?: number
 ): Parallel.Options<string, Result, never, never> => ({
   workers,
   spawn: f.spawn,
@@ -103,6 +104,7 @@ const options = (
       left.map((job) => ({ by: "here", value: job }))
     ),
   batch,
+  localBatch,
   here
 })
 
@@ -201,6 +203,30 @@ describe("Parallel.run", () => {
     })
   )
 
+  it.effect("this process takes `localBatch` jobs at a time, never more than its share of what is left", () =>
+    Effect.gen(function* () {
+      const f = fleet()
+      const sizes: Array<number> = []
+      const ran = yield* Parallel.run(jobs(50), {
+        ...options(f, 1, 2, true, 8),
+        local: (left) => {
+          sizes.push(left.length)
+          return Effect.as(
+            later,
+            left.map((job) => ({ by: "here", value: job }))
+          )
+        }
+      })
+      expect(ran.results.map(jobOf)).toEqual(jobs(50))
+      expect(sizes.length).toBeGreaterThan(0)
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(8)
+      // The first batch: 8 of the 50 (a fair share of 50 for two runners is 25).
+      expect(sizes[0]).toBe(8)
+      expect(sizes.reduce((a, b) => a + b, 0) + f.ran.length).toBe(50)
+      expect(f.alive()).toBe(0)
+    })
+  )
+
   it.effect("one worker that fails to start is not blamed for anything: the others run every job", () =>
     Effect.gen(function* () {
       const f = fleet(undefined, (worker) => (worker === 0 ? "fail" : "ok"))
@@ -249,10 +275,11 @@ describe("Parallel.run", () => {
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.nat({ max: 39 }), { maxLength: 6 }),
         fc.boolean(),
-        async (n, workers, batch, crashing, here) => {
+        fc.integer({ min: 1, max: 6 }),
+        async (n, workers, batch, crashing, here, localBatch) => {
           const crashOn = new Set(crashing.map((i) => `j${i}`))
           const f = fleet((job) => (crashOn.has(job) ? "crash" : "answer"))
-          const ran = await Effect.runPromise(Parallel.run(jobs(n), options(f, workers, batch, here)))
+          const ran = await Effect.runPromise(Parallel.run(jobs(n), options(f, workers, batch, here, localBatch)))
           expect(ran.results.map(jobOf)).toEqual(jobs(n))
           for (const r of ran.results) {
             // Lost exactly where a worker crashed on it; a crashing job this process ran is answered.
