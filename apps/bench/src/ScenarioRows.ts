@@ -1,14 +1,16 @@
 /**
  * Row 4: `harness test` throughput — 10,000 small conversation scenarios generated into a temp
  * folder and run through the CLI's own path (`Suite.collect` + `Suite.runAll` on Node's
- * platform services), timed as one wall-clock run.
+ * platform services, reading files synchronously as the CLI does: `SyncFileSystem.overlay`),
+ * timed as one wall-clock run.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { NodeServices } from "@effect/platform-node"
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { Suite } from "@agent-harness/scenario"
-import { Effect, Result } from "effect"
+import * as SyncFileSystem from "@agent-harness/scenario/SyncFileSystem"
+import { Effect, Layer, Result } from "effect"
 import { check } from "./Fixtures.ts"
 import type * as Measure from "./Measure.ts"
 import type * as Table from "./Table.ts"
@@ -54,7 +56,9 @@ export const measure = async (_settings: Measure.Settings): Promise<ReadonlyArra
   try {
     const started = performance.now()
     const entries = await Effect.runPromise(
-      Effect.flatMap(Suite.collect([dir]), (files) => Suite.runAll(files)).pipe(Effect.provide(NodeServices.layer))
+      Effect.flatMap(Suite.collect([dir]), (files) => Suite.runAll(files)).pipe(
+        Effect.provide(Layer.merge(Layer.provide(SyncFileSystem.overlay, NodeFileSystem.layer), NodePath.layer))
+      )
     )
     const seconds = (performance.now() - started) / 1000
     const passed = entries.filter((entry) => Result.isSuccess(entry) && entry.success.passed).length

@@ -1,5 +1,6 @@
 /**
- * What running a scenario file asks of the CLI: the platform's files and paths, the MCP mounter
+ * What running a scenario file asks of the CLI: the platform's files (reading them synchronously,
+ * `SyncFileSystem.overlay`: `harness test` reads thousands of small files) and paths, the MCP mounter
  * (`McpMounter`, which loads the MCP SDK on its first mount only) and the permission gate
  * (`ScenarioPermissions`, which loads the permission package the same way). `main.ts` provides
  * them to every command, and a `harness test` worker thread to the files it runs: one layer, so a
@@ -8,6 +9,7 @@
  * @since 0.1.0
  */
 import { Mounter, Permissions } from "@agent-harness/scenario"
+import * as SyncFileSystem from "@agent-harness/scenario/SyncFileSystem"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { type FileSystem, Layer, type Path } from "effect"
 import * as McpMounter from "./McpMounter.ts"
@@ -20,7 +22,7 @@ import * as ScenarioPermissions from "./ScenarioPermissions.ts"
  */
 export const layer: Layer.Layer<FileSystem.FileSystem | Path.Path | Mounter.Mounter | Permissions.Permissions> =
   Layer.mergeAll(
-    NodeFileSystem.layer,
+    SyncFileSystem.overlay.pipe(Layer.provide(NodeFileSystem.layer)),
     NodePath.layer,
     Layer.succeed(Mounter.Mounter, McpMounter.mounter),
     Layer.succeed(Permissions.Permissions, ScenarioPermissions.permissions)

@@ -15,7 +15,7 @@ import { Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Result } from "effect"
 import { it } from "vitest"
-import * as SyncFileSystem from "./SyncFileSystem.ts"
+import * as SyncFileSystem from "@agent-harness/scenario/SyncFileSystem"
 
 /**
  * Options of `scenarioTests`.
