@@ -111,7 +111,7 @@ const test = Command.make(
     workers: Flag.Int("workers").pipe(
       Flag.optional,
       Flag.withDescription(
-        "run the files on N worker threads (1: in this process); default: every core once there are 1,000 files or more"
+        "run the files on N runners, this process and N - 1 worker threads (1: this process alone); default: every core once there are 1,000 files or more, on 4 cores or more"
       )
     ),
     engine,

@@ -1,7 +1,7 @@
 /**
  * `harness test` on every core: the files run across worker threads (`node:worker_threads`) and
  * this process, scheduled by the scenario package's `Parallel`, each thread running a file exactly
- * as this process would (`ScenarioCommands.runFile`, over `ScenarioServices`), so the report is
+ * as this process would (`ScenarioCommands.runFiles`, over `ScenarioServices`), so the report is
  * the same, line for line and in the same order, with or without them. This process runs files
  * from the start, while the threads load. A thread that stops while running a file (it threw, it
  * ran out of memory, it exited) gets that file reported as an error (exit 2), and the files it had
@@ -38,14 +38,23 @@ export interface Job {
 export const threshold = 1000
 
 /**
+ * The fewest cores on which `harness test` starts threads unless `--workers` asks: on 2 cores
+ * (bench row 12) a second thread made 10,000 scenarios slower, not faster — it loads and warms
+ * up its own copy of the harness (about 0.7 s) and the two contend for the cores' caches.
+ *
+ * @since 0.1.0
+ */
+export const minCores = 4
+
+/**
  * How many runners, this process included, run `count` files: as many as asked (`--workers N`;
- * 1 is this process alone), else one per core once there are `threshold` files, else 1. Never
- * more than files.
+ * 1 is this process alone), else one per core once there are `threshold` files on a machine
+ * with at least `minCores` cores, else 1. Never more than files.
  *
  * @since 0.1.0
  */
 export const workersFor = (count: number, asked: number | undefined, cores: number = availableParallelism()): number =>
-  Math.max(1, Math.min(count, asked ?? (count >= threshold ? cores : 1)))
+  Math.max(1, Math.min(count, asked ?? (count >= threshold && cores >= minCores ? cores : 1)))
 
 /**
  * The thread's entry point: the sources' `TestWorker.ts`, or the built CLI's `TestWorker.js`.
@@ -103,6 +112,12 @@ export const lost = (job: Job, reason: string): FileRun => ({
   said: []
 })
 
+/**
+ * Files this process takes from the queue at once: enough for `local` to read the next ones
+ * while one runs (`Suite.readAhead`), few enough to leave the threads their share.
+ */
+const localBatch = 2 * Suite.readAhead
+
 /** The part of `node:worker_threads` the parent uses. */
 interface Threads {
   readonly Worker: typeof import("node:worker_threads").Worker
@@ -131,7 +146,7 @@ const spawner =
   }
 
 /**
- * Runs the files on `workers` runners: this process (`local`, each file as `runFile` runs it) and
+ * Runs the files on `workers` runners: this process (`local`, a few files at a time, as `runFiles` runs them) and
  * `workers - 1` threads started on `options.at` (the CLI's `entry` by default). The results in
  * the files' order, and why threads could not start when none did. `options.here: false` keeps
  * this process out unless no thread is left (`Parallel.Options.here`).
@@ -142,11 +157,11 @@ export const run = <R>(
   jobs: ReadonlyArray<Job>,
   workers: number,
   variant: string,
-  local: (job: Job) => Effect.Effect<FileRun, never, R>,
+  local: (jobs: ReadonlyArray<Job>) => Effect.Effect<ReadonlyArray<FileRun>, never, R>,
   options: { readonly at?: URL | undefined; readonly here?: boolean | undefined } = {}
 ): Effect.Effect<Parallel.Ran<FileRun>, never, R> =>
   Effect.gen(function* () {
-    const here = (left: ReadonlyArray<Job>) => Effect.forEach(left, local)
+    const here = local
     if (workers <= 1) return { results: yield* here(jobs) }
     const threads = yield* Effect.result(Effect.tryPromise(() => import("node:worker_threads")))
     if (Result.isFailure(threads)) {
@@ -158,6 +173,7 @@ export const run = <R>(
       decode: fromWire,
       lost,
       local: here,
+      localBatch,
       here: options.here
     })
   })
@@ -205,7 +221,10 @@ const send = (port: Port, answer: { readonly type: "done"; readonly index: numbe
  */
 export const serve = (
   port: Port,
-  runFile: (job: Job) => Effect.Effect<FileRun, never, FileSystem.FileSystem>
+  runFiles: (
+    jobs: ReadonlyArray<Job>,
+    each: (run: FileRun, index: number) => Effect.Effect<void>
+  ) => Effect.Effect<ReadonlyArray<FileRun>, never, FileSystem.FileSystem>
 ): Effect.Effect<never, never, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const inbox = yield* Queue.unbounded<unknown>()
@@ -217,6 +236,12 @@ export const serve = (
       const received = yield* Queue.take(inbox)
       const work = workOf(received)
       if (work === undefined) return yield* Effect.die(new Error("harness test worker: a message that is not a batch"))
-      for (const { index, job } of work) send(port, { type: "done", index, result: toWire(yield* runFile(job)) })
+      yield* runFiles(
+        work.map((w) => w.job),
+        (run, n) =>
+          Effect.sync(() =>
+            send(port, { type: "done", index: (work[n] as Parallel.Work<Job>).index, result: toWire(run) })
+          )
+      )
     }
   })
