@@ -10,7 +10,8 @@
  */
 import { Mounter, Permissions } from "@agent-harness/scenario"
 import * as SyncFileSystem from "@agent-harness/scenario/SyncFileSystem"
-import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { type FileSystem, Layer, type Path } from "effect"
 import * as McpMounter from "./McpMounter.ts"
 import * as ScenarioPermissions from "./ScenarioPermissions.ts"

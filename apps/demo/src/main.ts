@@ -5,7 +5,9 @@
  * @since 0.1.0
  */
 import process from "node:process"
-import { NodeRuntime, NodeStdio, NodeTerminal } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Exit, Layer, Runtime } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import * as Cli from "./Cli.ts"

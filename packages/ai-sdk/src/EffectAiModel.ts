@@ -36,7 +36,11 @@ import type {
   LanguageModelV4ToolChoice
 } from "@ai-sdk/provider"
 import { Effect, Layer, Stream } from "effect"
-import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+import * as Tool from "effect/ai/Tool"
 import type { Options } from "./AiSdkModel.ts"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"

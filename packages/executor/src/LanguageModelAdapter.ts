@@ -12,7 +12,12 @@
  */
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { Effect, Layer } from "effect"
-import { type AiError, LanguageModel, Prompt, type Response, Tool as AiTool, Toolkit } from "effect/ai"
+import type * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+import * as AiTool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Message from "./Message.ts"
 import { type FinishReason, IncompleteReply, isIncomplete, Model, type Response as Reply, type Shape } from "./Model.ts"
 

@@ -13,7 +13,9 @@
  */
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { Effect, Schema } from "effect"
-import { type AiError, LanguageModel, Prompt } from "effect/ai"
+import type * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Prompt from "effect/ai/Prompt"
 import { InvalidPlan, type Planner, type Request } from "./Planner.ts"
 import * as Step from "./Step.ts"
 

@@ -7,7 +7,8 @@
  */
 import { LanguageModelAdapter, type Message, Model } from "@agent-harness/executor"
 import { Effect, Layer, Ref, Result, Stream } from "effect"
-import { AiError, LanguageModel } from "effect/ai"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
 import { ScriptDivergence, ScriptExhausted, ScriptUnfinished, showResult } from "./Divergence.ts"
 import { matches, type Script, type ScriptInvalid, type Turn, unchecked, validate } from "./Script.ts"
 
