@@ -102,10 +102,15 @@ export const inputText = (file: string, id: string, input: unknown): Result.Resu
  * @since 0.1.0
  */
 export interface StoredRow {
+  /** The call id. */
   readonly id: string
+  /** The tool's name. */
   readonly tool: string
+  /** The input's canonical JSON text (`inputText`). */
   readonly input: string
+  /** `started` or `done`. */
   readonly state: string
+  /** The observation as JSON text, or `null` while the call is only started. */
   readonly observation: string | null
 }
 
