@@ -42,8 +42,15 @@ const runChild = (args: ReadonlyArray<string>, hold: string | undefined): Promis
     proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       buffer += chunk
       for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
-        const line = JSON.parse(buffer.slice(0, end)) as Record<string, unknown>
+        const text = buffer.slice(0, end)
         buffer = buffer.slice(end + 1)
+        let line: Record<string, unknown>
+        try {
+          line = JSON.parse(text) as Record<string, unknown>
+        } catch {
+          // Not one of the JSON lines (a log line the engine wrote there): kept as text.
+          line = { notJson: text }
+        }
         lines.push(line)
         if (typeof line.holding === "string") killed = proc.kill("SIGKILL")
       }
