@@ -3,13 +3,15 @@
  * plain `N passed, N failed` line (`, N skipped` only when something was skipped) as the last line.
  *
  *   node tools/ci-summary/summary.ts [--extra-passed N] [--extra-failed N] [--extra-skipped N]
- *                                    [--require-all] FILE...
+ *                                    [--require-all] [--command-failed] FILE...
  *
  * Missing files are skipped (with a note), unless `--require-all` is given: then each missing file
  * counts as one failed test (a package whose test run died before writing its report). It is an
  * error if no report exists at all. A test file that failed without any failed test in it (a load
  * error, a failing hook) counts as one failed test, and so does a report of an unsuccessful run
- * with no failed test at all (vitest's "No test files found"). Exits 1 if anything failed, if zero tests ran,
+ * with no failed test at all (vitest's "No test files found"). `--command-failed` says the test
+ * command itself exited non-zero: when no report holds a failed test (vitest reports an unhandled
+ * error outside any test as a successful run), that counts as one failed test. Exits 1 if anything failed, if zero tests ran,
  * or on bad usage; the final line is printed in every case except bad usage.
  *
  * Runs on Node 22 type stripping: erasable TypeScript only.
@@ -50,10 +52,11 @@ interface Options {
   readonly files: ReadonlyArray<string>
   readonly extra: Totals
   readonly requireAll: boolean
+  readonly commandFailed: boolean
 }
 
 const usage =
-  "usage: node tools/ci-summary/summary.ts [--extra-passed N] [--extra-failed N] [--extra-skipped N] [--require-all] FILE..."
+  "usage: node tools/ci-summary/summary.ts [--extra-passed N] [--extra-failed N] [--extra-skipped N] [--require-all] [--command-failed] FILE..."
 
 const parseCount = (flag: string, value: string | undefined): number => {
   if (value === undefined || !/^\d+$/.test(value)) throw new Error(`${flag} needs a non-negative integer, got ${value}`)
@@ -64,6 +67,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
   const files: Array<string> = []
   const extra: Totals = { passed: 0, failed: 0, skipped: 0 }
   let requireAll = false
+  let commandFailed = false
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
@@ -83,6 +87,9 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
       case "--require-all":
         requireAll = true
         break
+      case "--command-failed":
+        commandFailed = true
+        break
       case "-h":
       case "--help":
         throw new Error(usage)
@@ -91,7 +98,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
         files.push(arg)
     }
   }
-  return { files, extra, requireAll }
+  return { files, extra, requireAll, commandFailed }
 }
 
 const count = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) ? n : 0)
@@ -176,6 +183,12 @@ const main = (argv: ReadonlyArray<string>): number => {
     totals.passed += counts.passed
     totals.failed += counts.failed
     totals.skipped += counts.skipped
+  }
+  if (options.commandFailed && totals.failed === 0) {
+    out.push(
+      "FAIL the test command failed, but no report holds a failed test (an unhandled error outside any test, or a crash: see its output above)"
+    )
+    totals.failed += 1
   }
   const extras = options.extra
   if (extras.passed + extras.failed + extras.skipped > 0) {

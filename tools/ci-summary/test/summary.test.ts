@@ -113,6 +113,19 @@ describe("ci-summary", { timeout: 60_000 }, () => {
     expect(required.status).toBe(1)
   })
 
+  it("--command-failed: a failed test command with no failed test in the reports counts as one failure", () => {
+    const alone = run("--command-failed", passing)
+    expect(alone.last).toBe("3 passed, 1 failed")
+    expect(
+      alone.lines.some((l) => l.startsWith("FAIL the test command failed, but no report holds a failed test"))
+    ).toBe(true)
+    expect(alone.status).toBe(1)
+    // With a failed test already counted, it adds nothing.
+    const counted = run("--command-failed", passing, failing)
+    expect(counted.last).toBe(run(passing, failing).last)
+    expect(counted.lines.some((l) => l.startsWith("FAIL the test command failed"))).toBe(false)
+  })
+
   it("fails when no report exists or zero tests ran", () => {
     const none = run(join(dir, "nope.json"))
     expect(none.last).toBe("0 passed, 0 failed")
