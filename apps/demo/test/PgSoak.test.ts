@@ -97,7 +97,10 @@ describe("the Postgres soak", () => {
       assert.isAbove(summary.held, 0)
       assert.isAbove(summary.duplicated, 0)
       assert.isFalse(Soak.passed(summary))
-      assert.isTrue(summary.violations.some((v) => /ran 2 times: its mark is in the files 2 times/.test(v)))
+      // Twice or more: a kill in the first round and another later can both hit the same append.
+      assert.isTrue(
+        summary.violations.some((v) => /ran ([2-9]|\d{2,}) times: its mark is in the files \1 times/.test(v))
+      )
     },
     timeout
   )
