@@ -146,8 +146,8 @@ const spawner =
   }
 
 /**
- * Runs the files on `workers` runners: this process (`local`, a few files at a time, as `runFiles` runs them) and
- * `workers - 1` threads started on `options.at` (the CLI's `entry` by default). The results in
+ * Runs the files on `workers` runners: this process (`local`, a few files at a time, as
+ * `runFiles` runs them) and `workers - 1` threads started on `options.at` (the CLI's `entry` by default). The results in
  * the files' order, and why threads could not start when none did. `options.here: false` keeps
  * this process out unless no thread is left (`Parallel.Options.here`).
  *
@@ -161,18 +161,17 @@ export const run = <R>(
   options: { readonly at?: URL | undefined; readonly here?: boolean | undefined } = {}
 ): Effect.Effect<Parallel.Ran<FileRun>, never, R> =>
   Effect.gen(function* () {
-    const here = local
-    if (workers <= 1) return { results: yield* here(jobs) }
+    if (workers <= 1) return { results: yield* local(jobs) }
     const threads = yield* Effect.result(Effect.tryPromise(() => import("node:worker_threads")))
     if (Result.isFailure(threads)) {
-      return { results: yield* here(jobs), unavailable: `node:worker_threads: ${message(threads.failure.cause)}` }
+      return { results: yield* local(jobs), unavailable: `node:worker_threads: ${message(threads.failure.cause)}` }
     }
     return yield* Parallel.run(jobs, {
       workers: workers - 1,
       spawn: spawner(threads.success, options.at ?? entry, variant),
       decode: fromWire,
       lost,
-      local: here,
+      local,
       localBatch,
       here: options.here
     })
