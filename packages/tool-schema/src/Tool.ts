@@ -46,6 +46,14 @@ export const defaultAnnotations: Annotations = {
 export const isIdempotent = (tool: Any): boolean => tool.annotations.readOnly || tool.annotations.idempotent
 
 /**
+ * What input fields mean, by field name: `{ ruta: "path", carpeta: "folder" }`. The meanings
+ * the file tools use are `path`, `folder`, `pattern` and `content`.
+ *
+ * @since 0.1.0
+ */
+export type FieldMeanings = { readonly [field: string]: string }
+
+/**
  * What a run function receives besides its decoded input.
  *
  * @since 0.1.0
@@ -102,6 +110,11 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
    * the executor reads it with the harness's `ResponseParser` (the tool-response contract).
    */
   readonly envelope: boolean
+  /**
+   * What some input fields mean, by field name (`{ ruta: "path" }`): rules are written once on
+   * the meaning (`path`), whatever a locale spells the field. A field not listed means its name.
+   */
+  readonly fields: FieldMeanings
 }
 
 /**
@@ -126,6 +139,11 @@ export interface Any {
   readonly failureMessage: (error: never) => string
   /** Whether the run function returns a status envelope. */
   readonly envelope: boolean
+  /**
+   * What some input fields mean, by field name (`{ ruta: "path" }`): rules are written once on
+   * the meaning (`path`), whatever a locale spells the field. A field not listed means its name.
+   */
+  readonly fields?: FieldMeanings | undefined
 }
 
 /** The services a tool needs. @since 0.1.0 */
@@ -172,6 +190,8 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
     readonly failureMessage?: ((error: E) => string) | undefined
     /** The run function returns a status envelope, read by the tool-response contract. */
     readonly envelope?: boolean | undefined
+    /** What some input fields mean (`{ ruta: "path" }`); a field not listed means its name. */
+    readonly fields?: FieldMeanings | undefined
   }
 ): Tool<Name, P, A, E, R> => ({
   name,
@@ -181,5 +201,23 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
   run: options.run,
   content: options.content ?? renderValue,
   failureMessage: options.failureMessage ?? defaultFailureMessage,
-  envelope: options.envelope ?? false
+  envelope: options.envelope ?? false,
+  fields: options.fields ?? {}
 })
+
+/**
+ * What a tool's input field means: its meaning, or its own name when the tool does not say.
+ * Never throws (a tool whose `fields` cannot be read means every field's name).
+ *
+ * @since 0.1.0
+ */
+export const meaningOf = (tool: Any, field: string): string => {
+  try {
+    const fields: unknown = tool.fields
+    if (typeof fields !== "object" || fields === null || !Object.hasOwn(fields, field)) return field
+    const meaning: unknown = (fields as Record<string, unknown>)[field]
+    return typeof meaning === "string" && meaning !== "" ? meaning : field
+  } catch {
+    return field
+  }
+}

@@ -11,6 +11,8 @@ export * as Canonical from "./Canonical.ts"
 export * as JsonSchema from "./JsonSchema.ts"
 /** The words the harness says to the model, in English and Spanish, as a service you can replace. @since 0.1.0 */
 export * as MessageCatalog from "./MessageCatalog.ts"
+/** Which paths the running call may read or reveal: the gate's rules on paths, for tools that show many. @since 0.1.0 */
+export * as PathGuard from "./PathGuard.ts"
 /** Values and thrown values as text the model can read, never throwing. @since 0.1.0 */
 export * as Render from "./Render.ts"
 /** The tool-response contract: a backend's status envelope read by its status, never by its text. @since 0.1.0 */
