@@ -1,6 +1,6 @@
 /**
  * `harness agent --model PROVIDER:MODEL --root DIR PROMPT`: a real model (`Providers`, through
- * `AiSdkModel`) drives the loop over the five file tools of a real folder (`DiskFiles`), printed
+ * `AiSdkModel`) drives the loop over the five file tools of a real folder (`FlatFiles`), printed
  * turn by turn as the demo prints a conversation (reasoning dimmed). Every call goes through
  * the permission gate (`AgentPolicy`: `Policy.askBeforeChanges` unless `--policy`, the
  * `--deny`/`--ask`/`--allow` shorthands in front): on a terminal a person answers y / n /
@@ -23,7 +23,7 @@
 import process from "node:process"
 import { AiSdkModel } from "@agent-harness/ai-sdk"
 import { Execute, Loop, Message, Trace } from "@agent-harness/executor"
-import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { FlatFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Approver, Compose, Gate, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
@@ -233,7 +233,7 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
         try: () => AiSdkModel.layer(Providers.languageModel(resolved.success)),
         catch: (error) => (error instanceof Error ? error.message : String(error))
       }).pipe(Effect.catch(usage))
-      const files = yield* Effect.catch(DiskFiles.make(options.root), (error) =>
+      const files = yield* Effect.catch(FlatFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
       const journal =

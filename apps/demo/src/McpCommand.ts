@@ -1,6 +1,6 @@
 /**
  * `harness mcp serve --tools files --root DIR [--lang en|es] [--http PORT] [--journal FILE]`:
- * the five file tools over a real folder (`DiskFiles`), served to any MCP client with the
+ * the five file tools over a real folder (`FlatFiles`), served to any MCP client with the
  * harness's semantics (every call through `execute`: an invalid call, an unknown tool, a
  * failing tool are `isError` results with our texts). Over stdio by default — stdout carries
  * only the protocol, and the command ends (exit 0) when stdin ends — or over Streamable HTTP on
@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Execute } from "@agent-harness/executor"
-import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { FlatFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Serve } from "@agent-harness/mcp"
 import { Compose, Gate } from "@agent-harness/permission"
@@ -108,7 +108,7 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
   Effect.scoped(
     Effect.gen(function* () {
       yield* RootFolder.check("harness mcp serve", options.root)
-      const files = yield* Effect.catch(DiskFiles.make(options.root), (error) =>
+      const files = yield* Effect.catch(FlatFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
       const gate = yield* gateOf(options)

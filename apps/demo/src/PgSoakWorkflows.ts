@@ -11,7 +11,7 @@
 import * as nodePath from "node:path"
 import { DurableLoop, DurableSession } from "@agent-harness/durable"
 import { Message, type Model, type Outcome } from "@agent-harness/executor"
-import { DiskFiles, type Files, FileTools } from "@agent-harness/file-tools"
+import { FlatFiles, type Files, FileTools } from "@agent-harness/file-tools"
 import { type Planner, Step } from "@agent-harness/planner"
 import { Effect } from "effect"
 import type { ShardingConfig } from "effect/cluster"
@@ -176,7 +176,7 @@ export const conversations = (onOutcome?: OnOutcome | undefined) =>
   })
 
 /**
- * The environment of the runners: `r<run>/<file>` is the file `<file>` of a `DiskFiles` folder
+ * The environment of the runners: `r<run>/<file>` is the file `<file>` of a `FlatFiles` folder
  * `<root>/r<run>` (one folder per run, as the local soak has). A path outside any run's folder
  * is refused.
  *
@@ -193,7 +193,7 @@ export const folders = (root: string): Files.FilesShape => {
       }
       const known = opened.get(name)
       if (known !== undefined) return Effect.succeed({ files: known, path: path.slice(slash + 1) })
-      return Effect.map(Effect.orDie(DiskFiles.make(nodePath.join(root, name))), (files) => {
+      return Effect.map(Effect.orDie(FlatFiles.make(nodePath.join(root, name))), (files) => {
         opened.set(name, files)
         return { files, path: path.slice(slash + 1) }
       })

@@ -26,7 +26,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import process from "node:process"
 import { fileURLToPath } from "node:url"
-import { DiskFiles } from "@agent-harness/file-tools"
+import { FlatFiles } from "@agent-harness/file-tools"
 import { SqliteStore } from "@agent-harness/idempotency"
 import { Clock, Data, Effect, type Scope } from "effect"
 import * as SoakConversation from "./SoakConversation.ts"
@@ -384,9 +384,9 @@ const startChild = (
  *
  * @since 0.1.0
  */
-export const countMarks = (envdir: string): Effect.Effect<ReadonlyMap<string, number>, DiskFiles.DiskFilesError> =>
+export const countMarks = (envdir: string): Effect.Effect<ReadonlyMap<string, number>, FlatFiles.FlatFilesError> =>
   Effect.gen(function* () {
-    const files = yield* DiskFiles.make(envdir)
+    const files = yield* FlatFiles.make(envdir)
     const counts = new Map<string, number>()
     for (const [, content] of yield* files.entries) {
       for (const match of content.matchAll(SoakConversation.appendMark)) {

@@ -1,6 +1,6 @@
 /**
  * The child process of the crash-safety soak: runs the soak conversation of a seed through
- * `Loop.run`, with the file tools over a durable environment (`DiskFiles`) and the journal
+ * `Loop.run`, with the file tools over a durable environment (`FlatFiles`) and the journal
  * middleware over a SQLite journal, and prints one JSON line per observation:
  *
  *   {"ready":true,"calls":N}                     once loaded, before the first model call
@@ -31,7 +31,7 @@
  */
 import process from "node:process"
 import { Execute, Loop, Model, type Outcome } from "@agent-harness/executor"
-import { DiskFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { FlatFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Cause, Effect, Exit } from "effect"
 import * as SoakConversation from "./SoakConversation.ts"
@@ -92,7 +92,7 @@ export const program = (journal: string | undefined, envdir: string, seed: numbe
     const conversation = SoakConversation.conversation(seed)
     const journaled: Execute.Middleware =
       journal === undefined ? (_call, _tool, run) => run : Journal.middleware(yield* SqliteStore.make(journal))
-    const files = yield* DiskFiles.make(envdir)
+    const files = yield* FlatFiles.make(envdir)
     // The journal, then a line for what the model is shown: printed only once the journal has
     // recorded the outcome. In the call to hold in, the child stops once the call has run
     // (before the journal records its outcome), or once the journal answered without running it.

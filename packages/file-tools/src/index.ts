@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 
-/** A durable file environment over a real directory: `Files` with fsync'd appends and atomic writes. @since 0.1.0 */
-export * as DiskFiles from "./DiskFiles.ts"
+/** A durable flat store: `Files` where each path is one encoded file in one folder (the crash soak's environment), fsync'd appends and atomic writes. @since 0.1.0 */
+export * as FlatFiles from "./FlatFiles.ts"
 /** The paths the file tools accept, and `PathRefused`, the typed refusal of a path. @since 0.1.0 */
 export * as FilePath from "./FilePath.ts"
 /** The in-memory file environment: the `Files` service, `layer` and `makeFiles`. @since 0.1.0 */

@@ -24,7 +24,7 @@
  * `list`; `make` removes the ones a crash left (a regular file of that exact name whose process
  * is gone), and nothing else. One process uses a directory at a time.
  *
- * An I/O failure (a full disk, the folder removed) is a defect carrying a `DiskFilesError`;
+ * An I/O failure (a full disk, the folder removed) is a defect carrying a `FlatFilesError`;
  * its message shows root-relative names only, never the folder's absolute path. Contents are
  * UTF-8 (a lone surrogate in a content is stored as U+FFFD). On a case-insensitive file system
  * `A.txt` and `a.txt` are one file.
@@ -39,10 +39,10 @@ import { type Cause, Effect, Layer, Option, Schema } from "effect"
 import { isWellFormed, PathRefused, type Reason } from "./FilePath.ts"
 import { Files, type FilesShape } from "./Files.ts"
 
-const DiskFilesErrorBase: Schema.Class<
-  DiskFilesError,
+const FlatFilesErrorBase: Schema.Class<
+  FlatFilesError,
   Schema.TaggedStruct<
-    "DiskFilesError",
+    "FlatFilesError",
     {
       readonly operation: Schema.String
       readonly path: Schema.optional<Schema.String>
@@ -50,7 +50,7 @@ const DiskFilesErrorBase: Schema.Class<
     }
   >,
   Cause.YieldableError
-> = Schema.TaggedError<DiskFilesError>()("DiskFilesError", {
+> = Schema.TaggedError<FlatFilesError>()("FlatFilesError", {
   operation: Schema.String,
   path: Schema.optional(Schema.String),
   problem: Schema.String
@@ -61,7 +61,7 @@ const DiskFilesErrorBase: Schema.Class<
  *
  * @since 0.1.0
  */
-export class DiskFilesError extends DiskFilesErrorBase {
+export class FlatFilesError extends FlatFilesErrorBase {
   /** `operation path: problem`, or `operation: problem` for the whole folder. */
   override get message(): string {
     return this.path === undefined
@@ -282,7 +282,7 @@ export const makeUnsafe = (dir: string): FilesShape => {
         return Effect.succeed(f())
       } catch (error) {
         if (error instanceof PathRefused) return Effect.fail(error)
-        return Effect.die(new DiskFilesError({ operation, path, problem: relative(textOf(error)) }))
+        return Effect.die(new FlatFilesError({ operation, path, problem: relative(textOf(error)) }))
       }
     })
 
@@ -396,10 +396,10 @@ export const makeUnsafe = (dir: string): FilesShape => {
  *
  * @since 0.1.0
  */
-export const make = (dir: string): Effect.Effect<FilesShape, DiskFilesError> =>
+export const make = (dir: string): Effect.Effect<FilesShape, FlatFilesError> =>
   Effect.try({
     try: () => makeUnsafe(dir),
-    catch: (error) => new DiskFilesError({ operation: "open", path: dir, problem: textOf(error) })
+    catch: (error) => new FlatFilesError({ operation: "open", path: dir, problem: textOf(error) })
   })
 
 /**
@@ -407,4 +407,4 @@ export const make = (dir: string): Effect.Effect<FilesShape, DiskFilesError> =>
  *
  * @since 0.1.0
  */
-export const layer = (dir: string): Layer.Layer<Files, DiskFilesError> => Layer.effect(Files, make(dir))
+export const layer = (dir: string): Layer.Layer<Files, FlatFilesError> => Layer.effect(Files, make(dir))

@@ -1,4 +1,4 @@
-// A link or a FIFO swapped in between DiskFiles' check of a name (`lstat`) and its use (`open`,
+// A link or a FIFO swapped in between FlatFiles' check of a name (`lstat`) and its use (`open`,
 // `rename`): the check sees a plain file, the use must still not follow the link nor block.
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -7,7 +7,7 @@ import * as nodePath from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
 import { vi } from "vitest"
-import { DiskFiles, FilePath } from "../src/index.ts"
+import { FlatFiles, FilePath } from "../src/index.ts"
 
 /** Runs once, right after the next `lstat` of this file (found or not): the swap. */
 const swaps = new Map<string, () => void>()
@@ -40,7 +40,7 @@ const setup = () => {
   const secret = nodePath.join(home, "secret.txt")
   fs.writeFileSync(secret, "SECRET")
   const root = nodePath.join(home, "root")
-  const files = DiskFiles.makeUnsafe(root)
+  const files = FlatFiles.makeUnsafe(root)
   const at = (name: string) => nodePath.join(fs.realpathSync(root), name)
   /** After the check of `name`, replaces it by a link to the secret file. */
   const linkAfterCheck = (name: string) =>
@@ -56,7 +56,7 @@ const failureOf = <A>(effect: Effect.Effect<A, FilePath.PathRefused>) =>
 
 const refused = (path: string, reason: FilePath.Reason) => Option.some(new FilePath.PathRefused({ path, reason }))
 
-describe("DiskFiles: a name swapped between the check and the use", () => {
+describe("FlatFiles: a name swapped between the check and the use", () => {
   it.effect("read: a link swapped in after the check is refused, the outside file is not read", () =>
     Effect.gen(function* () {
       const { files, linkAfterCheck } = setup()

@@ -1,4 +1,4 @@
-// DiskFiles stays inside its folder whatever the folder holds: symbolic links (to files and
+// FlatFiles stays inside its folder whatever the folder holds: symbolic links (to files and
 // folders outside, dangling, in cycles), hard links, directories, FIFOs and sockets.
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
-import { DiskFiles, FilePath, FileTools } from "../src/index.ts"
+import { FlatFiles, FilePath, FileTools } from "../src/index.ts"
 import { observe } from "./run.ts"
 
 const base = fs.mkdtempSync(nodePath.join(os.tmpdir(), "disk-files-links-"))
@@ -24,7 +24,7 @@ const setup = () => {
   fs.writeFileSync(secret, "SECRET")
   fs.writeFileSync(nodePath.join(outside, "other.txt"), "needle outside")
   const root = nodePath.join(home, "root")
-  const files = DiskFiles.makeUnsafe(root)
+  const files = FlatFiles.makeUnsafe(root)
   return { home, outside, secret, root, files, at: (name: string) => nodePath.join(root, name) }
 }
 
@@ -35,7 +35,7 @@ const refusalOf = <A>(effect: Effect.Effect<A, FilePath.PathRefused>) =>
 const linkText = "not executed: 'link.txt' is a symbolic link, and links are not followed"
 const enlaceTexto = "no se ha ejecutado: 'link.txt' es un enlace simbólico, y los enlaces no se siguen"
 
-describe("DiskFiles and symbolic links", () => {
+describe("FlatFiles and symbolic links", () => {
   it.effect("a link to a file outside: read, write and append are refused, the outside file untouched", () =>
     Effect.gen(function* () {
       const { secret, files, at } = setup()
@@ -115,7 +115,7 @@ describe("DiskFiles and symbolic links", () => {
   )
 })
 
-describe("DiskFiles and other things a folder may hold", () => {
+describe("FlatFiles and other things a folder may hold", () => {
   it.effect("a hard link to a file outside: read and append refused, the outside file untouched, not listed", () =>
     Effect.gen(function* () {
       const { secret, files, at } = setup()

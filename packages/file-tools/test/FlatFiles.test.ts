@@ -4,7 +4,7 @@ import * as nodePath from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
 import fc from "fast-check"
-import { DiskFiles, FilePath, Files, FileTools } from "../src/index.ts"
+import { FlatFiles, FilePath, Files, FileTools } from "../src/index.ts"
 import { observe, runOn } from "./run.ts"
 
 const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "disk-files-test-"))
@@ -33,11 +33,11 @@ const wellFormed = (text: string): boolean => {
   }
 }
 
-describe("DiskFiles", () => {
+describe("FlatFiles", () => {
   it.effect("reads, writes, appends, lists and snapshots, like the in-memory Files", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       yield* files.write("b.txt", "B")
       yield* files.write("a.txt", "A")
       expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
@@ -62,11 +62,11 @@ describe("DiskFiles", () => {
   it.effect("is on disk: a second environment over the folder sees every change", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const one = yield* DiskFiles.make(dir)
+      const one = yield* FlatFiles.make(dir)
       yield* one.write("notes/todo.txt", "milk")
       yield* one.append("notes/todo.txt", ", eggs")
       yield* one.append("log.txt", "[a1]")
-      const two = yield* DiskFiles.make(dir)
+      const two = yield* FlatFiles.make(dir)
       expect(yield* two.snapshot).toEqual({ "log.txt": "[a1]", "notes/todo.txt": "milk, eggs" })
       expect(fs.readFileSync(nodePath.join(dir, "notes%2Ftodo.txt"), "utf8")).toBe("milk, eggs")
     })
@@ -93,7 +93,7 @@ describe("DiskFiles", () => {
         "ñ ü €.txt",
         "emoji 🍅"
       ]
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       for (const [i, path] of paths.entries()) yield* files.write(path, `content ${i}`)
       yield* files.append("../escape.txt", "!")
       expect(namesIn(outer)).toEqual(["env"])
@@ -111,26 +111,26 @@ describe("DiskFiles", () => {
 
   it("names round-trip, and names it never writes decode to nothing", () => {
     for (const path of ["", ".", "..", "a/b", "%", "%2E", ".x", "x.", "a b"]) {
-      expect(DiskFiles.decodeName(DiskFiles.encodeName(path))).toBe(path)
+      expect(FlatFiles.decodeName(FlatFiles.encodeName(path))).toBe(path)
     }
-    expect(DiskFiles.encodeName("")).toBe("%")
-    expect(DiskFiles.encodeName(".")).toBe("%2E")
-    expect(DiskFiles.encodeName("..")).toBe("%2E.")
-    expect(DiskFiles.encodeName("a/b.txt")).toBe("a%2Fb.txt")
-    for (const name of [".tmp-1-1", ".x", "%zz", "a%2fb", "%2E%2E"]) expect(DiskFiles.decodeName(name)).toBeUndefined()
+    expect(FlatFiles.encodeName("")).toBe("%")
+    expect(FlatFiles.encodeName(".")).toBe("%2E")
+    expect(FlatFiles.encodeName("..")).toBe("%2E.")
+    expect(FlatFiles.encodeName("a/b.txt")).toBe("a%2Fb.txt")
+    for (const name of [".tmp-1-1", ".x", "%zz", "a%2fb", "%2E%2E"]) expect(FlatFiles.decodeName(name)).toBeUndefined()
   })
 
   it.effect("leftover temporary files of a crash are never listed, and the next make removes them", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       yield* files.write("a.txt", "A")
       // A process that no longer runs (no pid is that high on Linux, macOS or Windows).
       const leftover = ".agent-harness-diskfiles-999999999-1.tmp"
       fs.writeFileSync(nodePath.join(dir, leftover), "half a write")
       expect(yield* files.list).toEqual(["a.txt"])
       expect(yield* files.snapshot).toEqual({ "a.txt": "A" })
-      yield* DiskFiles.make(dir)
+      yield* FlatFiles.make(dir)
       expect(namesIn(dir)).toEqual(["a.txt"])
     })
   )
@@ -155,7 +155,7 @@ describe("DiskFiles", () => {
         fs.writeFileSync(outside, "outside")
         fs.symlinkSync(outside, nodePath.join(dir, ".agent-harness-diskfiles-999999999-2.tmp"))
         fs.mkdirSync(nodePath.join(dir, ".agent-harness-diskfiles-999999999-3.tmp"))
-        yield* DiskFiles.make(dir)
+        yield* FlatFiles.make(dir)
         expect(namesIn(dir)).toEqual(
           [...others, ".agent-harness-diskfiles-999999999-2.tmp", ".agent-harness-diskfiles-999999999-3.tmp"].sort()
         )
@@ -166,7 +166,7 @@ describe("DiskFiles", () => {
   it.effect("a write never writes through a link planted where its temporary file goes", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       const outside = nodePath.join(root, `outside-${folders}.txt`)
       fs.writeFileSync(outside, "outside")
       // The names of its first temporary files (and those of the version before, `.tmp-<pid>-<n>`).
@@ -183,7 +183,7 @@ describe("DiskFiles", () => {
   it.effect("a write replaces the whole file and leaves no temporary file", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       yield* files.write("a.txt", "a long first content")
       yield* files.write("a.txt", "short")
       expect(yield* files.read("a.txt")).toEqual(Option.some("short"))
@@ -193,7 +193,7 @@ describe("DiskFiles", () => {
 
   it.effect("the file tools over disk: append twice adds twice, write replaces, read reads", () =>
     Effect.gen(function* () {
-      const files = yield* DiskFiles.make(fresh())
+      const files = yield* FlatFiles.make(fresh())
       yield* files.write("lista.txt", "pan")
       const once = yield* runOn(FileTools.Append, { path: "lista.txt", content: ", tomates" }, files)
       expect(once.exit).toEqual(Exit.succeed("appended 9 characters to lista.txt"))
@@ -208,12 +208,12 @@ describe("DiskFiles", () => {
     })
   )
 
-  it.effect("a folder that cannot be made is a typed DiskFilesError naming it", () =>
+  it.effect("a folder that cannot be made is a typed FlatFilesError naming it", () =>
     Effect.gen(function* () {
       const file = nodePath.join(root, "a-file")
       fs.writeFileSync(file, "not a folder")
-      const error = yield* Effect.flip(DiskFiles.make(nodePath.join(file, "env")))
-      expect(error._tag).toBe("DiskFilesError")
+      const error = yield* Effect.flip(FlatFiles.make(nodePath.join(file, "env")))
+      expect(error._tag).toBe("FlatFilesError")
       expect(error.path).toBe(nodePath.join(file, "env"))
       expect(error.message).toContain("a-file")
     })
@@ -221,7 +221,7 @@ describe("DiskFiles", () => {
 
   it.effect("a name too long for the file system, or a lone surrogate, is a typed refusal", () =>
     Effect.gen(function* () {
-      const files = yield* DiskFiles.make(fresh())
+      const files = yield* FlatFiles.make(fresh())
       const tooLong = "x".repeat(300)
       const long = yield* Effect.flip(files.write(tooLong, "x"))
       expect(long).toEqual(new FilePath.PathRefused({ path: tooLong, reason: "too-long" }))
@@ -237,10 +237,10 @@ describe("DiskFiles", () => {
     })
   )
 
-  it.effect("an I/O failure is a defect carrying a DiskFilesError; no message shows the folder's absolute path", () =>
+  it.effect("an I/O failure is a defect carrying a FlatFilesError; no message shows the folder's absolute path", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       yield* files.write("a.txt", "A")
       fs.rmSync(dir, { recursive: true })
       const exits: ReadonlyArray<Exit.Exit<unknown, unknown>> = [
@@ -251,7 +251,7 @@ describe("DiskFiles", () => {
       ]
       for (const exit of exits) {
         const defect = defectOf(exit)
-        expect(defect).toBeInstanceOf(DiskFilesError)
+        expect(defect).toBeInstanceOf(FlatFilesError)
         expect(String((defect as Error).message)).not.toContain(root)
       }
       expect(defectOf(exits[0] ?? Exit.void)).toMatchObject({ operation: "write", path: "a.txt" })
@@ -267,14 +267,14 @@ describe("DiskFiles", () => {
   it.effect("a folder swapped for a link to another folder is noticed before any operation", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       const elsewhere = fresh()
       fs.mkdirSync(elsewhere)
       fs.writeFileSync(nodePath.join(elsewhere, "a.txt"), "elsewhere")
       fs.renameSync(dir, `${dir}-moved`)
       fs.symlinkSync(elsewhere, dir)
       const exit = yield* Effect.exit(files.append("a.txt", "!"))
-      expect(defectOf(exit)).toMatchObject({ _tag: "DiskFilesError", operation: "append", path: "a.txt" })
+      expect(defectOf(exit)).toMatchObject({ _tag: "FlatFilesError", operation: "append", path: "a.txt" })
       expect(fs.readFileSync(nodePath.join(elsewhere, "a.txt"), "utf8")).toBe("elsewhere")
     })
   )
@@ -282,7 +282,7 @@ describe("DiskFiles", () => {
   it.effect("error observations of the file tools over disk show root-relative paths only", () =>
     Effect.gen(function* () {
       const dir = fresh()
-      const files = yield* DiskFiles.make(dir)
+      const files = yield* FlatFiles.make(dir)
       fs.mkdirSync(nodePath.join(dir, "sub"))
       fs.symlinkSync("/etc/hostname", nodePath.join(dir, "link"))
       const shown = [
@@ -306,8 +306,8 @@ describe("DiskFiles", () => {
     Effect.gen(function* () {
       const dir = fresh()
       const change = Files.Files.use((files) => Effect.andThen(files.append("a.txt", "!"), files.snapshot))
-      expect(yield* Effect.provide(change, DiskFiles.layer(dir))).toEqual({ "a.txt": "!" })
-      expect(yield* Effect.provide(change, DiskFiles.layer(dir))).toEqual({ "a.txt": "!!" })
+      expect(yield* Effect.provide(change, FlatFiles.layer(dir))).toEqual({ "a.txt": "!" })
+      expect(yield* Effect.provide(change, FlatFiles.layer(dir))).toEqual({ "a.txt": "!!" })
     })
   )
 
@@ -320,12 +320,12 @@ describe("DiskFiles", () => {
           fc.string({ unit: "binary", maxLength: 6 }),
           fc.constantFrom("", ".", "..", "a/b", "%", "__proto__", "A", "a")
         )
-        .filter((p) => wellFormed(p) && Buffer.byteLength(DiskFiles.encodeName(p)) < 200)
+        .filter((p) => wellFormed(p) && Buffer.byteLength(FlatFiles.encodeName(p)) < 200)
       const content = fc.string({ unit: "binary", maxLength: 8 }).filter(wellFormed)
       const op = fc.record({ kind: fc.constantFrom("write", "append"), path, content })
       return fc.assert(
         fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
-          const disk = DiskFiles.makeUnsafe(fresh())
+          const disk = FlatFiles.makeUnsafe(fresh())
           const memory = Files.makeFiles()
           for (const o of ops) {
             await Effect.runPromise(o.kind === "write" ? disk.write(o.path, o.content) : disk.append(o.path, o.content))
@@ -341,4 +341,4 @@ describe("DiskFiles", () => {
   )
 })
 
-const { DiskFilesError } = DiskFiles
+const { FlatFilesError } = FlatFiles
