@@ -39,10 +39,64 @@ const expectedColumns: ReadonlyArray<readonly [string, string]> = [
   ["tool", "text"]
 ]
 
+/** What the catalogue says of a relation: its kind, its columns, whether its id is a key. */
+interface Shape {
+  /** `pg_class.relkind`: `r` for an ordinary table. */
+  readonly kind: string
+  readonly columns: ReadonlyArray<{
+    readonly name: string
+    readonly type: string
+    readonly defaulted: boolean
+  }>
+  /** A valid, immediate, unique index on `id` alone, neither partial nor on an expression. */
+  readonly idIsKey: boolean
+}
+
+const kinds: Readonly<Record<string, string>> = {
+  v: "a view",
+  m: "a materialized view",
+  p: "a partitioned table",
+  f: "a foreign table"
+}
+
 /**
- * A journal store in a Postgres table, created when missing. A table of that name with other
- * columns is refused (nothing is changed), and so is a table name that is not a plain
- * lower-case identifier.
+ * Why a table is not the journal's, or `undefined` when it is. Each thing the journal relies on
+ * is named: the kind of relation, missing, extra and mistyped columns, a `seq` without a
+ * default, and above all the key on `id` (without it one call id could be started twice, and so
+ * run twice).
+ */
+const shapeProblem = (shape: Shape): string | undefined => {
+  const kind = kinds[shape.kind]
+  if (shape.kind !== "r") return `it is ${kind ?? `a relation of kind ${JSON.stringify(shape.kind)}`}, not a table`
+  const has = new Map(shape.columns.map((c) => [c.name, c]))
+  const wanted = new Map(expectedColumns)
+  const problems: Array<string> = []
+  const missing = expectedColumns.filter(([name]) => !has.has(name)).map(([name]) => name)
+  if (missing.length > 0) problems.push(`${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`)
+  const extra = shape.columns.filter((c) => !wanted.has(c.name)).map((c) => c.name)
+  if (extra.length > 0) problems.push(`${extra.join(", ")} ${extra.length === 1 ? "is" : "are"} not the journal's`)
+  for (const column of shape.columns) {
+    const type = wanted.get(column.name)
+    if (type !== undefined && type !== column.type) problems.push(`${column.name} is ${column.type}, not ${type}`)
+  }
+  if (problems.length > 0) {
+    const columns = shape.columns.map((c) => `${c.name} ${c.type}`).join(", ")
+    return `not an agent-harness journal (its columns are ${columns === "" ? "none" : columns}: ${problems.join("; ")})`
+  }
+  if (!shape.idIsKey) {
+    return "not an agent-harness journal (no primary key on id, nor a unique index on id alone, so one call id could be started, and run, twice)"
+  }
+  if (has.get("seq")?.defaulted !== true) {
+    return "not an agent-harness journal (seq has no default: the journal numbers its rows in order)"
+  }
+  return undefined
+}
+
+/**
+ * A journal store in a Postgres table, created when missing. A table of that name that is not
+ * the journal's — other columns or types, no primary key (or unique index) on `id`, a view — is
+ * refused with a `JournalError` naming the table and what is wrong, and nothing is changed; so is
+ * a table name that is not a plain lower-case identifier.
  *
  * @since 0.1.0
  */
@@ -59,12 +113,38 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
     const sql = yield* SqlClient.SqlClient
     const problem = (what: string) => (error: SqlError.SqlError) => fail(`${what}: ${Database.sqlProblem(error)}`)
     const name = sql(table)
-    // Two runners starting at once must not both create the table: one waits for the other.
-    yield* sql
+    const shapeOf = Effect.gen(function* () {
+      const relations = yield* sql<{ readonly oid: string; readonly kind: string }>`
+        SELECT c.oid::text AS oid, c.relkind::text AS kind FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relname = ${table}`
+      const relation = relations[0]
+      if (relation === undefined) return undefined
+      const columns = yield* sql<{
+        readonly name: string
+        readonly type: string
+        readonly defaulted: boolean
+      }>`
+        SELECT a.attname AS name, format_type(a.atttypid, NULL) AS type, (a.atthasdef OR a.attidentity <> '') AS defaulted
+        FROM pg_catalog.pg_attribute a
+        WHERE a.attrelid = ${relation.oid}::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attname`
+      const keys = yield* sql<{ readonly n: number }>`
+        SELECT count(*)::int AS n FROM pg_catalog.pg_index i
+        JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+        WHERE i.indrelid = ${relation.oid}::oid AND i.indisunique AND i.indimmediate AND i.indisvalid
+          AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL AND a.attname = 'id'`
+      const shape: Shape = { kind: relation.kind, columns, idIsKey: (keys[0]?.n ?? 0) > 0 }
+      return shape
+    })
+    // Two runners starting at once must not both create the table: one waits for the other. A
+    // table that is there already is checked before anything is written, and left as it is.
+    const refusal = yield* sql
       .withTransaction(
         Effect.gen(function* () {
           yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`agent-harness-journal:${table}`}))`
-          yield* sql`CREATE TABLE IF NOT EXISTS ${name} (
+          const before = yield* shapeOf
+          if (before !== undefined) return shapeProblem(before)
+          yield* sql`CREATE TABLE ${name} (
             seq BIGSERIAL NOT NULL,
             id TEXT PRIMARY KEY,
             tool TEXT NOT NULL,
@@ -72,18 +152,12 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
             state TEXT NOT NULL CHECK (state IN ('started', 'done')),
             observation TEXT
           )`
+          const created = yield* shapeOf
+          return created === undefined ? "it cannot be found after it was created" : shapeProblem(created)
         })
       )
       .pipe(Effect.mapError(problem("cannot be set up")))
-    const columns = yield* sql<{ readonly column_name: string; readonly data_type: string }>`
-      SELECT column_name, data_type FROM information_schema.columns
-      WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY column_name`.pipe(
-      Effect.mapError(problem("cannot be read"))
-    )
-    const shape = columns.map((c) => `${c.column_name} ${c.data_type}`).join(", ")
-    if (shape !== expectedColumns.map(([column, type]) => `${column} ${type}`).join(", ")) {
-      return yield* fail(`not an agent-harness journal (its columns are ${shape}); it was not changed`)
-    }
+    if (refusal !== undefined) return yield* fail(`${refusal}; it was not changed`)
     const entryOf = (rows: ReadonlyArray<unknown>) =>
       Effect.gen(function* () {
         const row = rows[0]

@@ -110,7 +110,7 @@ describe("PgStore", () => {
           const foreign = yield* Effect.flip(PgStore.make({ table: "invoices" }))
           assert.strictEqual(
             foreign.message,
-            "postgres table invoices: not an agent-harness journal (its columns are amount integer, id text); it was not changed"
+            "postgres table invoices: not an agent-harness journal (its columns are amount integer, id text: input, observation, seq, state, tool are missing; amount is not the journal's); it was not changed"
           )
           const bad = yield* Effect.flip(PgStore.make({ table: "Robert'); DROP TABLE students;--" }))
           assert.match(bad.message, /is not a table name the journal uses/)
@@ -125,6 +125,106 @@ describe("PgStore", () => {
           cycle.self = cycle
           const unencodable = yield* Effect.flip(store.start("x2", "append", cycle))
           assert.match(unencodable.message, /call 'x2': its input cannot be recorded/)
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+})
+
+describe("PgStore refuses a table that is not the journal's, and changes nothing", () => {
+  /** The journal's columns, as `make` creates them, without any key. */
+  const keyless = `seq BIGSERIAL NOT NULL, id TEXT NOT NULL, tool TEXT NOT NULL, input TEXT NOT NULL,
+    state TEXT NOT NULL, observation TEXT`
+
+  it(
+    "a table with the journal's columns and no primary key on id (one call id could start twice)",
+    async (ctx) => {
+      const url = db.url(ctx)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql.unsafe(`CREATE TABLE nokey (${keyless})`)
+          const refused = yield* Effect.flip(PgStore.make({ table: "nokey" }))
+          assert.instanceOf(refused, Journal.JournalError)
+          assert.strictEqual(refused.file, "postgres table nokey")
+          assert.strictEqual(
+            refused.message,
+            "postgres table nokey: not an agent-harness journal (no primary key on id, nor a unique index on id alone, so one call id could be started, and run, twice); it was not changed"
+          )
+          // Nothing was changed: still no index, no row.
+          const indexes = yield* sql<{
+            readonly n: number
+          }>`SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'nokey'`
+          assert.strictEqual(indexes[0]?.n, 0)
+          const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM nokey`
+          assert.strictEqual(rows[0]?.n, 0)
+          // A unique index that is partial, on an expression, or on more than id is no key either.
+          yield* sql.unsafe(`CREATE TABLE partialkey (${keyless})`)
+          yield* sql.unsafe(`CREATE UNIQUE INDEX ON partialkey (id) WHERE state = 'done'`)
+          yield* sql.unsafe(`CREATE TABLE pairkey (${keyless}, PRIMARY KEY (id, tool))`)
+          yield* sql.unsafe(`CREATE TABLE lowerkey (${keyless})`)
+          yield* sql.unsafe(`CREATE UNIQUE INDEX ON lowerkey (lower(id))`)
+          for (const table of ["partialkey", "pairkey", "lowerkey"]) {
+            const error = yield* Effect.flip(PgStore.make({ table }))
+            assert.include(error.message, `postgres table ${table}: not an agent-harness journal (no primary key on id`)
+          }
+          // A unique index on id alone is a key: accepted, and one start per call id.
+          yield* sql.unsafe(`CREATE TABLE uniquekey (${keyless})`)
+          yield* sql.unsafe(`CREATE UNIQUE INDEX ON uniquekey (id)`)
+          const store = yield* PgStore.make({ table: "uniquekey" })
+          yield* store.start("c1", "append", { path: "a" })
+          const twice = yield* Effect.flip(store.start("c1", "append", { path: "a" }))
+          assert.include(twice.message, "at most one start of it may run")
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+
+  it(
+    "missing, extra and mistyped columns, a seq without a default, a view: each named",
+    async (ctx) => {
+      const url = db.url(ctx)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const refusal = (table: string) => Effect.map(Effect.flip(PgStore.make({ table })), (e) => e.message)
+          yield* sql.unsafe(
+            `CREATE TABLE fewer (seq BIGSERIAL, id TEXT PRIMARY KEY, tool TEXT, input TEXT, state TEXT)`
+          )
+          assert.strictEqual(
+            yield* refusal("fewer"),
+            "postgres table fewer: not an agent-harness journal (its columns are id text, input text, seq bigint, state text, tool text: observation is missing); it was not changed"
+          )
+          yield* sql.unsafe(`CREATE TABLE more (${keyless}, PRIMARY KEY (id), note TEXT, extra INT)`)
+          assert.strictEqual(
+            yield* refusal("more"),
+            "postgres table more: not an agent-harness journal (its columns are extra integer, id text, input text, note text, observation text, seq bigint, state text, tool text: extra, note are not the journal's); it was not changed"
+          )
+          yield* sql.unsafe(
+            `CREATE TABLE typed (seq SERIAL, id INT PRIMARY KEY, tool TEXT, input JSONB, state TEXT, observation TEXT)`
+          )
+          assert.strictEqual(
+            yield* refusal("typed"),
+            "postgres table typed: not an agent-harness journal (its columns are id integer, input jsonb, observation text, seq integer, state text, tool text: id is integer, not text; input is jsonb, not text; seq is integer, not bigint); it was not changed"
+          )
+          yield* sql.unsafe(
+            `CREATE TABLE unnumbered (seq BIGINT, id TEXT PRIMARY KEY, tool TEXT, input TEXT, state TEXT, observation TEXT)`
+          )
+          assert.strictEqual(
+            yield* refusal("unnumbered"),
+            "postgres table unnumbered: not an agent-harness journal (seq has no default: the journal numbers its rows in order); it was not changed"
+          )
+          yield* sql.unsafe(`CREATE TABLE real_journal (${keyless}, PRIMARY KEY (id))`)
+          yield* sql.unsafe(`CREATE VIEW seen AS SELECT * FROM real_journal`)
+          assert.strictEqual(
+            yield* refusal("seen"),
+            "postgres table seen: it is a view, not a table; it was not changed"
+          )
+          // A table make created itself is accepted again (by another runner, or after a restart).
+          yield* PgStore.make({ table: "again" })
+          yield* PgStore.make({ table: "again" })
         }).pipe(Effect.provide(sqlLayer(url)))
       )
     },
