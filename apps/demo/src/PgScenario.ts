@@ -58,7 +58,8 @@ const Failure = Schema.Struct({
     "case",
     "invalid",
     "mcp",
-    "permission"
+    "permission",
+    "root"
   ]),
   turn: Schema.optional(Schema.Int),
   tool_use_id: Schema.optional(Schema.String),

@@ -12,6 +12,7 @@ import { Effect, Option, Result, type Scope } from "effect"
 import * as Mounter from "./Mounter.ts"
 import * as Pattern from "./Pattern.ts"
 import * as Permissions from "./Permissions.ts"
+import * as Roots from "./Roots.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
@@ -139,6 +140,30 @@ const permissionFailure = (expected: string, problem: string): Verdict.Failure =
   message: problem
 })
 
+/** A failure to copy the declared root folder (nothing of the script ran). */
+const rootFailure = (problem: string): Verdict.Failure => ({
+  kind: "root",
+  expected: "a fresh copy of the declared root folder",
+  seen: problem,
+  message: `root: ${problem}`
+})
+
+/**
+ * The files the run works on: a fresh copy of the file's `root` folder (made by the `Roots`
+ * service, removed when the scope closes), or its inline `files` in memory. Fails when the file
+ * declares a root and there is no `Roots`, or the copy cannot be made.
+ */
+const filesOf = (
+  spec: ScenarioFile.ConversationFile,
+  file: string
+): Effect.Effect<Files.FilesShape, Verdict.Failure, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (spec.root === undefined) return Files.makeFiles(spec.files ?? {})
+    const roots = yield* Effect.serviceOption(Roots.Roots)
+    if (Option.isNone(roots)) return yield* Effect.fail(rootFailure(Roots.missing))
+    return yield* Effect.mapError(roots.value.open(spec.root, file), (error) => rootFailure(error.problem))
+  })
+
 /**
  * The gate of the file's `policy` (and `approvals`, `untrustedOutput`) with the `Permissions`
  * service, its declarations recorded on the trace; `undefined` when the file declares no policy.
@@ -220,7 +245,11 @@ const mountDeclared = (
  * Every call goes through the gate of the file's `policy` (made by the `Permissions` service,
  * with the file's `approvals` scripted); a run that leaves its approvals (a call asked about
  * with no answer left, an answer for another call, answers never used) fails with a
- * `permission` failure for each; without a `Permissions`, nothing runs.
+ * `permission` failure for each; without a `Permissions`, nothing runs. A file that declares a
+ * `root` folder runs over a fresh copy of its tree (the `Roots` service's; the initial files
+ * recorded on the trace are the copy's), and `outcome.files` is compared with the copy's tree
+ * after the run; without a `Roots`, or when the copy cannot be made, a `root` failure, and
+ * nothing runs.
  *
  * @since 0.1.0
  */
@@ -236,11 +265,20 @@ export const run = (
     const spec = scenario.file
     const locale = spec.locale ?? "en"
     const variant = options?.variant ?? Variant.defaultVariant
-    const files = Files.makeFiles(spec.files ?? {})
+    const opened = yield* Effect.result(filesOf(spec, file))
+    if (Result.isFailure(opened)) {
+      const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: {}, turns: 0 }
+      return Verdict.make(scenario, file, variant.name, notRun, [opened.failure])
+    }
+    const files = opened.success
     // What a trace needs besides the loop's own events to be replayed (`harness capture`).
     yield* Trace.record({ type: "annotation", key: annotations.variant, value: variant.name })
     yield* Trace.record({ type: "annotation", key: annotations.locale, value: locale })
-    yield* Trace.record({ type: "annotation", key: annotations.files, value: spec.files ?? {} })
+    yield* Trace.record({
+      type: "annotation",
+      key: annotations.files,
+      value: spec.root === undefined ? (spec.files ?? {}) : yield* files.snapshot
+    })
     if (spec.tools !== undefined) yield* Trace.record({ type: "annotation", key: annotations.tools, value: spec.tools })
     let tools: Toolset.Toolset<Tool.Any> = toolset(spec)
     if (spec.mcp !== undefined && spec.mcp.length > 0) {

@@ -114,6 +114,8 @@ export const ConversationFile: Schema.Struct<{
   readonly system: Schema.optionalKey<Schema.String>
   readonly user: Schema.optionalKey<Schema.String>
   readonly files: Schema.optionalKey<typeof FileMap>
+  /** A folder next to the file whose tree the file tools work on (a fresh copy per run; `Roots`). */
+  readonly root: Schema.optionalKey<Schema.String>
   readonly tools: Schema.optionalKey<Schema.$Record<Schema.String, typeof ConversationTool>>
   /** MCP servers whose tools join the conversation's, each under its prefix (`Mounter`). */
   readonly mcp: Schema.optionalKey<Schema.$Array<typeof Mounter.Declaration>>
@@ -139,6 +141,8 @@ export const ConversationFile: Schema.Struct<{
   system: Schema.optionalKey(Schema.String),
   user: Schema.optionalKey(Schema.String),
   files: Schema.optionalKey(FileMap),
+  /** A folder next to the file whose tree the file tools work on (a fresh copy per run; `Roots`). */
+  root: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
   tools: Schema.optionalKey(Schema.Record(Schema.String, ConversationTool)),
   /** MCP servers whose tools join the conversation's, each under its prefix (`Mounter`). */
   mcp: Schema.optionalKey(Schema.Array(Mounter.Declaration)),
@@ -567,6 +571,34 @@ const checkPermissions = (file: string, scenario: ConversationFile): InvalidScen
   return undefined
 }
 
+/**
+ * `root`: the files come from one place (the folder, or inline `files`, not both), and the folder
+ * is named relative to the scenario file (an absolute path would make the suite depend on the
+ * machine it runs on). Whether it exists and is a folder is the `Roots` service's to check.
+ */
+const checkRoot = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
+  const root = scenario.root
+  if (root === undefined) return undefined
+  if (scenario.files !== undefined) {
+    return new InvalidScenario({
+      file,
+      path: "root",
+      problem: `the files come from the "root" folder or from "files", not both: remove one`
+    })
+  }
+  if (root.startsWith("/") || root.startsWith("\\") || /^[A-Za-z]:/.test(root)) {
+    return new InvalidScenario({
+      file,
+      path: "root",
+      problem: `expected a folder relative to the scenario file's folder, got the absolute path ${JSON.stringify(root)}`
+    })
+  }
+  if (root.includes("\0")) {
+    return new InvalidScenario({ file, path: "root", problem: "a folder name cannot hold a NUL character" })
+  }
+  return undefined
+}
+
 const checkCases = (file: string, scenario: ResponseCasesFile): InvalidScenario | undefined => {
   const seen = new Set<string>()
   for (const [i, c] of scenario.cases.entries()) {
@@ -638,7 +670,12 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
         checked(
           file,
           decodeConversation(json, parseOptions),
-          (f) => checkTools(file, f) ?? checkMcp(file, f) ?? checkPermissions(file, f) ?? checkScript(file, f)
+          (f) =>
+            checkTools(file, f) ??
+            checkRoot(file, f) ??
+            checkMcp(file, f) ??
+            checkPermissions(file, f) ??
+            checkScript(file, f)
         ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )

@@ -11,6 +11,7 @@ import * as Mounter from "./Mounter.ts"
 import * as Permissions from "./Permissions.ts"
 import * as PlanScenario from "./PlanScenario.ts"
 import * as ResponseCases from "./ResponseCases.ts"
+import * as Roots from "./Roots.ts"
 import * as ScenarioFile from "./ScenarioFile.ts"
 import * as Variant from "./Variant.ts"
 import type * as Verdict from "./Verdict.ts"
@@ -136,7 +137,9 @@ export const collect = (
  * conversation that declares MCP servers is refused (at `mcp`) when no `Mounter.Mounter` is
  * provided: this harness could not run it as written. So is one that declares a permission
  * `policy` when no `Permissions.Permissions` is provided, or whose policy or approvals do not
- * decode (at their JSON path: `policy.rules[0].decision`).
+ * decode (at their JSON path: `policy.rules[0].decision`). One that declares a `root` folder is
+ * refused (at `root`) when no `Roots.Roots` is provided, or when the folder cannot be used (it
+ * does not exist, is not a folder, is a link, is outside the scenario file's folder).
  *
  * @since 0.1.0
  */
@@ -151,6 +154,17 @@ export const load = (
     const declared = scenario.kind === "conversation" ? (scenario.file.mcp?.length ?? 0) : 0
     if (declared > 0 && Option.isNone(yield* Effect.serviceOption(Mounter.Mounter))) {
       return yield* new ScenarioFile.InvalidScenario({ file, path: "mcp", problem: Mounter.missing(declared) })
+    }
+    const root = scenario.kind === "conversation" ? scenario.file.root : undefined
+    if (root !== undefined) {
+      const roots = yield* Effect.serviceOption(Roots.Roots)
+      if (Option.isNone(roots)) {
+        return yield* new ScenarioFile.InvalidScenario({ file, path: "root", problem: Roots.missing })
+      }
+      yield* Effect.mapError(
+        roots.value.check(root, file),
+        (error) => new ScenarioFile.InvalidScenario({ file, path: "root", problem: error.problem })
+      )
     }
     if (scenario.kind === "conversation" && scenario.file.policy !== undefined) {
       const permissions = yield* Effect.serviceOption(Permissions.Permissions)

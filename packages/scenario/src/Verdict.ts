@@ -14,7 +14,7 @@ export interface Failure {
   /**
    * What differs: an observation, the script's length, or the outcome; or `mcp`: a declared
    * server was not mounted; or `permission`: the declared policy could not be enforced, or the
-   * run left its scripted approvals.
+   * run left its scripted approvals; or `root`: the declared root folder could not be copied.
    */
   readonly kind:
     | "divergence"
@@ -31,6 +31,7 @@ export interface Failure {
     | "invalid"
     | "mcp"
     | "permission"
+    | "root"
   /** The turn (model call, from 1) where it happened, for a conversation. */
   readonly turn?: number | undefined
   /** The call it is about, when it is about one. */

@@ -27,6 +27,8 @@ export * as PlanScenario from "./PlanScenario.ts"
 export * as Report from "./Report.ts"
 /** Runs a `response-cases` scenario: each case's response through the variant's parser, against `expected`. @since 0.1.0 */
 export * as ResponseCases from "./ResponseCases.ts"
+/** Real folders in conversation scenarios: `root`, and the `Roots` service that copies one per run. @since 0.1.0 */
+export * as Roots from "./Roots.ts"
 /** Scenario files, format 1: their Schema, and decoding one into a scenario or an error naming the JSON path. @since 0.1.0 */
 export * as ScenarioFile from "./ScenarioFile.ts"
 /** Scripted tools of scenario files: any object in, the n-th result out for the n-th call. @since 0.1.0 */
