@@ -10,7 +10,8 @@
  *   delivers an activity whose runner died again (at least once), so a body that finds its own
  *   mark answers outcome unknown and does not run the call: at most once. An idempotent call is
  *   not marked and simply runs again;
- * - the record holds the call's tool and canonical input: a call id used again for another call
+ * - the record holds the call's tool and canonical input (the decoded input that runs, as the
+ *   journal records it: `Journal.recordedInput`): a call id used again for another call
  *   is refused, as the journal refuses it.
  *
  * Outside a workflow this middleware is not available (it needs the running workflow's
@@ -19,7 +20,7 @@
  * @since 0.1.0
  */
 import type { Execute, Outcome } from "@agent-harness/executor"
-import { Canonical, Journal } from "@agent-harness/idempotency"
+import { Journal } from "@agent-harness/idempotency"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -125,7 +126,8 @@ export const middleware = (
     const seen = options?.onOutcome
     const durable: Execute.Middleware = (call, tool, run) =>
       Effect.gen(function* () {
-        const input = Canonical.encode(call.input)
+        // The key of what runs: the decoded input, as the journal records it.
+        const input = Journal.recordedInput(tool, call.input)
         // An input the journal cannot record: the journal refuses it, and nothing is worth recording.
         if (Result.isFailure(input)) return yield* journal(call, tool, run)
         let ranHere: Outcome.Outcome | undefined
@@ -134,14 +136,14 @@ export const middleware = (
           success: Recorded,
           execute: Effect.map(journal(call, tool, run), (outcome): Recorded => {
             ranHere = outcome
-            return { tool: call.name, input: input.success, observation: Journal.observationOf(outcome) }
+            return { tool: call.name, input: input.success.text, observation: Journal.observationOf(outcome) }
           })
         }).pipe(
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
         )
         if (ranHere !== undefined) return ranHere
-        if (recorded.tool !== call.name || recorded.input !== input.success) {
+        if (recorded.tool !== call.name || recorded.input !== input.success.text) {
           const catalog = yield* Effect.service(MessageCatalog.MessageCatalog)
           const reason = `call id '${call.id}' was already used for another call (${recorded.tool} ${recorded.input})`
           const refused: Outcome.Outcome = {

@@ -176,15 +176,32 @@ const fromExit = (
 }
 
 /**
- * A layer around the execution of calls that passed their schema: it sees the call and its
- * tool, and decides whether and how `run` happens (a journal replays recorded outcomes and
- * refuses to re-run calls whose outcome is unknown). It must not fail: it answers with an
- * `Outcome`.
+ * A call as middleware sees it: the call as it will run. `input` is the decoded value the tool
+ * receives (trimmed, lower-cased, defaults filled in, transformed: whatever its schema does),
+ * read from the model's input once; `raw` is that input as the model sent it, for display only.
+ * Decide and key on `input`: the tool never sees anything else, so a rule or a journal key on
+ * `input` holds on what runs, and a getter that answers differently on each read cannot matter.
+ *
+ * @since 0.1.0
+ */
+export interface Call extends Toolset.RawCall {
+  /** The decoded input: exactly the value the tool runs with. */
+  readonly input: unknown
+  /** The input as the model sent it (read once, before decoding), for display only. */
+  readonly raw: unknown
+}
+
+/**
+ * A layer around the execution of calls that passed their schema: it sees the call as it will
+ * run (`Call`: its decoded input, and the raw one for display) and its tool, and decides
+ * whether and how `run` happens (a journal replays recorded outcomes and refuses to re-run
+ * calls whose outcome is unknown). It cannot change what runs: `run` runs the tool on
+ * `call.input`. It must not fail: it answers with an `Outcome`.
  *
  * @since 0.1.0
  */
 export type Middleware = <R>(
-  call: Toolset.RawCall,
+  call: Call,
   tool: Tool.Any,
   run: Effect.Effect<Outcome.Outcome, never, R>
 ) => Effect.Effect<Outcome.Outcome, never, R>
@@ -422,14 +439,26 @@ const executeIn = (
       }
       if (millis === Infinity) millis = undefined
     }
-    const decoded = Toolset.decode(toolset, call)
+    const entry = Toolset.entry(toolset, call.name)
+    if (entry === undefined) return Effect.succeed(notExecuted(catalog, call, Violation.unknownTool(call.name)))
+    // The model's input is read once; everything after sees the decoded value only.
+    let raw: unknown
+    try {
+      raw = call.input
+    } catch (thrown) {
+      return Effect.succeed(notExecuted(catalog, call, Violation.uncheckableInput(Render.thrown(thrown))))
+    }
+    const decoded = Toolset.decodeInput(entry, raw)
     if (Result.isFailure(decoded)) return Effect.succeed(notExecuted(catalog, call, decoded.failure))
-    const { tool, input } = decoded.success
+    const tool = entry.tool
+    const input = decoded.success
     const running = runTool(tool, input, call.id)
     const bounded =
       millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
     const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
-    return middleware === undefined ? run : around(middleware, call, tool, run, catalog)
+    if (middleware === undefined) return run
+    const asRuns: Call = { id: call.id, name: call.name, input, raw }
+    return around(middleware, asRuns, tool, run, catalog)
   })
 
 /**
@@ -438,7 +467,7 @@ const executeIn = (
  */
 const around = (
   middleware: Middleware,
-  call: Toolset.RawCall,
+  call: Call,
   tool: Tool.Any,
   run: Effect.Effect<Outcome.Outcome, never, unknown>,
   catalog: MessageCatalog.MessageCatalog

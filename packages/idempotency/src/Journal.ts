@@ -4,9 +4,11 @@
  * call id whose outcome is recorded replays the stored observation and runs nothing. A call id
  * that started and never finished is **outcome unknown**: it is never re-run blindly, and the
  * model and the caller are told so. Idempotent calls may re-run. A call id reused for another
- * call (another tool or other input) is refused; inputs are compared by their canonical JSON
- * text (`Canonical`), and an input that has none (a cycle, `NaN`...) is refused before anything
- * runs. A journal write that fails is tried twice more (the tool never is); a result that still
+ * call (another tool or other input) is refused. The input recorded and compared is the one
+ * that runs: the decoded value the executor gives the tool (see {@link recordedInput}), as its
+ * canonical JSON text (`Canonical`), so two raw inputs that differ only by what the tool's schema
+ * normalizes (a trim, a case, a default) are one call; an input that has no such text is
+ * refused before anything runs. A journal write that fails is tried twice more (the tool never is); a result that still
  * cannot be recorded is answered loudly: an error observation that says so, with the typed
  * failure {@link NotRecorded}.
  *
@@ -16,7 +18,7 @@
  */
 import { Execute, Outcome } from "@agent-harness/executor"
 import { Canonical, MessageCatalog, Tool } from "@agent-harness/tool-schema"
-import { type Cause, Effect, Layer, Result, Schema } from "effect"
+import { type Cause, Effect, Layer, Result, Schema, SchemaParser } from "effect"
 
 /**
  * What the model was shown for a call, as recorded.
@@ -93,6 +95,69 @@ export const inputText = (file: string, id: string, input: unknown): Result.Resu
     : Result.fail(
         new JournalError({ file, problem: `call '${id}': its input cannot be recorded (${text.failure.message})` })
       )
+}
+
+/**
+ * What the journal records for a call: the value handed to the store, and its canonical text
+ * (what two calls are compared by).
+ *
+ * @since 0.1.0
+ */
+export interface Recorded {
+  /** The value the store records (`Store.start`, `Store.finish`). */
+  readonly value: unknown
+  /** Its canonical JSON text. */
+  readonly text: string
+}
+
+type Encoder = (input: unknown) => Result.Result<unknown, unknown>
+
+/** The encoder of a tool's parameters, built once per schema. */
+const encoders = new WeakMap<Tool.Parameters, Encoder>()
+
+const encoderOf = (parameters: Tool.Parameters): Encoder => {
+  let encoder = encoders.get(parameters)
+  if (encoder === undefined) {
+    const encode = SchemaParser.encodeUnknownResult(parameters as unknown as Schema.Codec<unknown, unknown>)
+    encoder = (input) => {
+      try {
+        return encode(input)
+      } catch (thrown) {
+        return Result.fail(thrown)
+      }
+    }
+    encoders.set(parameters, encoder)
+  }
+  return encoder
+}
+
+/**
+ * What the journal records for a call to `tool` with the decoded `input` (middleware's
+ * `call.input`, the value the tool runs with), or why it cannot. The choice: the decoded value
+ * itself whenever `Canonical` can encode it (plain data, numbers, a `Date` as its ISO text
+ * through `toJSON`), since that is exactly what runs; a decoded value that `Canonical` refuses
+ * (a `bigint`, a `Map`, a class instance from a `decodeTo`) is recorded as the tool schema's
+ * encoding of it, its wire form, when that has a canonical text. Either way a raw input that
+ * differs only by what the schema normalizes is the same call. Every journal (the stores, the
+ * durable one) records this, so all of them key alike.
+ *
+ * @since 0.1.0
+ */
+export const recordedInput = (tool: Tool.Any, input: unknown): Result.Result<Recorded, Canonical.Unencodable> => {
+  const direct = Canonical.encode(input)
+  if (Result.isSuccess(direct)) return Result.succeed({ value: input, text: direct.success })
+  let parameters: Tool.Parameters
+  try {
+    parameters = tool.parameters
+  } catch {
+    return Result.fail(direct.failure)
+  }
+  const encoded = encoderOf(parameters)(input)
+  if (Result.isFailure(encoded)) return Result.fail(direct.failure)
+  const text = Canonical.encode(encoded.success)
+  return Result.isSuccess(text)
+    ? Result.succeed({ value: encoded.success, text: text.success })
+    : Result.fail(direct.failure)
 }
 
 /**
@@ -291,15 +356,16 @@ export const middleware =
     Effect.gen(function* () {
       const catalog = yield* Effect.service(MessageCatalog.MessageCatalog)
       const refuse = (reason: string) => refused(catalog, call, reason)
-      const input = Canonical.encode(call.input)
+      const input = recordedInput(tool, call.input)
       if (Result.isFailure(input)) return refuse(`the journal cannot record its input (${input.failure.message})`)
+      const { value, text } = input.success
       const existing = yield* Effect.result(store.get(call.id))
       if (existing._tag === "Failure") return refuse(`the journal cannot be read (${existing.failure.message})`)
       const entry = existing.success
       const idempotent = Tool.isIdempotent(tool)
       if (entry !== undefined) {
         const recorded = Canonical.encode(entry.input)
-        const same = Result.isSuccess(recorded) && recorded.success === input.success
+        const same = Result.isSuccess(recorded) && recorded.success === text
         if (entry.tool !== call.name || !same) {
           const shown = Result.isSuccess(recorded) ? recorded.success : `(unreadable: ${recorded.failure.message})`
           return refuse(`call id '${call.id}' was already used for another call (${entry.tool} ${shown})`)
@@ -328,14 +394,14 @@ export const middleware =
       }
       if (!idempotent) {
         const started = yield* Effect.result(
-          Effect.retry(store.start(call.id, call.name, call.input), { times: writeRetries })
+          Effect.retry(store.start(call.id, call.name, value), { times: writeRetries })
         )
         if (started._tag === "Failure") return refuse(`the journal cannot record the call (${started.failure.message})`)
       }
       const outcome = yield* run
       const observation = observationOf(outcome)
       const finished = yield* Effect.result(
-        Effect.retry(store.finish(call.id, call.name, call.input, observation), { times: writeRetries })
+        Effect.retry(store.finish(call.id, call.name, value, observation), { times: writeRetries })
       )
       if (finished._tag === "Success") return outcome
       // The call ran and the journal does not know it: say so, loudly. A non-idempotent call

@@ -251,7 +251,8 @@ for (const backend of backends) {
           loop.self = loop
           const twin: Record<string, unknown> = { nota: "pan" }
           twin.self = twin
-          const reason = "the journal cannot record its input (a cycle (the value contains itself) at $.self)"
+          // The decoded input (what runs) is a copy of the record whose `self` is the original.
+          const reason = "the journal cannot record its input (a cycle (the value contains itself) at $.self.self)"
           const first = yield* exec(toolset, store, "n1", "anotar", loop)
           assert.deepStrictEqual(first, {
             _tag: "Refused",

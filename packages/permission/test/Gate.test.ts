@@ -55,6 +55,8 @@ const policy: Policy.Policy = {
 }
 
 const call = (id: string, name: string, input: unknown): Toolset.RawCall => ({ id, name, input })
+/** A call as middleware sees it, for a gate called directly: its input as decoded. */
+const asRuns = (c: Toolset.RawCall): Execute.Call => ({ id: c.id, name: c.name, input: c.input, raw: c.input })
 
 /** Executes calls in order behind a gate over `options`, with a memory trace. */
 const behindGate = (calls: ReadonlyArray<Toolset.RawCall>, options: Gate.Options = { policy }) =>
@@ -351,14 +353,18 @@ describe("the gate fails closed on what it cannot read", () => {
         }
       }
       const gate = yield* Gate.make({ policy })
-      const outcome = yield* gate(call("c1", "append", input), append, Effect.die("must not run"))
+      const outcome = yield* gate(asRuns(call("c1", "append", input)), append, Effect.die("must not run"))
       assert.strictEqual(
         outcome.content,
         "not executed: denied: its argument 'path' could not be read to check it: second read"
       )
       const { proxy, revoke } = Proxy.revocable({}, {})
       revoke()
-      const revoked = yield* gate({ id: "c2", name: "append", input: proxy }, append, Effect.die("must not run"))
+      const revoked = yield* gate(
+        asRuns({ id: "c2", name: "append", input: proxy }),
+        append,
+        Effect.die("must not run")
+      )
       assert.isTrue(Outcome.isDenied(revoked))
     })
   )
@@ -371,7 +377,7 @@ describe("the gate fails closed on what it cannot read", () => {
         }
       }) as Tool.Any
       const gate = yield* Gate.make({ policy: { rules: [{ annotations: { destructive: true }, decision: "deny" }] } })
-      const outcome = yield* gate(call("c1", "read", { path: "a" }), odd, Effect.die("must not run"))
+      const outcome = yield* gate(asRuns(call("c1", "read", { path: "a" })), odd, Effect.die("must not run"))
       assert.strictEqual(
         outcome.content,
         "not executed: denied: the permission policy does not allow this call (rules[0])"
