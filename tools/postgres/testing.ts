@@ -21,8 +21,49 @@ export interface TestDatabase {
   readonly close: () => Promise<void>
 }
 
-/** Why there is no database: the suite says so and skips what needs one. */
+/** Why there is no database: the suite says so and skips what needs one (outside CI only). */
 export type Unavailable = Postgres.Unavailable
+
+/**
+ * Whether a missing Postgres must fail the run instead of skipping: in CI (`CI` set to anything
+ * but `""`, `0` or `false`), where Postgres is installed, a test that skips would pass unseen.
+ */
+export const required = (env: NodeJS.ProcessEnv = process.env): boolean => {
+  const ci = env.CI
+  return ci !== undefined && ci !== "" && ci !== "0" && ci.toLowerCase() !== "false"
+}
+
+/** What a test needs of its context to skip itself (vitest's `ctx.skip`). */
+export interface Skippable {
+  readonly skip: (condition: boolean, note?: string) => void
+}
+
+/**
+ * The URL of a suite's database (as `database()` gave it, or `undefined` before it was set up).
+ * Without one: in CI (see {@link required}) the test FAILS with an error naming why; elsewhere it
+ * is skipped, saying why.
+ */
+export const urlOrSkip = (
+  db: TestDatabase | Unavailable | undefined,
+  ctx: Skippable,
+  env: NodeJS.ProcessEnv = process.env
+): string => {
+  if (db !== undefined && !("reason" in db)) return db.url
+  const reason = db === undefined ? "the database was not set up" : db.reason
+  if (required(env)) {
+    throw new Error(
+      `Postgres is not available: ${reason} (CI=${env.CI ?? ""}: in CI a Postgres test that cannot run fails, it is not skipped)`
+    )
+  }
+  ctx.skip(true, `Postgres is not available: ${reason}`)
+  throw new Error(`Postgres is not available: ${reason}`)
+}
+
+/** The line a suite prints when it has no database: "skipped" outside CI, "FAILED" in it. */
+export const unavailableNote = (reason: string, env: NodeJS.ProcessEnv = process.env): string =>
+  required(env)
+    ? `\n*** Postgres tests FAILED: ${reason} (in CI they cannot be skipped) ***\n`
+    : `\n*** Postgres tests skipped: ${reason} ***\n`
 
 /** The URL of another database on the same server. */
 export const withDatabase = (url: string, database: string): string => {

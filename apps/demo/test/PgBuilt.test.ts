@@ -3,7 +3,7 @@
  * the engine's code (effect/cluster, the Postgres driver); `--engine postgres` loads it, gives
  * the local verdict, and the soak runs its shipped runner (`dist/PgSoakRunner.js`). The Postgres
  * tests need Postgres (a throwaway cluster, or DATABASE_URL): without it they say why and are
- * skipped.
+ * skipped (in CI, where a skip would pass unseen, they fail).
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -20,21 +20,15 @@ let db: Testing.TestDatabase | Testing.Unavailable | undefined
 beforeAll(async () => {
   build(dist)
   db = await Testing.database()
-  if ("reason" in db) console.warn(`\n*** Postgres tests skipped: ${db.reason} ***\n`)
+  if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
 }, buildTimeout + 180_000)
 afterAll(async () => {
   if (db !== undefined && !("reason" in db)) await db.close()
   temp.remove()
 }, 180_000)
 
-const urlOr = (ctx: { readonly skip: (condition: boolean, note?: string) => void }): string => {
-  if (db === undefined || "reason" in db) {
-    const reason = db === undefined ? "not set up" : db.reason
-    ctx.skip(true, `Postgres is not available: ${reason}`)
-    throw new Error(reason)
-  }
-  return db.url
-}
+/** The database's URL; without one the test is skipped, saying why (in CI it fails). */
+const urlOr = (ctx: Testing.Skippable): string => Testing.urlOrSkip(db, ctx)
 
 /** The loaded files that hold the engine's code (the journal's table, the cluster's sharding), wherever bundled. */
 const withEngine = (loaded: ReadonlyArray<string>): ReadonlyArray<string> =>

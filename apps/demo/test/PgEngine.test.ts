@@ -5,7 +5,7 @@
  * naming why: no database, a URL that is not Postgres, a database that does not answer (its
  * password hidden), the Postgres engine's flags without it, recording with it. Needs Postgres
  * for the first tests (a throwaway cluster, or DATABASE_URL): without it they say why and are
- * skipped.
+ * skipped (in CI, where a skip would pass unseen, they fail).
  */
 import process from "node:process"
 import * as Testing from "@agent-harness/postgres-tool/testing"
@@ -21,20 +21,14 @@ const spawn = { timeout: 180_000 }
 let db: Testing.TestDatabase | Testing.Unavailable | undefined
 beforeAll(async () => {
   db = await Testing.database()
-  if ("reason" in db) console.warn(`\n*** Postgres tests skipped: ${db.reason} ***\n`)
+  if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
 }, timeout)
 afterAll(async () => {
   if (db !== undefined && !("reason" in db)) await db.close()
 }, timeout)
 
-const urlOr = (ctx: { readonly skip: (condition: boolean, note?: string) => void }): string => {
-  if (db === undefined || "reason" in db) {
-    const reason = db === undefined ? "not set up" : db.reason
-    ctx.skip(true, `Postgres is not available: ${reason}`)
-    throw new Error(reason)
-  }
-  return db.url
-}
+/** The database's URL; without one the test is skipped, saying why (in CI it fails). */
+const urlOr = (ctx: Testing.Skippable): string => Testing.urlOrSkip(db, ctx)
 
 /** The environment without DATABASE_URL (and without colour). */
 const bare = (): NodeJS.ProcessEnv => {

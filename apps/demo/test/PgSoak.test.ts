@@ -5,7 +5,7 @@
  * call the journal holds as started and never finished is reported outcome unknown, finished
  * calls are replayed, never run again. Run once more without the journal, the soak must find
  * the appends a takeover runs twice. Needs Postgres (a throwaway cluster, or DATABASE_URL):
- * without it the tests say why and are skipped.
+ * without it the tests say why and are skipped (in CI, where a skip would pass unseen, they fail).
  */
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -20,20 +20,14 @@ const timeout = 600_000
 let db: Testing.TestDatabase | Testing.Unavailable | undefined
 beforeAll(async () => {
   db = await Testing.database()
-  if ("reason" in db) console.warn(`\n*** Postgres soak tests skipped: ${db.reason} ***\n`)
+  if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
 }, timeout)
 afterAll(async () => {
   if (db !== undefined && !("reason" in db)) await db.close()
 }, timeout)
 
-const urlOr = (ctx: { readonly skip: (condition: boolean, note?: string) => void }): string => {
-  if (db === undefined || "reason" in db) {
-    const reason = db === undefined ? "not set up" : db.reason
-    ctx.skip(true, `Postgres is not available: ${reason}`)
-    throw new Error(reason)
-  }
-  return db.url
-}
+/** The database's URL; without one the test is skipped, saying why (in CI it fails). */
+const urlOr = (ctx: Testing.Skippable): string => Testing.urlOrSkip(db, ctx)
 
 describe("the Postgres soak", () => {
   it(

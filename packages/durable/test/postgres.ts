@@ -1,7 +1,8 @@
 /**
  * Postgres for this suite: a fresh database for each test file, on `DATABASE_URL`'s server when
  * it is set, else on a throwaway cluster (tools/postgres). Where neither can be had, the file's
- * tests say why (a warning on the log) and are skipped; everything else in the suite still runs.
+ * tests say why (a warning on the log) and are skipped, except in CI (`CI=true`), where they fail:
+ * a skipped test is not a passed one.
  */
 import { afterAll, beforeAll } from "@effect/vitest"
 import * as Testing from "@agent-harness/postgres-tool/testing"
@@ -9,26 +10,15 @@ import * as Testing from "@agent-harness/postgres-tool/testing"
 /** Generous: starting a cluster and a runner on a loaded 2-core machine. */
 export const timeout = 180_000
 
-/** A database for the calling test file: `url(ctx)` gives its URL, or skips the test saying why. */
-export const database = (): {
-  readonly url: (ctx: { readonly skip: (condition: boolean, note?: string) => void }) => string
-} => {
+/** A database for the calling test file: `url(ctx)` gives its URL, or skips the test (fails it in CI) saying why. */
+export const database = (): { readonly url: (ctx: Testing.Skippable) => string } => {
   let db: Testing.TestDatabase | Testing.Unavailable | undefined
   beforeAll(async () => {
     db = await Testing.database()
-    if ("reason" in db) console.warn(`\n*** Postgres tests skipped: ${db.reason} ***\n`)
+    if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
   }, timeout)
   afterAll(async () => {
     if (db !== undefined && !("reason" in db)) await db.close()
   }, timeout)
-  return {
-    url: (ctx) => {
-      if (db === undefined || "reason" in db) {
-        const reason = db === undefined ? "the database was not set up" : db.reason
-        ctx.skip(true, `Postgres is not available: ${reason}`)
-        throw new Error(reason)
-      }
-      return db.url
-    }
-  }
+  return { url: (ctx) => Testing.urlOrSkip(db, ctx) }
 }

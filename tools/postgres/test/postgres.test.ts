@@ -2,7 +2,8 @@
  * The throwaway cluster: started as an unprivileged user on a loopback port, answering
  * queries, each test database its own, and gone once stopped. Needs PostgreSQL's binaries
  * (Debian: `apt-get install -y postgresql`); without them every test here says why and is
- * skipped.
+ * skipped, except in CI (`CI=true`), where it fails. Also: what a test without Postgres does, in
+ * CI and out of it.
  */
 import * as fs from "node:fs"
 import { PgClient } from "@effect/sql-pg"
@@ -26,12 +27,10 @@ describe("the throwaway cluster", () => {
   it(
     "starts on 127.0.0.1, answers, runs as an unprivileged user, and is removed when stopped",
     async (ctx) => {
-      const cluster = await Postgres.start()
-      if ("reason" in cluster) {
-        console.warn(`\n*** Postgres tests skipped: ${cluster.reason} ***\n`)
-        ctx.skip(true, cluster.reason)
-        return
-      }
+      const started = await Postgres.start()
+      if ("reason" in started) console.warn(Testing.unavailableNote(started.reason))
+      if ("reason" in started) Testing.urlOrSkip(started, ctx)
+      const cluster = started as Postgres.Cluster
       try {
         expect(cluster.url).toBe(`postgres://postgres@127.0.0.1:${cluster.port}/postgres`)
         const rows = await query(cluster.url, "SELECT current_setting('listen_addresses') AS listen, 1 + 1 AS two")
@@ -51,12 +50,10 @@ describe("the throwaway cluster", () => {
   it(
     "gives each suite its own empty database, dropped when closed",
     async (ctx) => {
-      const one = await Testing.database()
-      if ("reason" in one) {
-        console.warn(`\n*** Postgres tests skipped: ${one.reason} ***\n`)
-        ctx.skip(true, one.reason)
-        return
-      }
+      const db = await Testing.database()
+      if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
+      Testing.urlOrSkip(db, ctx)
+      const one = db as Testing.TestDatabase
       try {
         await query(one.url, "CREATE TABLE t (x int)")
         const tables = await query(one.url, "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 't'")
@@ -79,6 +76,35 @@ describe("the throwaway cluster", () => {
       if (saved === undefined) delete process.env.PG_BIN
       else process.env.PG_BIN = saved
     }
+  })
+
+  it("without Postgres, a test fails in CI and is skipped elsewhere, saying why", () => {
+    const missing: Testing.Unavailable = { reason: "PostgreSQL's initdb, pg_ctl and postgres were not found" }
+    const skipped: Array<string | undefined> = []
+    const ctx: Testing.Skippable = { skip: (condition, note) => void (condition ? skipped.push(note) : undefined) }
+    for (const ci of ["true", "1", "yes"]) {
+      expect(Testing.required({ CI: ci })).toBe(true)
+      expect(() => Testing.urlOrSkip(missing, ctx, { CI: ci })).toThrow(
+        `Postgres is not available: PostgreSQL's initdb, pg_ctl and postgres were not found (CI=${ci}: in CI a Postgres test that cannot run fails, it is not skipped)`
+      )
+      expect(() => Testing.urlOrSkip(undefined, ctx, { CI: ci })).toThrow(
+        "Postgres is not available: the database was not set up (CI="
+      )
+    }
+    expect(skipped).toEqual([])
+    expect(Testing.unavailableNote("x", { CI: "true" })).toBe(
+      "\n*** Postgres tests FAILED: x (in CI they cannot be skipped) ***\n"
+    )
+    for (const env of [{}, { CI: "" }, { CI: "false" }, { CI: "0" }]) {
+      expect(Testing.required(env)).toBe(false)
+      expect(() => Testing.urlOrSkip(missing, ctx, env)).toThrow("Postgres is not available")
+    }
+    expect(skipped).toEqual(
+      Array(4).fill("Postgres is not available: PostgreSQL's initdb, pg_ctl and postgres were not found")
+    )
+    expect(Testing.unavailableNote("x", {})).toBe("\n*** Postgres tests skipped: x ***\n")
+    const db: Testing.TestDatabase = { url: "postgres://postgres@127.0.0.1:1/x", where: "here", close: async () => {} }
+    expect(Testing.urlOrSkip(db, ctx, { CI: "true" })).toBe("postgres://postgres@127.0.0.1:1/x")
   })
 
   it("a URL for another database on the same server", () => {
