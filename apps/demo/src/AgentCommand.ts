@@ -143,8 +143,8 @@ const mountAll = (
 
 /**
  * `--trace` and `--journal`: never a folder, never the policy file nor each other (the trace
- * would empty the journal), never a file the tools can see (directly under `--root`, where the
- * model could read it or write over it).
+ * would empty the journal), never a file the tools can see (anywhere inside `--root`, links
+ * resolved: `RootFolder.refuseInside`), where the model could read it or write over it.
  */
 const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
@@ -156,9 +156,7 @@ const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
     ] as const
     for (const { flag, file, other } of outputs) {
       if (file === undefined) continue
-      if (path.dirname(path.resolve(file)) === root) {
-        return yield* usage(`${flag} ${file}: it is in --root, where the model's tools would see it; put it elsewhere`)
-      }
+      yield* RootFolder.refuseInside("harness agent", options.root, flag, file)
       if (other.file !== undefined && path.resolve(other.file) === path.resolve(file)) {
         return yield* usage(`${flag} ${file}: it is also the ${other.flag} file; give each its own`)
       }

@@ -20,7 +20,7 @@ import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Serve } from "@agent-harness/mcp"
 import { Compose, Gate } from "@agent-harness/permission"
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Console, Effect, type FileSystem, type Scope } from "effect"
+import { Console, Effect, type FileSystem, type Path, type Scope } from "effect"
 import * as AgentPolicy from "./AgentPolicy.ts"
 import * as ExitCode from "./ExitCode.ts"
 import * as RootFolder from "./RootFolder.ts"
@@ -104,10 +104,13 @@ const gateOf = (
  *
  * @since 0.1.0
  */
-export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(
     Effect.gen(function* () {
       yield* RootFolder.check("harness mcp serve", options.root)
+      if (options.journal !== undefined) {
+        yield* RootFolder.refuseInside("harness mcp serve", options.root, "--journal", options.journal)
+      }
       const files = yield* Effect.catch(FlatFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
