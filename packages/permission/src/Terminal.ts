@@ -1,19 +1,29 @@
 /**
- * The approver of a person at a terminal: it prints the call (the tool, the call id, its input,
- * the rule that asks and why) and reads one line: `y` runs the call, `a` runs it and every later
- * call of that tool the same rule asks about, `n` or an empty line denies it (Spanish: `s`, `t`,
- * `n`). It reads the streams it is given (the CLI passes `process.stdin` and `process.stderr`),
- * so tests drive it with in-memory streams. Everything printed from the call has its control
- * characters escaped: a model cannot colour, move or clear the terminal, or forge a line of the
- * question.
+ * The approver of a person at a terminal: it prints the call (the tool, the call id, its input
+ * field by field, the rule that asks and why) and reads one line: `y` runs the call, `a` runs it
+ * and every later call of that tool the same rule asks about, `n` or an empty line denies it
+ * (Spanish: `s`, `t`, `n`). An answer that is none of these is asked again, `maxTries` times at
+ * most, then the call is denied, saying so; the end of the input (Ctrl-D) denies. It reads the
+ * streams it is given (the CLI passes `process.stdin` and `process.stderr`), so tests drive it
+ * with in-memory streams, and it reads the input only while a question waits: every question of
+ * a run is read, one after the other.
+ *
+ * What the person reads is what the call holds. The input is shown field by field, the fields
+ * that name a path first (`path`, `ruta`, `file`, `folder`, …), each cut on its own with a marker
+ * saying how much was cut (a long path keeps its start and its end), so no long field can push
+ * the path out of sight. Everything printed from the call goes through `Printable.line`: control,
+ * bidi and invisible characters are shown escaped (`\u202e`), so a model cannot colour, move or
+ * clear the terminal, forge a line of the question, or make a path read as another.
  *
  * @since 0.1.0
  */
+import { Execute } from "@agent-harness/executor"
 import { Render } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
 import type * as Approver from "./Approver.ts"
 import * as Messages from "./Messages.ts"
+import * as Printable from "./Printable.ts"
 
 /**
  * Where the question goes and where the answer comes from.
@@ -28,11 +38,19 @@ export interface Streams {
 }
 
 /**
- * How much of a call's input the question shows, in characters.
+ * How much of one field the question shows, in characters (a path field: its first and last
+ * halves of this).
  *
  * @since 0.1.0
  */
-export const maxShown = 2000
+export const maxField = 400
+
+/**
+ * How many fields of the input the question shows; the rest are counted.
+ *
+ * @since 0.1.0
+ */
+export const maxFields = 12
 
 /**
  * How many answers that are none of the choices are asked again before the call is denied.
@@ -41,42 +59,102 @@ export const maxShown = 2000
  */
 export const maxTries = 3
 
-/** C0 and C1 control characters, DEL, and the Unicode line and paragraph separators. */
-const isControl = (code: number): boolean =>
-  code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029
-
 /**
- * A text as it may be printed on one line: every control character as `\u001b`.
+ * A text as it may be printed on one line: every control, bidi or invisible character escaped
+ * (`\u001b`, `\u202e`); `Printable.line`.
  *
  * @since 0.1.0
  */
-export const printable = (text: string): string => {
-  let out = ""
-  let from = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (!isControl(code)) continue
-    out += `${text.slice(from, i)}\\u${code.toString(16).padStart(4, "0")}`
-    from = i + 1
+export const printable = (text: string): string => Printable.line(text)
+
+/** The words of the question this module writes itself, by the catalogue's locale. */
+const words = {
+  en: {
+    more: (n: number) => `… (${n} more characters)`,
+    cut: (n: number) => ` … (${n} characters cut) … `,
+    fields: (n: number) => `… and ${n} more ${n === 1 ? "field" : "fields"}`,
+    unanswered: (tries: number, last: string) =>
+      `the person asked answered ${tries} times with none of the choices (the last answer: ${last})`,
+    denied: (reason: string) => `Denied: ${reason}.`
+  },
+  es: {
+    more: (n: number) => `… (${n} caracteres más)`,
+    cut: (n: number) => ` … (${n} caracteres cortados) … `,
+    fields: (n: number) => `… y ${n} ${n === 1 ? "campo más" : "campos más"}`,
+    unanswered: (tries: number, last: string) =>
+      `la persona a la que se ha preguntado ha respondido ${tries} veces sin elegir ninguna opción (la última respuesta: ${last})`,
+    denied: (reason: string) => `Denegada: ${reason}.`
   }
-  return from === 0 ? text : out + text.slice(from)
+} as const
+
+type Words = (typeof words)[keyof typeof words]
+
+const currentWords: Effect.Effect<Words> = Effect.map(Execute.harness, ({ catalog }) =>
+  catalog.locale === "es" ? words.es : words.en
+)
+
+/** Field names that name a path, a file or a folder (in the shipped locales), shown first. */
+const pathLike =
+  /^(path|paths|file|files|filename|filepath|folder|dir|directory|root|cwd|src|source|dest|destination|target|url|uri|ruta|rutas|fichero|archivo|carpeta|directorio|origen|destino)$|(path|file|folder|dir|ruta|fichero|archivo|carpeta)/i
+
+/** A field's name as shown: as it is when it is a plain word, else quoted. */
+const fieldName = (name: string): string => (/^[\p{L}\p{N}_-]{1,64}$/u.test(name) ? name : JSON.stringify(name))
+
+/** `text` cut to `maxField` characters: its start, or for a path its start and its end. */
+const cutField = (text: string, path: boolean, w: Words): string => {
+  if (text.length <= maxField) return text
+  if (!path) return `${text.slice(0, maxField)}${w.more(text.length - maxField)}`
+  const half = maxField / 2
+  return `${text.slice(0, half)}${w.cut(text.length - maxField)}${text.slice(-half)}`
 }
 
-const shown = (input: unknown): string => {
-  const rendered = Render.value(input)
-  return printable(
-    rendered.length > maxShown
-      ? `${rendered.slice(0, maxShown)}… (${rendered.length - maxShown} more characters)`
-      : rendered
-  )
+const unreadable = (error: unknown): string => `[Unreadable: ${Render.messageOf(error) ?? "it threw"}]`
+
+/** A field's value as shown: a string quoted (JSON), anything else rendered (`Render.value`). */
+const valueText = (value: unknown): string => {
+  if (typeof value === "string") return JSON.stringify(value)
+  const rendered = Render.value(value)
+  return rendered === "" ? "undefined" : rendered
 }
 
-/** Lines from a stream, read only while a question waits for one. */
+/** The lines that show a call's input: path-like fields first, each cut on its own. */
+const shownInput = (input: unknown, w: Words): ReadonlyArray<string> => {
+  let names: ReadonlyArray<string>
+  try {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      return [Printable.line(cutField(valueText(input), false, w))]
+    }
+    names = Object.keys(input)
+  } catch (error) {
+    return [Printable.line(unreadable(error))]
+  }
+  if (names.length === 0) return ["{}"]
+  const paths = names.filter((name) => pathLike.test(name))
+  const ordered = paths.length === 0 ? names : [...paths, ...names.filter((name) => !pathLike.test(name))]
+  const shown = ordered.slice(0, maxFields).map((name) => {
+    let text: string
+    try {
+      text = valueText((input as Record<string, unknown>)[name])
+    } catch (error) {
+      text = unreadable(error)
+    }
+    return Printable.line(`${fieldName(name)}: ${cutField(text, pathLike.test(name), w)}`)
+  })
+  return ordered.length > maxFields ? [...shown, w.fields(ordered.length - maxFields)] : shown
+}
+
+/**
+ * Lines from a stream, read only while a question waits for one: the stream is resumed when a
+ * question waits and paused when it has its line, so the process may exit between questions and
+ * every question is read. Lines typed ahead are kept for the next question; an error of the
+ * stream ends it (the calls still asked are denied).
+ */
 const lineReader = (input: Readable) => {
   const decoder = new TextDecoder()
   const lines: Array<string> = []
   let buffer = ""
   let ended = false
+  let attached = false
   let wake: (() => void) | undefined
   const onData = (chunk: string | Uint8Array) => {
     buffer += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true })
@@ -87,38 +165,48 @@ const lineReader = (input: Readable) => {
     wake?.()
   }
   const onEnd = () => {
+    if (ended) return
+    buffer += decoder.decode()
     if (buffer !== "") lines.push(buffer)
     buffer = ""
     ended = true
     wake?.()
   }
   const attach = () => {
+    if (attached) return
+    attached = true
+    // Attached once and kept: an error or the end while no question waits is still seen.
     input.on("data", onData)
     input.on("end", onEnd)
+    input.on("close", onEnd)
     input.on("error", onEnd)
   }
-  const detach = () => {
-    input.removeListener("data", onData)
-    input.removeListener("end", onEnd)
-    input.removeListener("error", onEnd)
-    // Unread input stays in the stream until the next question; the process may exit meanwhile.
-    input.pause()
+  const pause = () => {
+    try {
+      input.pause()
+    } catch {
+      // A stream that cannot be paused keeps flowing: its lines are kept for the next question.
+    }
   }
   /** The next line, or `undefined` when the input has ended. */
   const next: Effect.Effect<string | undefined> = Effect.callback<string | undefined>((resume) => {
-    const check = () => {
-      if (lines.length > 0 || ended) {
-        wake = undefined
-        detach()
-        resume(Effect.succeed(lines.shift()))
-      }
+    if (lines.length > 0 || ended) return resume(Effect.succeed(lines.shift()))
+    wake = () => {
+      if (lines.length === 0 && !ended) return
+      wake = undefined
+      pause()
+      resume(Effect.succeed(lines.shift()))
     }
-    if (lines.length > 0 || ended) return check()
-    wake = check
-    attach()
+    try {
+      attach()
+      // A stream paused after the last answer does not flow again by itself.
+      input.resume()
+    } catch {
+      onEnd()
+    }
     return Effect.sync(() => {
       wake = undefined
-      detach()
+      pause()
     })
   })
   return next
@@ -161,32 +249,39 @@ export const make = (streams: Streams): Approver.Approver => {
     ask: (request) =>
       Effect.gen(function* () {
         const messages = yield* Messages.current
+        const w = yield* currentWords
         const name = printable(request.name)
         const question = messages.question(
           name,
           printable(request.id),
-          shown(request.input),
+          shownInput(request.input, w).join("\n  "),
           request.rule,
           request.reason === undefined ? undefined : printable(request.reason)
         )
         if (!write(`${question}\n`)) {
           return { answer: "no", reason: messages.approverFailed("the question could not be written") } as const
         }
+        let last = ""
         for (let tries = 0; tries < maxTries; tries++) {
+          if (tries > 0) write(`${messages.again}\n`)
           write(messages.choices(name))
           const line = yield* next
           if (line === undefined) {
-            write("\n")
+            write(`\n${w.denied(messages.inputEnded)}\n`)
             return { answer: "no", reason: messages.inputEnded } as const
           }
           const said = line.trim().toLowerCase()
           if (messages.answers.yes.includes(said)) return { answer: "yes" } as const
           if (messages.answers.always.includes(said)) return { answer: "always" } as const
-          if (said === "" || messages.answers.no.includes(said))
+          if (said === "" || messages.answers.no.includes(said)) {
             return { answer: "no", reason: messages.refused } as const
-          write(`${messages.again}\n`)
+          }
+          last = line.trim()
         }
-        return { answer: "no", reason: messages.refused } as const
+        const shownLast = JSON.stringify(last.length > 40 ? `${last.slice(0, 40)}…` : last)
+        const reason = w.unanswered(maxTries, Printable.line(shownLast))
+        write(`${w.denied(reason)}\n`)
+        return { answer: "no", reason } as const
       })
   }
 }

@@ -18,6 +18,8 @@ export * as Glob from "./Glob.ts"
 export * as Messages from "./Messages.ts"
 /** Policies: their Schema, decoding, and deciding a call. @since 0.1.0 */
 export * as Policy from "./Policy.ts"
+/** Text safe to show a person on a terminal (controls, bidi and invisible characters escaped). @since 0.1.0 */
+export * as Printable from "./Printable.ts"
 /** The approver of a person at a terminal. @since 0.1.0 */
 export * as Terminal from "./Terminal.ts"
 /** Tool output marked as untrusted data. @since 0.1.0 */
