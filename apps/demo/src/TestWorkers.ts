@@ -4,9 +4,15 @@
  * as this process would (`ScenarioCommands.runFiles`, over `ScenarioServices`), so the report is
  * the same, line for line and in the same order, with or without them. This process runs files
  * from the start, while the threads load. A thread that stops while running a file (it threw, it
- * ran out of memory, it exited) gets that file reported as an error (exit 2), and the files it had
- * not started run elsewhere; when threads cannot start at all (a platform without them, an entry
- * point that does not load), this process runs them all.
+ * exited) gets that file reported as an error (exit 2), and the files it had not started run
+ * elsewhere; when threads cannot start at all (a platform without them, an entry point that does
+ * not load), this process runs them all.
+ *
+ * What the machine has bounds the threads: never more runners than cores
+ * (`os.availableParallelism()`; a `--workers` above it is lowered, saying so on stderr), and each
+ * thread has a heap limit (`resourceLimits`, `memoryLimitMb`, `HARNESS_WORKER_MEMORY_MB`), so a
+ * file that makes its thread run out of memory kills that thread alone: the file is reported as
+ * failed ("the worker running FILE ran out of memory", exit 1) and the others run on.
  *
  * The thread's entry point is `TestWorker.ts` next to this module when it runs from the sources
  * (Node's type stripping, Deno), and `TestWorker.js` next to the chunk holding it in the built CLI
@@ -14,9 +20,11 @@
  *
  * @since 0.1.0
  */
-import { availableParallelism } from "node:os"
-import { Parallel, ScenarioFile, Suite } from "@agent-harness/scenario"
-import { Effect, type FileSystem, Queue, Result } from "effect"
+import { availableParallelism, totalmem } from "node:os"
+import process from "node:process"
+import type { ResourceLimits } from "node:worker_threads"
+import { Parallel, ScenarioFile, Suite, Verdict } from "@agent-harness/scenario"
+import { Console, Effect, type FileSystem, Queue, Result } from "effect"
 import type { FileRun } from "./ScenarioCommands.ts"
 
 /**
@@ -49,7 +57,8 @@ export const minCores = 4
 /**
  * How many runners, this process included, run `count` files: as many as asked (`--workers N`;
  * 1 is this process alone), else one per core once there are `threshold` files on a machine
- * with at least `minCores` cores, else 1. Never more than files.
+ * with at least `minCores` cores, else 1. Never more than files; `run` then lowers an asked
+ * number above the machine's cores to them.
  *
  * @since 0.1.0
  */
@@ -65,6 +74,48 @@ export const entry: URL = new URL(
   import.meta.url.endsWith(".ts") ? "./TestWorker.ts" : "./TestWorker.js",
   import.meta.url
 )
+
+/**
+ * The environment variable that sets each thread's heap limit in MB (V8's old generation,
+ * `resourceLimits.maxOldGenerationSizeMb`); unset, `memoryLimitMb` decides.
+ *
+ * @since 0.1.0
+ */
+export const memoryVariable = "HARNESS_WORKER_MEMORY_MB"
+
+/**
+ * The fewest MB `HARNESS_WORKER_MEMORY_MB` may give a thread: below it a thread cannot load the
+ * harness at all.
+ *
+ * @since 0.1.0
+ */
+export const minMemoryMb = 64
+
+/**
+ * A thread's default heap limit in MB: its share of half the machine's memory (every core may
+ * run one), at most 2048 and at least 256. On a 24 GB 2-core machine that is 2048: two threads
+ * stay under 4 GB, and a scenario file (at most 64 MiB) needs far less to run.
+ *
+ * @since 0.1.0
+ */
+export const memoryLimitMb = (total: number = totalmem(), cores: number = availableParallelism()): number =>
+  Math.max(256, Math.min(2048, Math.floor(total / (1024 * 1024) / (2 * Math.max(1, cores)))))
+
+/**
+ * The heap limit `HARNESS_WORKER_MEMORY_MB` sets (whole MB, at least `minMemoryMb`), or why the
+ * value is not one; unset or empty: `memoryLimitMb()`.
+ *
+ * @since 0.1.0
+ */
+export const memoryFrom = (value: string | undefined): Result.Result<number, string> => {
+  if (value === undefined || value.trim() === "") return Result.succeed(memoryLimitMb())
+  const mb = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN
+  return Number.isSafeInteger(mb) && mb >= minMemoryMb
+    ? Result.succeed(mb)
+    : Result.fail(
+        `${memoryVariable} must be a whole number of MB, at least ${minMemoryMb}, got ${JSON.stringify(value)}`
+      )
+}
 
 /** A `FileRun` as a thread sends it: the entry as plain data. */
 type Wire =
@@ -96,11 +147,47 @@ export const fromWire = (u: unknown): FileRun | undefined => {
 }
 
 /**
- * What a file whose thread stopped while running it is reported as: an error naming why (exit 2).
+ * What a file whose thread ran out of memory while running it is reported as: a failed verdict
+ * (exit 1), named by the file (its scenario was not read to its end), whose one failure says
+ * "the worker running FILE ran out of memory" and the limit it had: the run goes on.
  *
  * @since 0.1.0
  */
-export const lost = (job: Job, reason: string): FileRun => ({
+export const outOfMemory = (job: Job, limitMb: number, variant: string): FileRun => {
+  const seen = `the worker running ${job.file} ran out of memory (its heap limit: ${limitMb} MB; ${memoryVariable} sets it); the other files ran on`
+  return {
+    entry: Result.succeed(
+      Verdict.make(
+        { name: job.file, kind: "unknown", reserved: false },
+        job.file,
+        variant,
+        { status: "failed", reason: "out_of_memory", executed: [], revisions: [], steps: 0, replans: 0, files: {} },
+        [{ kind: "status", expected: "the scenario run to its end", seen, message: seen }]
+      )
+    ),
+    trace: undefined,
+    said: []
+  }
+}
+
+/**
+ * The reason a thread that ran out of memory stops with, carrying its limit: `lost` tells it
+ * from other stops by it.
+ */
+const outOfMemoryReason = (limitMb: number): string => `it ran out of memory (${limitMb} MB)`
+
+/**
+ * What a file whose thread stopped while running it is reported as: an error naming why (exit 2),
+ * or, when the thread ran out of memory, a failed verdict saying so (`outOfMemory`, exit 1).
+ *
+ * @since 0.1.0
+ */
+export const lost = (job: Job, reason: string, variant = ""): FileRun => {
+  const limit = /^it ran out of memory \((\d+) MB\)$/.exec(reason)?.[1]
+  return limit === undefined ? stopped(job, reason) : outOfMemory(job, Number(limit), variant)
+}
+
+const stopped = (job: Job, reason: string): FileRun => ({
   entry: Result.fail(
     new ScenarioFile.InvalidScenario({
       file: job.file,
@@ -125,15 +212,28 @@ interface Threads {
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** Starts threads on `entry`, each told the variant's name. */
+/** Whether a thread's error is Node's "reached its memory limit" (`ERR_WORKER_OUT_OF_MEMORY`). */
+const isOutOfMemory = (error: unknown): boolean => {
+  try {
+    return (
+      typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY"
+    )
+  } catch {
+    return false
+  }
+}
+
+/** Starts threads on `entry`, each told the variant's name, each within `limits`. */
 const spawner =
-  (threads: Threads, at: URL, variant: string): Parallel.Spawn<Job> =>
+  (threads: Threads, at: URL, variant: string, limits: ResourceLimits): Parallel.Spawn<Job> =>
   (listener) => {
-    const worker = new threads.Worker(at, { workerData: { variant } })
+    const worker = new threads.Worker(at, { workerData: { variant }, resourceLimits: limits })
     let threw: string | undefined
     worker.on("message", listener.message)
     worker.on("error", (error: unknown) => {
-      threw = `it threw: ${message(error)}`
+      threw = isOutOfMemory(error)
+        ? outOfMemoryReason(limits.maxOldGenerationSizeMb ?? 0)
+        : `it threw: ${message(error)}`
     })
     worker.on("messageerror", (error: unknown) =>
       listener.exit(`a message from it could not be read: ${message(error)}`)
@@ -146,10 +246,32 @@ const spawner =
   }
 
 /**
+ * How `run` starts its threads; every field is optional.
+ *
+ * @since 0.1.0
+ */
+export interface RunOptions {
+  /** The threads' entry point (default: the CLI's `entry`). */
+  readonly at?: URL | undefined
+  /** Whether this process runs files too (default `true`; `Parallel.Options.here`). */
+  readonly here?: boolean | undefined
+  /** The machine's cores, the most runners there may be (default `os.availableParallelism()`). */
+  readonly cores?: number | undefined
+  /**
+   * Each thread's `resourceLimits` (default: a heap of `HARNESS_WORKER_MEMORY_MB`, else
+   * `memoryLimitMb()`, MB of old generation; V8's defaults for the rest).
+   */
+  readonly limits?: ResourceLimits | undefined
+}
+
+/**
  * Runs the files on `workers` runners: this process (`local`, a few files at a time, as
- * `runFiles` runs them) and `workers - 1` threads started on `options.at` (the CLI's `entry` by default). The results in
- * the files' order, and why threads could not start when none did. `options.here: false` keeps
- * this process out unless no thread is left (`Parallel.Options.here`).
+ * `runFiles` runs them) and `workers - 1` threads started on `options.at` (the CLI's `entry` by
+ * default). Never more runners than the machine's cores: a larger `workers` is lowered to them,
+ * saying so on stderr. Each thread runs within `options.limits`, so one that runs out of memory
+ * stops alone and its file is reported as failed (`outOfMemory`). The results in the files'
+ * order, and why threads could not start when none did. `options.here: false` keeps this process
+ * out unless no thread is left (`Parallel.Options.here`).
  *
  * @since 0.1.0
  */
@@ -158,19 +280,34 @@ export const run = <R>(
   workers: number,
   variant: string,
   local: (jobs: ReadonlyArray<Job>) => Effect.Effect<ReadonlyArray<FileRun>, never, R>,
-  options: { readonly at?: URL | undefined; readonly here?: boolean | undefined } = {}
+  options: RunOptions = {}
 ): Effect.Effect<Parallel.Ran<FileRun>, never, R> =>
   Effect.gen(function* () {
-    if (workers <= 1) return { results: yield* local(jobs) }
+    const cores = Math.max(1, Math.floor(options.cores ?? availableParallelism()))
+    if (workers > cores) {
+      yield* Console.error(
+        `harness test: --workers would start ${workers} runners, more than the ${cores} ${cores === 1 ? "core" : "cores"} this machine has (os.availableParallelism()); the files run on ${cores}`
+      )
+    }
+    const runners = Math.min(workers, cores)
+    if (runners <= 1) return { results: yield* local(jobs) }
+    let limits = options.limits
+    if (limits === undefined) {
+      const memory = memoryFrom(process.env[memoryVariable])
+      if (Result.isFailure(memory)) {
+        yield* Console.error(`harness test: ${memory.failure}; each thread gets ${memoryLimitMb()} MB`)
+      }
+      limits = { maxOldGenerationSizeMb: Result.getOrElse(memory, () => memoryLimitMb()) }
+    }
     const threads = yield* Effect.result(Effect.tryPromise(() => import("node:worker_threads")))
     if (Result.isFailure(threads)) {
       return { results: yield* local(jobs), unavailable: `node:worker_threads: ${message(threads.failure.cause)}` }
     }
     return yield* Parallel.run(jobs, {
-      workers: workers - 1,
-      spawn: spawner(threads.success, options.at ?? entry, variant),
+      workers: runners - 1,
+      spawn: spawner(threads.success, options.at ?? entry, variant, limits),
       decode: fromWire,
-      lost,
+      lost: (job, reason) => lost(job, reason, variant),
       local,
       localBatch,
       here: options.here

@@ -2,14 +2,16 @@
  * `harness test` on every core: with worker threads the report is the same as in one process,
  * line for line, in order, with the same exit code (text, `--json`, `--traces` and the traces
  * themselves); a thread that crashes while running a file gets that file reported as an error and
- * no other lost; threads that cannot start leave every file to this process; a bad `--workers`
- * exits 2 before anything runs.
+ * no other lost; a thread that runs out of memory gets its file reported as failed, naming it, and
+ * the others run on; threads that cannot start leave every file to this process; a bad `--workers`
+ * exits 2 before anything runs; never more runners than cores.
  */
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Variant } from "@agent-harness/scenario"
+import { Report, Variant } from "@agent-harness/scenario"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import * as ScenarioCommands from "../src/ScenarioCommands.ts"
@@ -47,6 +49,9 @@ const mixed = (): string => {
   return temp.path("mixed")
 }
 
+/** The stderr line of a `--workers` above the machine's cores, which a run on fewer cores adds. */
+const lowered = /^harness test: --workers would start \d+ runners, more than the \d+ cores? .*\n/m
+
 describe("harness test --workers: the same report", () => {
   it("the shipped scenarios and a mixed folder: text and --json alike, whatever the number of workers", SPAWNS, () => {
     const paths = [scenariosDir, mixed()]
@@ -57,9 +62,23 @@ describe("harness test --workers: the same report", () => {
         const spread = harness(["test", ...paths, ...json, "--workers", workers], undefined, spawnTimeout)
         expect(spread.code).toBe(alone.code)
         expect(spread.stdout).toBe(alone.stdout)
-        expect(spread.stderr).toBe(alone.stderr)
+        expect(spread.stderr.replace(lowered, "")).toBe(alone.stderr)
       }
     }
+  })
+
+  it("--workers 200 runs on the machine's cores, saying so on stderr: the same report", SPAWNS, () => {
+    const alone = harness(["test", scenariosDir, "--workers", "1"], undefined, spawnTimeout)
+    const many = harness(["test", scenariosDir, "--workers", "200"], undefined, spawnTimeout)
+    expect(many.code).toBe(alone.code)
+    expect(many.stdout).toBe(alone.stdout)
+    const cores = availableParallelism()
+    const files = jsonFilesUnder(scenariosDir).length
+    expect(files).toBeGreaterThan(cores)
+    expect(many.stderr).toContain(
+      `harness test: --workers would start ${files} runners, more than the ${cores} ${cores === 1 ? "core" : "cores"} this machine has (os.availableParallelism()); the files run on ${cores}\n`
+    )
+    expect(many.stderr.replace(lowered, "")).toBe(alone.stderr)
   })
 
   it("with --traces: the same lines, and the same traces", SPAWNS, () => {
@@ -89,14 +108,19 @@ describe("harness test --workers: the same report", () => {
     }
   })
 
-  it("--workers 0, -1: exit 2 before anything runs; not a number: exit 2 with the usage", SPAWNS, () => {
+  it("--workers 0, -1: exit 2 before anything runs; not a number: exit 2 naming the flag", SPAWNS, () => {
     for (const bad of ["0", "-1"]) {
       const r = harness(["test", scenariosDir, "--workers", bad])
       expect(r.code).toBe(2)
       expect(r.stdout).toBe("")
       expect(r.stderr).toContain(`--workers must be a whole number of at least 1, got ${bad}; nothing was run`)
     }
-    expect(harness(["test", scenariosDir, "--workers", "many"]).code).toBe(2)
+    for (const bad of ["many", "2.5", ""]) {
+      const r = harness(["test", scenariosDir, "--workers", bad])
+      expect(r.code).toBe(2)
+      expect(r.stdout).not.toMatch(/^(PASS|FAIL) /m)
+      expect(r.stdout + r.stderr).toContain("value for flag --workers")
+    }
   })
 })
 
@@ -112,17 +136,39 @@ describe("TestWorkers", () => {
     expect(TestWorkers.workersFor(50, 1, 8)).toBe(1)
   })
 
+  it("each thread's heap limit: a share of half the memory, 256 to 2048 MB; HARNESS_WORKER_MEMORY_MB sets it", () => {
+    const GB = 1024 * 1024 * 1024
+    expect(TestWorkers.memoryLimitMb(24 * GB, 2)).toBe(2048)
+    expect(TestWorkers.memoryLimitMb(8 * GB, 4)).toBe(1024)
+    expect(TestWorkers.memoryLimitMb(1 * GB, 16)).toBe(256)
+    expect(TestWorkers.memoryLimitMb(256 * GB, 0)).toBe(2048)
+    expect(TestWorkers.memoryFrom("512")).toEqual(Result.succeed(512))
+    expect(TestWorkers.memoryFrom(undefined)).toEqual(Result.succeed(TestWorkers.memoryLimitMb()))
+    expect(TestWorkers.memoryFrom("")).toEqual(Result.succeed(TestWorkers.memoryLimitMb()))
+    for (const bad of ["lots", "12", "-512", "1.5", "1e9", "99999999999999999999"]) {
+      expect(TestWorkers.memoryFrom(bad)).toEqual(
+        Result.fail(`HARNESS_WORKER_MEMORY_MB must be a whole number of MB, at least 64, got ${JSON.stringify(bad)}`)
+      )
+    }
+  })
+
   const files = readdirSync(join(scenariosDir, "en"))
     .filter((name) => name.endsWith(".json"))
     .sort()
     .map((name) => join(scenariosDir, "en", name))
   const alone = (jobs: ReadonlyArray<TestWorkers.Job>) =>
     Effect.runPromise(ScenarioCommands.runFiles(jobs, Variant.fixed).pipe(Effect.provide(ScenarioServices.layer)))
-  const spread = (jobs: ReadonlyArray<TestWorkers.Job>, at: URL = TestWorkers.entry) =>
+  const spread = (
+    jobs: ReadonlyArray<TestWorkers.Job>,
+    at: URL = TestWorkers.entry,
+    more: Omit<TestWorkers.RunOptions, "at"> = {}
+  ) =>
     Effect.runPromise(
       TestWorkers.run(jobs, 3, "fixed", (some) => ScenarioCommands.runFiles(some, Variant.fixed), {
         at,
-        here: false
+        here: false,
+        cores: 3,
+        ...more
       }).pipe(Effect.provide(ScenarioServices.layer))
     )
 
@@ -152,6 +198,7 @@ describe("TestWorkers", () => {
       const crash = temp.write("crash/crash.json", salmorejo())
       const jobs = [...files.slice(0, 4), crash, ...files.slice(4)].map((file) => ({ file }))
       const ran = await spread(jobs, new URL("./fixtures/crashing-worker.ts", import.meta.url))
+      expect(ran.unavailable).toBeUndefined()
       const expected = await alone(jobs.filter((job) => job.file !== crash))
       const crashed = ran.results[4]
       assert.isDefined(crashed)
@@ -165,6 +212,56 @@ describe("TestWorkers", () => {
       expect(ran.results.filter((_, i) => i !== 4)).toEqual(expected)
     }
   )
+
+  it(
+    "a thread that runs out of memory while running a file: that file fails, naming it; the others run on",
+    SPAWNS,
+    async () => {
+      const exhaust = temp.write("oom/exhaust.json", salmorejo())
+      const jobs = [...files.slice(0, 3), exhaust, ...files.slice(3)].map((file) => ({ file }))
+      const ran = await spread(jobs, new URL("./fixtures/exhausting-worker.ts", import.meta.url), {
+        limits: { maxOldGenerationSizeMb: 96 }
+      })
+      expect(ran.unavailable).toBeUndefined()
+      const expected = await alone(jobs.filter((job) => job.file !== exhaust))
+      const failed = ran.results[3]
+      if (failed === undefined || "fatal" in failed || Result.isFailure(failed.entry)) {
+        throw new Error(`exhaust.json is not a failed verdict: ${JSON.stringify(failed)}`)
+      }
+      const verdict = failed.entry.success
+      expect(verdict.passed).toBe(false)
+      expect(verdict.file).toBe(exhaust)
+      expect(verdict.variant).toBe("fixed")
+      expect(verdict.failures.map((f) => f.message)).toEqual([
+        `the worker running ${exhaust} ran out of memory (its heap limit: 96 MB; HARNESS_WORKER_MEMORY_MB sets it); the other files ran on`
+      ])
+      expect(ran.results.filter((_, i) => i !== 3)).toEqual(expected)
+      // The report counts it as failed (exit 1), not as an invalid file (exit 2).
+      const verdicts = ran.results.flatMap((r) => ("fatal" in r || Result.isFailure(r.entry) ? [] : [r.entry.success]))
+      expect(verdicts).toHaveLength(jobs.length)
+      const totals = Report.totals(verdicts, 0)
+      expect(totals.failed).toBe(
+        expected.filter((r) => "entry" in r && Result.isSuccess(r.entry) && !r.entry.success.passed).length + 1
+      )
+      expect(Report.verdict(verdict)).toContain(`FAIL ${exhaust}`)
+    }
+  )
+
+  it("never more runners than cores: 200 asked on 1 core start no thread at all", SPAWNS, async () => {
+    const jobs = files.slice(0, 4).map((file) => ({ file }))
+    const missing = new URL("./fixtures/no-such-worker.ts", import.meta.url)
+    const capped = await Effect.runPromise(
+      TestWorkers.run(jobs, 200, "fixed", (some) => ScenarioCommands.runFiles(some, Variant.fixed), {
+        at: missing,
+        cores: 1
+      }).pipe(Effect.provide(ScenarioServices.layer))
+    )
+    // Had a thread been started on the missing entry point, `unavailable` would say so.
+    expect(capped.unavailable).toBeUndefined()
+    expect(capped.results).toEqual(await alone(jobs))
+    const two = await spread(jobs, missing, { cores: 2 })
+    expect(two.unavailable).toContain(fileURLToPath(missing))
+  })
 
   it("threads that cannot start (an entry point that does not exist): every file runs here", SPAWNS, async () => {
     const jobs = files.map((file) => ({ file }))
