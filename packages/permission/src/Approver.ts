@@ -23,8 +23,13 @@ export interface Request {
   readonly id: string
   /** The tool's name. */
   readonly name: string
-  /** The call's input, as the model sent it (it passed the tool's schema). */
+  /**
+   * The call's input as it will run: the decoded value the tool gets (it passed the tool's
+   * schema, which may have trimmed, lower-cased or filled it in). Approve this.
+   */
   readonly input: unknown
+  /** The input as the model sent it, before decoding, for display. */
+  readonly raw?: unknown
   /** The tool's annotations. */
   readonly annotations: Tool.Annotations
   /** The index of the rule that asks in the policy's `rules`; `undefined`: the default. */

@@ -9,16 +9,23 @@
  * front of a journal (`Gate.layer(options, Journal.middleware(store))`, or
  * `Compose.middlewares`), so that a denied call never reaches the journal.
  *
- * The gate fails closed. An approver that throws, dies or answers nonsense, an argument that
- * throws when read, a call with too many readings: each denies the call and says why. The gate
+ * It decides on what runs: the call's decoded input (`Execute.Call`), read by meaning (a rule on
+ * `path` reads `leer`'s `ruta`), the tool's name or its provider-safe alias. Around each call it
+ * lets run it provides a `PathGuard` that allows a path only when the policy allows the same
+ * call on that path (or the path is the call's own, which the gate just decided), so a tool
+ * that lists or searches leaves out what a path rule keeps from the model.
+ *
+ * The gate fails closed. An approver that throws, dies, interrupts itself, answers nonsense or
+ * does not answer within `approvalTimeout`, an argument that throws when read, a call with too
+ * many readings: each denies the call and says why. The gate
  * never answers a call as failed, so the model is never told that a call it was denied may have
  * run.
  *
  * @since 0.1.0
  */
 import { Execute, Outcome, Trace } from "@agent-harness/executor"
-import { Render, Tool, type Toolset } from "@agent-harness/tool-schema"
-import { Effect, Layer, Result, Semaphore } from "effect"
+import { PathGuard, Render, Tool } from "@agent-harness/tool-schema"
+import { Duration, Effect, Exit, Layer, Option, Result, Semaphore } from "effect"
 import * as Approver from "./Approver.ts"
 import * as Compose from "./Compose.ts"
 import * as Messages from "./Messages.ts"
@@ -38,6 +45,39 @@ export interface Options {
    * `Untrusted.notice` to your system prompt. Default `false`.
    */
   readonly untrustedOutput?: boolean | undefined
+  /**
+   * How long an approver may take to answer before the call is denied (`no answer came in
+   * time`): a duration longer than zero, or `Infinity` (wait for ever). Default
+   * {@link defaultApprovalTimeout}. An invalid value fails `make` (`InvalidPolicy` at
+   * `(approvalTimeout)`).
+   */
+  readonly approvalTimeout?: Duration.Input | undefined
+}
+
+/**
+ * How long the gate waits for an approver by default: 10 minutes.
+ *
+ * @since 0.1.0
+ */
+export const defaultApprovalTimeout: Duration.Duration = Duration.minutes(10)
+
+/** An approval timeout in milliseconds (`Infinity`: none), or `undefined` when it is invalid. */
+const timeoutMillis = (input: unknown): number | undefined => {
+  if (typeof input === "number" && Number.isNaN(input)) return undefined
+  let millis: number
+  try {
+    millis = Duration.toMillis(Duration.fromInputUnsafe(input as Duration.Input))
+  } catch {
+    return undefined
+  }
+  return millis > 0 ? millis : undefined
+}
+
+/** A wait as people say it: `10 minutes`, `90 seconds`, `250 ms`. */
+const waited = (millis: number): string => {
+  if (millis % 60_000 === 0) return `${millis / 60_000} minute${millis === 60_000 ? "" : "s"}`
+  if (millis % 1000 === 0) return `${millis / 1000} second${millis === 1000 ? "" : "s"}`
+  return `${millis} ms`
 }
 
 type Answered = "yes" | "no" | "always" | "remembered"
@@ -60,13 +100,20 @@ const checkAnswer = (
   return { answer: "no", reason: messages.approverAnswered(Render.value(out)) }
 }
 
-/** Asks the approver, guarded: a throw, a defect or a failure denies, with what it was. */
+type Checked = { readonly answer: "yes" | "no" | "always"; readonly reason: string | undefined }
+
+/**
+ * Asks the approver, guarded and bounded: a throw, a defect or a failure denies, with what it
+ * was; so does an approver that interrupts itself (the caller's own interruption passes
+ * through) or that does not answer within `millis` (`undefined`: no bound).
+ */
 const askGuarded = (
   approver: Approver.Approver,
   request: Approver.Request,
-  messages: Messages.Messages
-): Effect.Effect<{ readonly answer: "yes" | "no" | "always"; readonly reason: string | undefined }> =>
-  Effect.suspend((): Effect.Effect<unknown, unknown> => {
+  messages: Messages.Messages,
+  millis: number | undefined
+): Effect.Effect<Checked> => {
+  const asked = Effect.suspend((): Effect.Effect<unknown, unknown> => {
     const out: unknown = approver.ask(request)
     return Effect.isEffect(out)
       ? (out as Effect.Effect<unknown, unknown>)
@@ -80,6 +127,19 @@ const askGuarded = (
       Effect.succeed({ answer: "no" as const, reason: messages.approverFailed(Render.thrown(defect)) })
     )
   )
+  const bounded = millis === undefined ? Effect.asSome(asked) : Effect.timeoutOption(asked, Duration.millis(millis))
+  // An interruption of the caller stops the fiber at `Effect.exit`; one that reaches the exit is
+  // the approver interrupting itself.
+  return Effect.map(
+    Effect.exit(bounded),
+    (exit): Checked =>
+      Exit.isFailure(exit)
+        ? { answer: "no", reason: messages.approverInterrupted }
+        : Option.isNone(exit.value)
+          ? { answer: "no", reason: messages.approvalTimedOut(waited(millis ?? 0)) }
+          : exit.value.value
+  )
+}
 
 const annotationsOf = (tool: Tool.Any): Tool.Annotations => {
   try {
@@ -96,24 +156,40 @@ const problemText = (messages: Messages.Messages, problem: Policy.Problem): stri
     ? messages.unreadable(problem.field, problem.message)
     : messages.tooManyReadings(problem.readings, Policy.maxReadings)
 
-/** The call's input, read once, and the policy's verdict; an input that throws when read is denied. */
-const judge = (
-  policy: Policy.Compiled,
-  call: Toolset.RawCall,
-  annotations: Tool.Annotations
-): { readonly input: unknown; readonly verdict: Policy.Verdict } => {
+/** The tool's field meanings, or none when they cannot be read. */
+const meaningsOf = (tool: Tool.Any): Policy.Meanings => {
   try {
-    const input = call.input
-    return { input, verdict: Policy.decide(policy, { name: call.name, input }, annotations) }
-  } catch (thrown) {
-    return {
-      input: undefined,
-      verdict: {
-        decision: "deny",
-        rule: undefined,
-        reason: undefined,
-        problem: { _tag: "Unreadable", field: "(input)", message: Render.thrown(thrown) }
-      }
+    return tool.fields
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The path guard of a call the gate lets run: a path is allowed when the policy allows the same
+ * call on it, or when it is one of the call's own paths (decided, and let through, already).
+ * Each path is decided once per call.
+ */
+const guardOf = (
+  policy: Policy.Compiled,
+  call: Execute.Call,
+  annotations: Tool.Annotations,
+  meanings: Policy.Meanings
+): PathGuard.PathGuard => {
+  const verdicts = Policy.pathVerdicts(policy, call, annotations, meanings)
+  if (verdicts === undefined) return { allows: () => false }
+  const decided = new Map<string, boolean>()
+  return {
+    allows: (path) => {
+      if (typeof path !== "string") return false
+      const known = decided.get(path)
+      if (known !== undefined) return known
+      const allowed =
+        verdicts.own.has(path) ||
+        verdicts.own.has(Policy.normalizePath(path)) ||
+        verdicts.verdict(path).decision === "allow"
+      decided.set(path, allowed)
+      return allowed
     }
   }
 }
@@ -129,12 +205,21 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
     const compiled = Policy.compile(options.policy)
     if (Result.isFailure(compiled)) return yield* compiled.failure
     const policy = compiled.success
+    const timeout = options.approvalTimeout === undefined ? defaultApprovalTimeout : options.approvalTimeout
+    let millis = timeoutMillis(timeout)
+    if (millis === undefined) {
+      return yield* new Policy.InvalidPolicy({
+        path: "(approvalTimeout)",
+        problem: `expected a duration longer than zero or Infinity, got ${Render.value(timeout)}`
+      })
+    }
+    if (millis === Infinity) millis = undefined
     const untrusted = options.untrustedOutput === true
     // One question at a time; `always` answers, by rule and tool, for the gate's lifetime.
     const asking = yield* Semaphore.make(1)
     const always = new Set<string>()
     const middleware: Execute.Middleware = <R>(
-      call: Toolset.RawCall,
+      call: Execute.Call,
       tool: Tool.Any,
       run: Effect.Effect<Outcome.Outcome, never, R>
     ): Effect.Effect<Outcome.Outcome, never, R> =>
@@ -142,7 +227,9 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
         const messages = yield* Messages.current
         const { catalog } = yield* Execute.harness
         const annotations = annotationsOf(tool)
-        const { input, verdict } = judge(policy, call, annotations)
+        const meanings = meaningsOf(tool)
+        // `call.input` is the decoded value the tool runs with: decide on what runs.
+        const verdict = Policy.decide(policy, call, annotations, meanings)
         const record = (allowed: boolean, answer: Answered | undefined, reason: string | undefined) =>
           Trace.record({
             type: "permission.decision",
@@ -157,8 +244,13 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
           })
         const deny = (answer: Answered | undefined, reason: string) =>
           Effect.as(record(false, answer, reason), Outcome.denied(call, reason, catalog))
-        const allow = (answer: Answered | undefined) =>
-          Effect.andThen(record(true, answer, verdict.reason), untrusted ? Effect.map(run, Untrusted.mark) : run)
+        const allow = (answer: Answered | undefined) => {
+          const guarded = Effect.provideService(run, PathGuard.PathGuard, guardOf(policy, call, annotations, meanings))
+          return Effect.andThen(
+            record(true, answer, verdict.reason),
+            untrusted ? Effect.map(guarded, Untrusted.mark) : guarded
+          )
+        }
         switch (verdict.decision) {
           case "deny":
             return yield* deny(
@@ -176,7 +268,8 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
             const request: Approver.Request = {
               id: call.id,
               name: call.name,
-              input,
+              input: call.input,
+              raw: call.raw,
               annotations,
               rule: verdict.rule,
               reason: verdict.reason
@@ -187,7 +280,7 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
                 (): Effect.Effect<{ readonly answer: Answered; readonly reason: string | undefined }> =>
                   always.has(key)
                     ? Effect.succeed({ answer: "remembered", reason: undefined })
-                    : askGuarded(approver, request, messages)
+                    : askGuarded(approver, request, messages, millis)
               )
             )
             if (answered.answer === "no") return yield* deny("no", answered.reason ?? messages.refused)

@@ -347,6 +347,28 @@ const segmentsMatch = (pattern: ReadonlyArray<Segment>, text: ReadonlyArray<stri
 }
 
 /**
+ * Whether one of several texts matches the glob's pattern (a tool's name or its provider-safe
+ * alias), negation applied once: `!añadir` matches neither `añadir` nor its alias `anadir`.
+ * Never throws; time at most proportional to the glob's length times the texts'.
+ *
+ * @since 0.1.0
+ */
+export const matchesSome = (glob: Glob, texts: ReadonlyArray<string>): boolean => {
+  let found = false
+  for (const text of texts) {
+    const segments = text.split("/")
+    for (const alternative of glob.alternatives) {
+      if (segmentsMatch(alternative, segments)) {
+        found = true
+        break
+      }
+    }
+    if (found) break
+  }
+  return found !== glob.negated
+}
+
+/**
  * Whether a text matches the glob. Never throws; time at most proportional to the glob's length
  * times the text's.
  *

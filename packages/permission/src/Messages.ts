@@ -23,6 +23,10 @@ export interface Messages {
   readonly refused: string
   /** Asking failed (the approver threw or died): the call is denied. */
   readonly approverFailed: (message: string) => string
+  /** No answer came within the gate's `approvalTimeout` (rendered, e.g. `10 minutes`). */
+  readonly approvalTimedOut: (after: string) => string
+  /** The approver interrupted itself instead of answering. */
+  readonly approverInterrupted: string
   /** The approver answered something that is not yes, no or always. */
   readonly approverAnswered: (rendered: string) => string
   /** Reading an argument the policy checks threw. */
@@ -68,6 +72,8 @@ export const english: Messages = {
   refused: "the person asked said no",
   approverFailed: (message) => `the approval could not be asked for: ${message}`,
   approverAnswered: (rendered) => `the approver answered ${rendered}, not yes, no or always`,
+  approvalTimedOut: (after) => `no answer came in time (the approval waited ${after})`,
+  approverInterrupted: "the approval was interrupted before an answer",
   unreadable: (field, message) => `its argument '${field}' could not be read to check it: ${message}`,
   tooManyReadings: (readings, max) =>
     `its arguments have too many values to check against the permission policy (${readings}; at most ${max})`,
@@ -96,6 +102,8 @@ export const spanish: Messages = {
   refused: "la persona a la que se ha preguntado ha dicho que no",
   approverFailed: (message) => `no se ha podido pedir la aprobación: ${message}`,
   approverAnswered: (rendered) => `el aprobador ha respondido ${rendered} en vez de sí, no o siempre`,
+  approvalTimedOut: (after) => `no ha llegado ninguna respuesta a tiempo (la aprobación ha esperado ${after})`,
+  approverInterrupted: "la aprobación se ha interrumpido antes de una respuesta",
   unreadable: (field, message) => `no se ha podido leer su argumento '${field}' para comprobarlo: ${message}`,
   tooManyReadings: (readings, max) =>
     `sus argumentos tienen demasiados valores que comprobar con la política de permisos (${readings}; como mucho ${max})`,

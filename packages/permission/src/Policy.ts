@@ -10,13 +10,16 @@
  * options (a misspelt `readonly` would otherwise silently widen a rule), and so is a glob that
  * does not compile.
  *
+ * Rules name what a field means, not its spelling (`args.path` reads `leer`'s `ruta`), and a
+ * tool glob matches a tool's name or the provider-safe alias the model sees (`anadir`).
+ *
  * A call can be read in more than one way: `notes/../secrets/k` is `secrets/k` to the file
  * system, and a list of paths is each of its paths. `decide` decides every reading and keeps the
  * strictest answer (deny over ask over allow), so a rule cannot be dodged by spelling.
  *
  * @since 0.1.0
  */
-import { Render, type Tool } from "@agent-harness/tool-schema"
+import { Render, type Tool, ToolName } from "@agent-harness/tool-schema"
 import { Cause, Exit, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import * as Glob from "./Glob.ts"
 import * as Strict from "./Strict.ts"
@@ -58,13 +61,15 @@ export type Globs = string | ReadonlyArray<string>
  * @since 0.1.0
  */
 export interface Rule {
-  /** Globs on the tool's name. */
+  /** Globs on the tool's name; a glob matching its provider-safe alias (`anadir`) matches too. */
   readonly tool?: Globs
   /** The tool's annotations. */
   readonly annotations?: AnnotationMatch
   /**
-   * Globs on named top-level fields of the call's input: each field must be text (or a list of
-   * texts) matching one of its globs. A call without the field does not match.
+   * Globs on top-level fields of the call's input, named by what they mean (`path`: the tool's
+   * field that means a path, whatever a locale spells it, `ruta` included; see
+   * `Tool.FieldMeanings`): each must be text (or a list of texts) matching one of its globs. A
+   * call without such a field does not match.
    */
   readonly args?: { readonly [field: string]: Globs }
   /** What it says when it matches. */
@@ -310,7 +315,7 @@ export interface Compiled {
   readonly rules: ReadonlyArray<CompiledRule>
   /** Its default (`ask` when it had none). */
   readonly default: Default
-  /** Every field some rule's `args` names, in order of first use. */
+  /** Every meaning some rule's `args` names (`path`), in order of first use. */
   readonly fields: ReadonlyArray<string>
 }
 
@@ -435,11 +440,11 @@ const strictness: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 }
 
 const ruleMatches = (
   rule: CompiledRule,
-  name: string,
+  names: ReadonlyArray<string>,
   annotations: Tool.Annotations,
   reading: ReadonlyMap<string, string | undefined>
 ): boolean => {
-  if (rule.tool !== undefined && !rule.tool.some((glob) => Glob.matches(glob, name))) return false
+  if (rule.tool !== undefined && !rule.tool.some((glob) => Glob.matchesSome(glob, names))) return false
   const wanted = rule.annotations
   if (wanted !== undefined) {
     if (wanted.readOnly !== undefined && wanted.readOnly !== annotations.readOnly) return false
@@ -456,12 +461,12 @@ const ruleMatches = (
 
 const decideReading = (
   compiled: Compiled,
-  name: string,
+  names: ReadonlyArray<string>,
   annotations: Tool.Annotations,
   reading: ReadonlyMap<string, string | undefined>
 ): Verdict => {
   for (const [index, rule] of compiled.rules.entries()) {
-    if (ruleMatches(rule, name, annotations, reading)) {
+    if (ruleMatches(rule, names, annotations, reading)) {
       return { decision: rule.decision, rule: index, reason: rule.reason }
     }
   }
@@ -469,30 +474,74 @@ const decideReading = (
 }
 
 /**
- * Decides a call that passed its schema: every reading of it by the rules in order (the first
- * that matches decides, else the default), and the strictest of those answers (deny over ask
- * over allow; on a tie, the first reading's). Never throws: a field that throws when read, or a
- * call with more than `maxReadings` readings, is denied with a `problem`.
+ * The meaning of the input field paths are in: a rule on `args.path` is a rule on every path a
+ * tool reads, reveals or writes (see `Gate`'s path guard).
  *
  * @since 0.1.0
  */
-export const decide = (
-  compiled: Compiled,
-  call: { readonly name: string; readonly input: unknown },
-  annotations: Tool.Annotations
-): Verdict => {
-  const fields = compiled.fields
-  const options: Array<readonly [string, ReadonlyArray<string | undefined>]> = []
+export const pathMeaning = "path"
+
+/**
+ * What a rule's `args` keys name: the meaning of a tool's input field (`Tool.FieldMeanings`),
+ * so a rule on `path` applies to `leer {ruta}` when the tool declares `{ ruta: "path" }`. A field
+ * the tool does not list means its own name.
+ *
+ * @since 0.1.0
+ */
+export type Meanings = Tool.FieldMeanings | undefined
+
+/** The input fields that mean each meaning: `{ ruta: "path" }` gives `path → [ruta]`. */
+const sourcesOf = (meanings: Meanings, wanted: ReadonlyArray<string>): ReadonlyMap<string, ReadonlyArray<string>> => {
+  const listed = new Map<string, string>()
+  try {
+    if (typeof meanings === "object" && meanings !== null) {
+      for (const field of Object.keys(meanings)) {
+        const meaning: unknown = (meanings as Record<string, unknown>)[field]
+        listed.set(field, typeof meaning === "string" && meaning !== "" ? meaning : field)
+      }
+    }
+  } catch {
+    // Unreadable meanings: every field means its name.
+    listed.clear()
+  }
+  const out = new Map<string, ReadonlyArray<string>>()
+  for (const meaning of wanted) {
+    const fields: Array<string> = []
+    // The field spelt as the meaning means it, unless the tool gives it another meaning.
+    if ((listed.get(meaning) ?? meaning) === meaning) fields.push(meaning)
+    for (const [field, m] of listed) if (m === meaning && field !== meaning) fields.push(field)
+    out.set(meaning, fields)
+  }
+  return out
+}
+
+/** The names a tool's globs are matched against: its name, and its provider-safe alias. */
+const namesOf = (name: string): ReadonlyArray<string> => {
+  const alias = ToolName.alias(name)
+  return alias._tag === "Alias" && alias.alias !== name ? [name, alias.alias] : [name]
+}
+
+type Options = Array<readonly [string, ReadonlyArray<string | undefined>]>
+
+/** Every meaning's texts in a call's input, or the verdict that denies it (unreadable, too many). */
+const optionsOf = (compiled: Compiled, input: unknown, meanings: Meanings): Options | Verdict => {
+  const sources = sourcesOf(meanings, compiled.fields)
+  const options: Options = []
   let readings = 1
-  for (const field of fields) {
-    let texts: Result.Result<ReadonlyArray<string | undefined>, number>
+  for (const meaning of compiled.fields) {
+    const texts: Array<string> = []
+    let field = meaning
     try {
-      const input: unknown = call.input
-      const value: unknown =
-        typeof input === "object" && input !== null && Object.hasOwn(input, field)
-          ? (input as { readonly [key: string]: unknown })[field]
-          : undefined
-      texts = textsOf(value)
+      for (const source of sources.get(meaning) ?? []) {
+        field = source
+        const value: unknown =
+          typeof input === "object" && input !== null && Object.hasOwn(input, source)
+            ? (input as { readonly [key: string]: unknown })[source]
+            : undefined
+        const found = textsOf(value)
+        if (Result.isFailure(found)) return tooMany(found.failure)
+        for (const text of found.success) if (text !== undefined && !texts.includes(text)) texts.push(text)
+      }
     } catch (thrown) {
       return {
         decision: "deny",
@@ -501,24 +550,33 @@ export const decide = (
         problem: { _tag: "Unreadable", field, message: Render.thrown(thrown) }
       }
     }
-    const count = Result.isSuccess(texts) ? texts.success.length : texts.failure
-    readings *= count
-    if (Result.isFailure(texts) || readings > maxReadings) {
-      return {
-        decision: "deny",
-        rule: undefined,
-        reason: undefined,
-        problem: { _tag: "TooManyReadings", readings: Result.isFailure(texts) ? texts.failure : readings }
-      }
-    }
-    options.push([field, texts.success])
+    const all: ReadonlyArray<string | undefined> = texts.length === 0 ? [undefined] : texts
+    readings *= all.length
+    if (readings > maxReadings) return tooMany(readings)
+    options.push([meaning, all])
   }
-  // Every combination, odometer-style; a deny ends the search.
+  return options
+}
+
+const tooMany = (readings: number): Verdict => ({
+  decision: "deny",
+  rule: undefined,
+  reason: undefined,
+  problem: { _tag: "TooManyReadings", readings }
+})
+
+/** Every combination of the options, odometer-style, the strictest verdict; a deny ends the search. */
+const decideOptions = (
+  compiled: Compiled,
+  names: ReadonlyArray<string>,
+  annotations: Tool.Annotations,
+  options: Options
+): Verdict => {
   const positions = options.map(() => 0)
   let strictest: Verdict | undefined
   while (true) {
     const reading = new Map(options.map(([field, texts], i) => [field, texts[positions[i] ?? 0]]))
-    const verdict = decideReading(compiled, call.name, annotations, reading)
+    const verdict = decideReading(compiled, names, annotations, reading)
     if (strictest === undefined || strictness[verdict.decision] > strictness[strictest.decision]) strictest = verdict
     if (strictest.decision === "deny") return strictest
     let i = 0
@@ -531,6 +589,95 @@ export const decide = (
       positions[i] = 0
     }
     if (i === options.length) return strictest
+  }
+}
+
+const isVerdict = (u: Options | Verdict): u is Verdict => !Array.isArray(u)
+
+/**
+ * Decides a call that passed its schema (`input`: the decoded value the tool runs with): every
+ * reading of it by the rules in order (the first that matches decides, else the default), and
+ * the strictest of those answers (deny over ask over allow; on a tie, the first reading's).
+ * A rule's `tool` globs match the tool's name or its provider-safe alias (`anadir` for
+ * `añadir`); its `args` keys are meanings, read from the fields `meanings` says mean them
+ * (`{ ruta: "path" }`; a field not listed means its name). Never throws: a field that throws when
+ * read, or a call with more than `maxReadings` readings, is denied with a `problem`.
+ *
+ * @since 0.1.0
+ */
+export const decide = (
+  compiled: Compiled,
+  call: { readonly name: string; readonly input: unknown },
+  annotations: Tool.Annotations,
+  meanings?: Meanings
+): Verdict => {
+  let input: unknown
+  try {
+    input = call.input
+  } catch (thrown) {
+    return {
+      decision: "deny",
+      rule: undefined,
+      reason: undefined,
+      problem: { _tag: "Unreadable", field: "(input)", message: Render.thrown(thrown) }
+    }
+  }
+  const options = optionsOf(compiled, input, meanings)
+  return isVerdict(options) ? options : decideOptions(compiled, namesOf(call.name), annotations, options)
+}
+
+/**
+ * How the policy decides the paths one call may reveal (see {@link pathVerdicts}).
+ *
+ * @since 0.1.0
+ */
+export interface PathVerdicts {
+  /** The texts of the call's own `path` fields, as written and normalized: the gate decided them. */
+  readonly own: ReadonlySet<string>
+  /**
+   * The verdict on the same call (the same tool, annotations and other arguments) with its
+   * `path` meaning set to `path` alone, read as `decide` reads it (the text, its normalized path).
+   */
+  readonly verdict: (path: string) => Verdict
+}
+
+/**
+ * How the policy decides the paths one call may reveal. The call's input is read once, here;
+ * each path then costs one decision. `undefined` when the call's own input is denied before any
+ * rule (unreadable, too many readings): then no path may be revealed.
+ *
+ * @since 0.1.0
+ */
+export const pathVerdicts = (
+  compiled: Compiled,
+  call: { readonly name: string; readonly input: unknown },
+  annotations: Tool.Annotations,
+  meanings?: Meanings
+): PathVerdicts | undefined => {
+  let input: unknown
+  try {
+    input = call.input
+  } catch {
+    return undefined
+  }
+  const others = optionsOf({ ...compiled, fields: compiled.fields.filter((f) => f !== pathMeaning) }, input, meanings)
+  if (isVerdict(others)) return undefined
+  const mine = optionsOf({ ...compiled, fields: [pathMeaning] }, input, meanings)
+  if (isVerdict(mine)) return undefined
+  const own = new Set<string>()
+  for (const text of mine[0]?.[1] ?? []) if (text !== undefined) own.add(text)
+  const names = namesOf(call.name)
+  const usesPath = compiled.fields.includes(pathMeaning)
+  return {
+    own,
+    verdict: (path) => {
+      if (!usesPath) return decideOptions(compiled, names, annotations, others)
+      const texts = textsOf(path)
+      return decideOptions(compiled, names, annotations, [
+        ...others,
+        [pathMeaning, Result.isSuccess(texts) ? texts.success : [path]]
+      ])
+    }
   }
 }
 

@@ -231,6 +231,7 @@ describe("ask", () => {
         id: "c1",
         name: "append",
         input: { path: "notes/todo.txt", text: "milk" },
+        raw: { path: "notes/todo.txt", text: "milk" },
         annotations: append.annotations,
         rule: 2,
         reason: "it adds to your notes"
