@@ -20,7 +20,12 @@ import { type Cause, Schema } from "effect"
  * - `link`: a symbolic link is there (links are never followed);
  * - `hard-link`: the file there has other hard links, so it may be a file outside the root;
  * - `directory`: a directory is there;
- * - `special`: a FIFO, socket or device is there.
+ * - `special`: a FIFO, socket or device is there;
+ * - `git`: it is inside a `.git` folder (or names a `.git` file), which no tool reads or writes;
+ * - `segment`: it has an empty or `.` segment (`a//b`, `./a`, `a/`), where a folder tree needs
+ *   one plain name per segment;
+ * - `not-folder`: a file is where a folder of the path should be;
+ * - `too-large`: the file is larger than the most a tool reads at once.
  *
  * @since 0.1.0
  */
@@ -40,19 +45,28 @@ export const reasons = [
   "link",
   "hard-link",
   "directory",
-  "special"
+  "special",
+  "git",
+  "segment",
+  "not-folder",
+  "too-large"
 ] as const
 
 const PathRefusedBase: Schema.Class<
   PathRefused,
   Schema.TaggedStruct<
     "PathRefused",
-    { readonly path: Schema.String; readonly reason: Schema.Literals<typeof reasons> }
+    {
+      readonly path: Schema.String
+      readonly reason: Schema.Literals<typeof reasons>
+      readonly limit: Schema.optional<Schema.Finite>
+    }
   >,
   Cause.YieldableError
 > = Schema.TaggedError<PathRefused>()("PathRefused", {
   path: Schema.String,
-  reason: Schema.Literals(reasons)
+  reason: Schema.Literals(reasons),
+  limit: Schema.optional(Schema.Finite)
 })
 
 /**
@@ -65,17 +79,28 @@ const PathRefusedBase: Schema.Class<
 export class PathRefused extends PathRefusedBase {
   /** The English observation: `not executed: path outside the root: '../x'`. */
   override get message(): string {
-    return MessageCatalog.english.notExecuted(describe(this.reason, this.path, english))
+    return MessageCatalog.english.notExecuted(describe(this.reason, this.path, english, this.limit))
   }
 }
 
 /**
  * The words of the refusals in one language: the reason of each refusal, given the path to
- * quote (never the text of a path too long to show, or holding a NUL).
+ * quote (never the text of a path too long to show, or holding a NUL) and, for `too-large`,
+ * the limit in bytes.
  *
  * @since 0.1.0
  */
-export type Words = { readonly [R in Reason]: (quoted: string) => string }
+export type Words = { readonly [R in Reason]: (quoted: string, limit?: number) => string }
+
+/** A size in bytes as a person reads it: `1 MiB`, `512 KiB`, `100 bytes`. */
+const sizeText = (bytes: number | undefined, unknown: string): string =>
+  bytes === undefined
+    ? unknown
+    : bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+      ? `${bytes / (1024 * 1024)} MiB`
+      : bytes >= 1024 && bytes % 1024 === 0
+        ? `${bytes / 1024} KiB`
+        : `${bytes} bytes`
 
 /** The refusals in English (`path outside the root: '../x'`). @since 0.1.0 */
 export const english: Words = {
@@ -87,7 +112,11 @@ export const english: Words = {
   link: (p) => `${p} is a symbolic link, and links are not followed`,
   "hard-link": (p) => `${p} has other hard links (it may be a file outside the root)`,
   directory: (p) => `${p} is a directory, not a file`,
-  special: (p) => `${p} is not a regular file (it is a FIFO, a socket or a device)`
+  special: (p) => `${p} is not a regular file (it is a FIFO, a socket or a device)`,
+  git: (p) => `${p} is inside .git, which the file tools never read or write`,
+  segment: (p) => `${p} has an empty or '.' segment (write it as folder/file.txt)`,
+  "not-folder": (p) => `${p} is a file, not a folder`,
+  "too-large": (p, limit) => `${p} is larger than ${sizeText(limit, "the limit")}, the most a file tool reads`
 }
 
 /** The refusals in Spanish (`ruta fuera de la raíz: '../x'`). @since 0.1.0 */
@@ -100,15 +129,22 @@ export const spanish: Words = {
   link: (p) => `${p} es un enlace simbólico, y los enlaces no se siguen`,
   "hard-link": (p) => `${p} tiene otros enlaces duros (puede ser un fichero fuera de la raíz)`,
   directory: (p) => `${p} es una carpeta, no un fichero`,
-  special: (p) => `${p} no es un fichero normal (es una FIFO, un socket o un dispositivo)`
+  special: (p) => `${p} no es un fichero normal (es una FIFO, un socket o un dispositivo)`,
+  git: (p) => `${p} está dentro de .git, que las herramientas de ficheros nunca leen ni escriben`,
+  segment: (p) => `${p} tiene un segmento vacío o '.' (escríbela como carpeta/fichero.txt)`,
+  "not-folder": (p) => `${p} es un fichero, no una carpeta`,
+  "too-large": (p, limit) =>
+    `${p} ocupa más de ${sizeText(limit, "el límite")}, lo máximo que lee una herramienta de ficheros`
 }
 
 /**
- * The reason of a refusal in words, the path quoted as `'P'`.
+ * The reason of a refusal in words, the path quoted as `'P'` (`limit`: the byte limit of a
+ * `too-large` refusal).
  *
  * @since 0.1.0
  */
-export const describe = (reason: Reason, path: string, words: Words): string => words[reason](`'${path}'`)
+export const describe = (reason: Reason, path: string, words: Words, limit?: number): string =>
+  words[reason](`'${path}'`, limit)
 
 /**
  * The longest path the tools accept, in UTF-16 code units (Linux's `PATH_MAX`).

@@ -8,12 +8,30 @@
  * `PathRefused` the model reads as `not executed: …`. Each input field is read once; one that is
  * not a text is an `InvalidField`. `wrote` / `appended` count code points (`characters`).
  *
+ * `list` and `search` show what the environment gives, cut at `limits` (2,000 lines or about
+ * 100 KB, whichever comes first) with a last line saying how many lines were left out; they leave
+ * out every path the call's `PathGuard` refuses (its name and its lines), and say how many at the
+ * end. `search` counts the files it did not read (binary, too large) at the end too.
+ *
  * @since 0.1.0
  */
-import { MessageCatalog, Toolset, Tool } from "@agent-harness/tool-schema"
-import { type Cause, Effect, Option, Schema } from "effect"
+import { Buffer } from "node:buffer"
+import { MessageCatalog, PathGuard, Toolset, Tool } from "@agent-harness/tool-schema"
+import { type Cause, Effect, Option, Schema, Stream } from "effect"
 import * as FilePath from "./FilePath.ts"
-import { Files } from "./Files.ts"
+import { Files, type FilesShape, type Visit } from "./Files.ts"
+
+/**
+ * The most `list` and `search` show in one observation: `maxLines` lines, or `maxBytes` bytes of
+ * UTF-8 (the line breaks counted), whichever is reached first. What does not fit is replaced
+ * by one line saying how many lines were left out (`Texts.more`).
+ *
+ * @since 0.1.0
+ */
+export const limits: { readonly maxLines: number; readonly maxBytes: number } = {
+  maxLines: 2000,
+  maxBytes: 100_000
+}
 
 /**
  * The languages the tools speak.
@@ -104,12 +122,21 @@ export interface Texts {
   readonly refused: (refusal: FilePath.PathRefused) => string
   /** A field that is not a text: `not executed: field 'path' must be a string`. */
   readonly notText: (field: string) => string
+  /** The last line of a cut result: `… 1,234 more lines not shown: narrow the folder`. */
+  readonly more: (count: number, narrow: "folder" | "pattern") => string
+  /** Paths a `PathGuard` refused: `2 paths left out by the permission policy`. */
+  readonly leftOut: (count: number) => string
+  /** Files `search` did not read: `3 files not searched (binary, or over the size limit)`. */
+  readonly notSearched: (count: number) => string
 }
+
+/** A count with thousands separated: `1,234` (English), `1.234` (Spanish). */
+const grouped = (count: number, separator: string): string => String(count).replace(/\B(?=(\d{3})+(?!\d))/g, separator)
 
 const refusedWith =
   (catalog: MessageCatalog.MessageCatalog, words: FilePath.Words) =>
   (refusal: FilePath.PathRefused): string =>
-    catalog.notExecuted(FilePath.describe(refusal.reason, refusal.path, words))
+    catalog.notExecuted(FilePath.describe(refusal.reason, refusal.path, words, refusal.limit))
 
 const notTextWith =
   (catalog: MessageCatalog.MessageCatalog) =>
@@ -122,7 +149,12 @@ export const englishTexts: Texts = {
   wrote: (count, path) => `wrote ${count} characters to ${path}`,
   appended: (count, path) => `appended ${count} characters to ${path}`,
   refused: refusedWith(MessageCatalog.english, FilePath.english),
-  notText: notTextWith(MessageCatalog.english)
+  notText: notTextWith(MessageCatalog.english),
+  more: (count, narrow) =>
+    `… ${grouped(count, ",")} more ${count === 1 ? "line" : "lines"} not shown: narrow the ${narrow}`,
+  leftOut: (count) => `${grouped(count, ",")} ${count === 1 ? "path" : "paths"} left out by the permission policy`,
+  notSearched: (count) =>
+    `${grouped(count, ",")} ${count === 1 ? "file" : "files"} not searched (binary, or over the size limit)`
 }
 
 /** The tools' texts in Spanish (`escritos N caracteres en P`). @since 0.1.0 */
@@ -131,7 +163,13 @@ export const spanishTexts: Texts = {
   wrote: (count, path) => `escritos ${count} caracteres en ${path}`,
   appended: (count, path) => `añadidos ${count} caracteres a ${path}`,
   refused: refusedWith(MessageCatalog.spanish, FilePath.spanish),
-  notText: notTextWith(MessageCatalog.spanish)
+  notText: notTextWith(MessageCatalog.spanish),
+  more: (count, narrow) =>
+    `… ${grouped(count, ".")} ${count === 1 ? "línea más sin mostrar" : "líneas más sin mostrar"}: acota ${narrow === "folder" ? "la carpeta" : "el patrón"}`,
+  leftOut: (count) =>
+    `${grouped(count, ".")} ${count === 1 ? "ruta omitida" : "rutas omitidas"} por la política de permisos`,
+  notSearched: (count) =>
+    `${grouped(count, ".")} ${count === 1 ? "fichero sin buscar" : "ficheros sin buscar"} (binario, o de más del tamaño máximo)`
 }
 
 /**
@@ -215,9 +253,56 @@ const readFile = (texts: Texts, path: string): Effect.Effect<string, FileNotFoun
     )
   )
 
-const listFolder = (folder: string): Effect.Effect<string, FilePath.PathRefused, Files> =>
+/** An optional member of an environment, `undefined` when reading it throws (a hostile `Files`). */
+const member = <K extends "listUnder" | "scan">(files: FilesShape, key: K): FilesShape[K] => {
+  try {
+    const value = files[key]
+    return typeof value === "function" ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The lines of an observation, cut at `limits`, and the notes that follow them. */
+class Output {
+  private readonly shown: Array<string> = []
+  private bytes = 0
+  private hidden = 0
+
+  /** Adds a line, or counts it as not shown once the limits are reached. */
+  add(line: string): void {
+    const size = Buffer.byteLength(line, "utf8") + 1
+    if (this.hidden > 0 || this.shown.length >= limits.maxLines || this.bytes + size > limits.maxBytes) {
+      this.hidden++
+      return
+    }
+    this.shown.push(line)
+    this.bytes += size
+  }
+
+  /** The observation: the lines shown, then the marker of the cut and the notes. */
+  text(texts: Texts, narrow: "folder" | "pattern", notes: ReadonlyArray<string>): string {
+    const tail = this.hidden > 0 ? [texts.more(this.hidden, narrow)] : []
+    return [...this.shown, ...tail, ...notes].join("\n")
+  }
+}
+
+const listFolder = (texts: Texts, folder: string): Effect.Effect<string, FilePath.PathRefused, Files> =>
   Effect.andThen(checked(folder, { allowEmpty: true }), () =>
-    Files.use((files) => Effect.map(files.list, (paths) => paths.filter((p) => p.startsWith(folder)).join("\n")))
+    Effect.gen(function* () {
+      const files = yield* Files
+      const guard = yield* PathGuard.current
+      const listUnder = member(files, "listUnder")
+      const paths =
+        listUnder === undefined ? (yield* files.list).filter((p) => p.startsWith(folder)) : yield* listUnder(folder)
+      const output = new Output()
+      let denied = 0
+      for (const path of paths) {
+        if (PathGuard.allows(guard, path)) output.add(path)
+        else denied++
+      }
+      return output.text(texts, "folder", denied > 0 ? [texts.leftOut(denied)] : [])
+    })
   )
 
 /**
@@ -232,21 +317,43 @@ export const lines = (text: string): ReadonlyArray<string> => {
   return /[\r\n]$/.test(text) ? parts.slice(0, -1) : parts
 }
 
-const searchLines = (pattern: string): Effect.Effect<string, never, Files> =>
-  Files.use((files) =>
-    Effect.flatMap(files.entries, (entries) =>
-      Effect.map(
-        Effect.forEach(entries, ([path, content]) =>
-          Effect.map(contentOf(path, content), (text) =>
-            lines(text)
-              .filter((line) => line.includes(pattern))
-              .map((line) => `${path}: ${line}`)
-          )
-        ),
-        (found) => found.flat().join("\n")
+/** The files of an environment one at a time: its `scan`, or its `entries` as texts. */
+const visits = (files: FilesShape, keep: (path: string) => boolean): Stream.Stream<Visit> => {
+  const scan = member(files, "scan")
+  if (scan !== undefined) return scan("", keep)
+  return Stream.unwrap(
+    Effect.map(files.entries, (entries) =>
+      Stream.fromIterable(
+        entries.flatMap(([path, content]): Array<Visit> => (keep(path) ? [{ _tag: "Text", path, content }] : []))
       )
     )
   )
+}
+
+const searchLines = (texts: Texts, pattern: string): Effect.Effect<string, never, Files> =>
+  Effect.gen(function* () {
+    const files = yield* Files
+    const guard = yield* PathGuard.current
+    const output = new Output()
+    let denied = 0
+    let skipped = 0
+    const keep = (path: string): boolean => {
+      if (PathGuard.allows(guard, path)) return true
+      denied++
+      return false
+    }
+    yield* Stream.runForEach(visits(files, keep), (visit) => {
+      if (visit._tag === "Skipped") {
+        skipped++
+        return Effect.void
+      }
+      return Effect.map(contentOf(visit.path, visit.content), (text) => {
+        for (const line of lines(text)) if (line.includes(pattern)) output.add(`${visit.path}: ${line}`)
+      })
+    })
+    const notes = [...(denied > 0 ? [texts.leftOut(denied)] : []), ...(skipped > 0 ? [texts.notSearched(skipped)] : [])]
+    return output.text(texts, "pattern", notes)
+  })
 
 const writeFile = (texts: Texts, path: string, content: string): Effect.Effect<string, FilePath.PathRefused, Files> =>
   Effect.andThen(checked(path), () =>
@@ -295,7 +402,8 @@ export const List: Tool.Tool<
     "Lists the paths that start with the given folder, sorted, one per line. An empty folder lists every file.",
   parameters: Schema.Struct({ folder: text("The folder prefix, e.g. notes/") }),
   annotations: readOnly,
-  run: (input) => Effect.flatMap(textFields(englishTexts, input, ["folder"]), ({ folder }) => listFolder(folder)),
+  run: (input) =>
+    Effect.flatMap(textFields(englishTexts, input, ["folder"]), ({ folder }) => listFolder(englishTexts, folder)),
   failureMessage: failureMessage(englishTexts)
 })
 
@@ -311,7 +419,8 @@ export const Search: Tool.Tool<
     "Finds the lines that contain the given text (not a regular expression) in every file, as 'path: line', one per line. No matches gives an empty text.",
   parameters: Schema.Struct({ pattern: text("The text to look for") }),
   annotations: readOnly,
-  run: (input) => Effect.flatMap(textFields(englishTexts, input, ["pattern"]), ({ pattern }) => searchLines(pattern)),
+  run: (input) =>
+    Effect.flatMap(textFields(englishTexts, input, ["pattern"]), ({ pattern }) => searchLines(englishTexts, pattern)),
   failureMessage: failureMessage(englishTexts)
 })
 
@@ -363,6 +472,7 @@ export const Leer: Tool.Tool<
 > = Tool.make("leer", {
   description: "Lee un fichero y devuelve todo su contenido.",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero, p. ej. notas/compra.txt") }),
+  fields: { ruta: "path" },
   annotations: readOnly,
   run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["ruta"]), ({ ruta }) => readFile(spanishTexts, ruta)),
   failureMessage: failureMessage(spanishTexts)
@@ -379,8 +489,10 @@ export const Listar: Tool.Tool<
   description:
     "Lista las rutas que empiezan por la carpeta indicada, ordenadas, una por línea. Una carpeta vacía lista todos los ficheros.",
   parameters: Schema.Struct({ carpeta: text("El prefijo de la carpeta, p. ej. notas/") }),
+  fields: { carpeta: "folder" },
   annotations: readOnly,
-  run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["carpeta"]), ({ carpeta }) => listFolder(carpeta)),
+  run: (input) =>
+    Effect.flatMap(textFields(spanishTexts, input, ["carpeta"]), ({ carpeta }) => listFolder(spanishTexts, carpeta)),
   failureMessage: failureMessage(spanishTexts)
 })
 
@@ -395,8 +507,10 @@ export const Buscar: Tool.Tool<
   description:
     "Busca en todos los ficheros las líneas que contienen el texto indicado (no es una expresión regular), como 'ruta: línea', una por línea. Sin coincidencias devuelve un texto vacío.",
   parameters: Schema.Struct({ patron: text("El texto que se busca") }),
+  fields: { patron: "pattern" },
   annotations: readOnly,
-  run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["patron"]), ({ patron }) => searchLines(patron)),
+  run: (input) =>
+    Effect.flatMap(textFields(spanishTexts, input, ["patron"]), ({ patron }) => searchLines(spanishTexts, patron)),
   failureMessage: failureMessage(spanishTexts)
 })
 
@@ -410,6 +524,7 @@ export const Escribir: Tool.Tool<
 > = Tool.make("escribir", {
   description: "Escribe un fichero y sustituye todo su contenido (lo crea si no existe).",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El nuevo contenido del fichero") }),
+  fields: { ruta: "path", contenido: "content" },
   annotations: replaces,
   run: (input) =>
     Effect.flatMap(textFields(spanishTexts, input, ["ruta", "contenido"]), ({ ruta, contenido }) =>
@@ -433,6 +548,7 @@ export const Anadir: Tool.Tool<
 > = Tool.make("añadir", {
   description: "Añade texto al final de un fichero (lo crea si no existe). Dos llamadas iguales lo añaden dos veces.",
   parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El texto que se añade al final") }),
+  fields: { ruta: "path", contenido: "content" },
   annotations: appends,
   run: (input) =>
     Effect.flatMap(textFields(spanishTexts, input, ["ruta", "contenido"]), ({ ruta, contenido }) =>

@@ -7,8 +7,18 @@
  *
  * @since 0.1.0
  */
-import { type Cause, Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import { type Cause, Context, Effect, Layer, Option, Ref, Schema, Stream } from "effect"
 import type { PathRefused } from "./FilePath.ts"
+
+/**
+ * One file met by `scan`: its text, or why its text was not read (`binary`: a NUL byte in its
+ * first 8 KiB; `too-large`: over the environment's size limit).
+ *
+ * @since 0.1.0
+ */
+export type Visit =
+  | { readonly _tag: "Text"; readonly path: string; readonly content: string }
+  | { readonly _tag: "Skipped"; readonly path: string; readonly reason: "binary" | "too-large" }
 
 /**
  * The operations of a file environment.
@@ -32,6 +42,18 @@ export interface FilesShape {
    * `entries` when the order matters.)
    */
   readonly snapshot: Effect.Effect<Record<string, string>>
+  /**
+   * The paths that start with `prefix`, sorted like `list` (`list` filtered by prefix). An
+   * environment over a folder tree walks only the folders that can hold such a path. Optional:
+   * without it the tools filter `list`.
+   */
+  readonly listUnder?: ((prefix: string) => Effect.Effect<ReadonlyArray<string>>) | undefined
+  /**
+   * The files whose paths start with `prefix`, one at a time, sorted by path; a path `keep`
+   * refuses is not read and not given (the caller counts it). Optional: without it the tools
+   * go through `entries`.
+   */
+  readonly scan?: ((prefix: string, keep: (path: string) => boolean) => Stream.Stream<Visit>) | undefined
 }
 
 /**
@@ -141,6 +163,19 @@ export const makeFiles = (initial: Readonly<Record<string, string>> = {}): Memor
     write: (path, content) => Ref.update(ref, (files) => withFile(files, path, content)),
     append: (path, content) => Ref.update(ref, (files) => withFile(files, path, (files.get(path) ?? "") + content)),
     list: Effect.map(entries, (all) => all.map(([path]) => path)),
+    listUnder: (prefix) =>
+      Effect.map(entries, (all) => all.flatMap(([path]) => (path.startsWith(prefix) ? [path] : []))),
+    scan: (prefix, keep) =>
+      Stream.unwrap(
+        Effect.map(entries, (all) =>
+          Stream.fromIterable(
+            all.flatMap(
+              ([path, content]): Array<Visit> =>
+                path.startsWith(prefix) && keep(path) ? [{ _tag: "Text", path, content }] : []
+            )
+          )
+        )
+      ),
     entries,
     snapshot: Effect.map(entries, (all) => Object.fromEntries(all))
   }

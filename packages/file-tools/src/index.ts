@@ -12,6 +12,8 @@ export * as FlatFiles from "./FlatFiles.ts"
 export * as FilePath from "./FilePath.ts"
 /** The in-memory file environment: the `Files` service, `layer` and `makeFiles`. @since 0.1.0 */
 export * as Files from "./Files.ts"
+/** `Files` over the user's real folder tree: `.gitignore` honoured, `.git`, links and special files refused, durable writes. @since 0.1.0 */
+export * as TreeFiles from "./TreeFiles.ts"
 /** The five file tools in English and Spanish, and their toolsets. @since 0.1.0 */
 export * as FileTools from "./FileTools.ts"
 /** The starting files of seed 000's salmorejo conversation, in both locales. @since 0.1.0 */

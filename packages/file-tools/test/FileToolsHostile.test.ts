@@ -2,7 +2,7 @@
 // huge paths, fields that are not texts or throw when read, and environments that give back
 // something other than text. Character counts are code points.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { Files, FileTools } from "../src/index.ts"
 import { observe } from "./run.ts"
 
@@ -225,6 +225,7 @@ describe("an environment that gives back something other than text", () => {
       const base = Files.makeFiles({ "a.txt": "A" })
       const broken: Files.FilesShape = {
         ...base,
+        scan: undefined,
         read: () => Effect.succeedSome(42 as unknown as string),
         entries: Effect.succeed([["a.txt", null as unknown as string]])
       }
@@ -235,6 +236,32 @@ describe("an environment that gives back something other than text", () => {
       expect(yield* observe(FileTools.Buscar, { patron: "A" }, broken)).toEqual({
         isError: true,
         content: "the file environment gave null as the content of 'a.txt', not a text"
+      })
+      // The same through `scan`, the environment's file-by-file walk.
+      const brokenScan: Files.FilesShape = {
+        ...base,
+        scan: () => Stream.make({ _tag: "Text", path: "b.txt", content: 7 as unknown as string })
+      }
+      expect(yield* observe(FileTools.Search, { pattern: "A" }, brokenScan)).toEqual({
+        isError: true,
+        content: "the file environment gave number as the content of 'b.txt', not a text"
+      })
+    })
+  )
+
+  it.effect("an environment whose listUnder or scan throws when read falls back to list and entries", () =>
+    Effect.gen(function* () {
+      const base = Files.makeFiles({ "a.txt": "A", "b/c.txt": "A" })
+      const hostile = new Proxy(base, {
+        get: (target, key, receiver) => {
+          if (key === "listUnder" || key === "scan") throw new Error("no")
+          return Reflect.get(target, key, receiver)
+        }
+      })
+      expect(yield* observe(FileTools.List, { folder: "b/" }, hostile)).toEqual({ isError: false, content: "b/c.txt" })
+      expect(yield* observe(FileTools.Search, { pattern: "A" }, hostile)).toEqual({
+        isError: false,
+        content: "a.txt: A\nb/c.txt: A"
       })
     })
   )
