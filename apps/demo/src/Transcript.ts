@@ -1,13 +1,17 @@
 /**
  * A conversation printed for a person, turn by turn (`harness demo salmorejo`, `harness agent`):
  * the opening messages, each turn's reasoning (dimmed), text and calls, the observations the
- * model is shown with errors marked. What a model wrote is printed with its control characters
- * escaped (line breaks kept): a reply cannot colour, move or clear the terminal.
+ * model is shown with errors marked. What a model or a tool wrote is printed through the permission
+ * package's `Printable` (line breaks kept): its control, bidi (U+202E) and invisible characters
+ * are shown escaped, so a reply cannot colour, move or clear the terminal, nor make what it says
+ * read as something else.
  *
  * @since 0.1.0
  */
 import { type Loop, type Message, Outcome } from "@agent-harness/executor"
-import { Report } from "@agent-harness/scenario"
+import { Printable } from "@agent-harness/permission"
+import { Render } from "@agent-harness/tool-schema"
+import type { Report } from "@agent-harness/scenario"
 import { Console, Effect } from "effect"
 
 /**
@@ -50,22 +54,25 @@ export const words = {
 } as const
 
 /**
- * A text a model or a tool wrote, as it may be printed: line breaks kept, every other control
- * character escaped (`\u001b`).
+ * A text a model or a tool wrote, as it may be printed: line breaks kept, every control, bidi or
+ * invisible character escaped (`\u001b`, `\u202e`; `Printable.lines`).
  *
  * @since 0.1.0
  */
-export const printable = (text: string): string => text.split("\n").map(Report.printable).join("\n")
+export const printable = (text: string): string => Printable.lines(text)
+
+/** A call's input as JSON, never throwing (a cycle or nesting too deep is marked, not thrown). */
+const inputText = (input: unknown): string => (typeof input === "string" ? JSON.stringify(input) : Render.value(input))
 
 const callLine = (call: Message.ToolUseBlock): string =>
-  Report.printable(`${call.id} ${call.name}(${JSON.stringify(call.input) ?? String(call.input)})`)
+  Printable.line(`${call.id} ${call.name}(${inputText(call.input)})`)
 
 const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
   const mark = Outcome.isError(outcome) ? style.fail("error") : style.pass("ok   ")
   // One line break at the end (a file's last line) is not shown as an empty line.
   const shown = outcome.content.endsWith("\n") ? outcome.content.slice(0, -1) : outcome.content
   const content = shown === "" ? JSON.stringify(outcome.content) : printable(shown).split("\n").join("\n          ")
-  return `  ${mark} ${Report.printable(outcome.id)}: ${content}`
+  return `  ${mark} ${Printable.line(outcome.id)}: ${content}`
 }
 
 /**
