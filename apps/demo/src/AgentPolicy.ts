@@ -4,12 +4,16 @@
  * run, anything else is asked about); then the `--deny`, `--ask` and `--allow` tool globs in
  * front of it (`Policy.withShorthands`: every deny, then every ask, then every allow). What is
  * wrong is named where it is written: the file and the JSON path in it, or the flag and its glob.
+ * A tool glob that matches no tool (a typo, a tool of the other locale) is not an error, but it
+ * does nothing: each one is a warning on stderr naming the tools it could have meant
+ * (`Unmatched`).
  *
  * @since 0.1.0
  */
-import { Policy } from "@agent-harness/permission"
+import { FileTools } from "@agent-harness/file-tools"
+import { Policy, Unmatched } from "@agent-harness/permission"
 import { InputFile, JsonText } from "@agent-harness/scenario"
-import { Effect, type FileSystem, Result } from "effect"
+import { Console, Effect, type FileSystem, Result } from "effect"
 
 /**
  * What the command line says about the policy.
@@ -23,7 +27,40 @@ export interface Flags {
   readonly shorthands: Policy.Shorthands
   /** The policy without `--policy` (default `Policy.askBeforeChanges`, `harness agent`'s). */
   readonly base?: Policy.Policy | undefined
+  /**
+   * The names of the run's tools, to warn about globs that match none of them (default
+   * {@link fileToolNames}: a glob that could be an MCP tool's, `server__tool`, is then not judged).
+   */
+  readonly tools?: ReadonlyArray<string> | undefined
+  /** The command, for the warnings (`harness agent: warning: …`; default `harness agent`). */
+  readonly command?: string | undefined
 }
+
+/**
+ * The names of the file tools of every locale: what `harness agent` and `harness mcp serve` run.
+ *
+ * @since 0.1.0
+ */
+export const fileToolNames: ReadonlyArray<string> = [...FileTools.english.tools, ...FileTools.spanish.tools].map(
+  (tool) => tool.name
+)
+
+/**
+ * The warnings of a policy over the run's tools: one line per tool glob that matches none of them
+ * (`harness agent: warning: --deny "wirte" matches no tool, so it does nothing; did you mean
+ * "write"?`). Without `tools`, over the file tools, and a glob that could name an MCP tool
+ * (`__`, as `fs__delete*`) is not judged.
+ *
+ * @since 0.1.0
+ */
+export const warnings = (
+  policy: Policy.Policy,
+  tools?: ReadonlyArray<string> | undefined,
+  command = "harness agent"
+): ReadonlyArray<string> =>
+  Unmatched.find(policy, tools ?? fileToolNames)
+    .filter((u) => tools !== undefined || !u.glob.includes("__"))
+    .map((u) => `${command}: warning: ${Unmatched.message(u)}`)
 
 /**
  * The effective policy: the file's (or the default) with the shorthands in front, compiled; or
@@ -57,5 +94,6 @@ export const load = (flags: Flags): Effect.Effect<Policy.Policy, string, FileSys
     const policy = Policy.withShorthands(base, flags.shorthands)
     const compiled = Policy.compile(policy)
     if (Result.isFailure(compiled)) return yield* Effect.fail(`the policy: ${compiled.failure.message}`)
+    for (const line of warnings(compiled.success.policy, flags.tools, flags.command)) yield* Console.error(line)
     return compiled.success.policy
   })

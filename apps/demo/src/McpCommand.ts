@@ -91,7 +91,9 @@ const gateOf = (
       AgentPolicy.load({
         file: options.policy,
         base: options.policy === undefined ? { rules: [], default: { decision: "allow" } } : undefined,
-        shorthands: { allow, deny }
+        shorthands: { allow, deny },
+        tools: FileTools.forLocale(options.lang).tools.map((tool) => tool.name),
+        command: "harness mcp serve"
       }),
       usage
     )

@@ -22,5 +22,7 @@ export * as Policy from "./Policy.ts"
 export * as Printable from "./Printable.ts"
 /** The approver of a person at a terminal. @since 0.1.0 */
 export * as Terminal from "./Terminal.ts"
+/** Tool globs that match no tool, with the tools they could have meant. @since 0.1.0 */
+export * as Unmatched from "./Unmatched.ts"
 /** Tool output marked as untrusted data. @since 0.1.0 */
 export * as Untrusted from "./Untrusted.ts"
