@@ -582,9 +582,9 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
                 try {
                   next = files.next()
                   if (next.done === true) return
-                  found = keep(next.value.path)
-                    ? visit(session, next.value.folder, next.value.name, next.value.path)
-                    : undefined
+                  const { folder, name, path } = next.value
+                  // `keep` is asked about the files a listing shows (plain ones) only.
+                  found = isPlain(session, folder, name) && keep(path) ? visit(session, folder, name, path) : undefined
                 } catch (error) {
                   throw new TreeFilesError({ operation: "search", problem: relative(textOf(error)) })
                 }
