@@ -24,7 +24,7 @@
  */
 import { Model } from "@agent-harness/executor"
 import type { LanguageModelV4, LanguageModelV4CallOptions, SharedV4Warning } from "@ai-sdk/provider"
-import { Effect, type Layer } from "effect"
+import { type Duration, Effect, type Layer } from "effect"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
 import * as Retry from "./Retry.ts"
@@ -32,8 +32,9 @@ import * as ToolAliases from "./ToolAliases.ts"
 
 /**
  * The settings sent with every request (`maxOutputTokens`, `temperature`, `providerOptions`
- * such as Anthropic's `thinking`, `headers`, `toolChoice`…), how requests are retried, and how
- * error results are sent (`ProviderPrompt.ErrorResults`; by default from the provider id).
+ * such as Anthropic's `thinking`, `headers`, `toolChoice`…), how long a request may take, how
+ * requests are retried, and how error results are sent (`ProviderPrompt.ErrorResults`; by
+ * default from the provider id).
  *
  * @since 0.1.0
  */
@@ -43,6 +44,13 @@ export interface Options
   > {
   /** How failed requests are retried (see `Retry.Policy`); the default policy when not given. */
   readonly retry?: Retry.Policy | undefined
+  /**
+   * How long one request may take, from sending it to the last byte of the reply (10 minutes
+   * when not given, see `Retry.defaultTimeout`; `Duration.infinity` for none). A request past it
+   * is aborted and retried under `retry`; when the last attempt timed out, the turn fails with
+   * `ProviderTimeout`.
+   */
+  readonly requestTimeout?: Duration.Input | undefined
   /** How `is_error` tool results are sent; chosen from the provider id when not given. */
   readonly errorResults?: ProviderPrompt.ErrorResults | undefined
 }
@@ -71,7 +79,8 @@ const describeWarning = (warning: SharedV4Warning): string => {
 
 /**
  * The loop's model over an AI SDK model. Throws a `TypeError` when `model` is not a
- * `LanguageModelV4` and a `RangeError` naming the option when the retry policy is invalid.
+ * `LanguageModelV4` and a `RangeError` naming the option when the retry policy or the request
+ * timeout is invalid.
  *
  * @since 0.1.0
  */
@@ -82,8 +91,9 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
       `AiSdkModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4", as @ai-sdk/* 4.x providers give), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
     )
   }
-  const { retry, errorResults, ...settings } = options ?? {}
+  const { retry, errorResults, requestTimeout, ...settings } = options ?? {}
   const policy = Retry.resolve(retry)
+  const timeout = Retry.timeoutOf(requestTimeout)
   const errors = errorResults ?? ProviderPrompt.errorResultsFor(model.provider)
   const provider = model.provider
   const respond = (request: Model.Request): Effect.Effect<Model.Response, ProviderError.ProviderError> =>
@@ -98,6 +108,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
         provider,
         policy,
         turn: request.turn ?? 0,
+        timeout,
         send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
       }).pipe(
         Effect.tap((result) =>

@@ -4,7 +4,8 @@
  * `LanguageModelAdapter`, your own `generateText` calls. Same requests, retries and typed
  * causes as `AiSdkModel` (each provider failure becomes the matching `AiError` reason:
  * `AuthenticationError` for a missing or rejected key, `InvalidRequestError`,
- * `InternalProviderError` when the provider stays unavailable). Structured output is asked
+ * `InternalProviderError` when the provider stays unavailable or gives no reply within the
+ * request timeout). Structured output is asked
  * with the provider's JSON response format and the schema's JSON Schema. Streaming is not
  * offered: `streamText` fails with `InvalidUserInputError`. For the loop, prefer `AiSdkModel`:
  * it keeps provider metadata and traces usage and retries per turn.
@@ -71,6 +72,7 @@ export const toAiError = (error: ProviderError.ProviderError): AiError.AiError =
             : new AiError.InvalidRequestError({ description: error.message })
       )
     case "ProviderUnavailable":
+    case "ProviderTimeout":
       return aiError("generateText", new AiError.InternalProviderError({ description: error.message }))
     case "ProviderFailure":
       return aiError("generateText", new AiError.UnknownError({ description: error.message }))
@@ -160,8 +162,9 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
       `EffectAiModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4"), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
     )
   }
-  const { retry, errorResults: _errorResults, ...settings } = options ?? {}
+  const { retry, errorResults: _errorResults, requestTimeout, ...settings } = options ?? {}
   const policy = Retry.resolve(retry)
+  const timeout = Retry.timeoutOf(requestTimeout)
   return LanguageModel.make({
     generateText: (request) =>
       Effect.gen(function* () {
@@ -203,6 +206,7 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
           provider: model.provider,
           policy,
           turn: 0,
+          timeout,
           send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
         }).pipe(Effect.mapError(toAiError))
         const parts: Array<Response.PartEncoded> = []

@@ -1,16 +1,22 @@
 /**
  * A loopback fake of the model providers' HTTP APIs, for tests that must not reach the network:
  * a `node:http` server on 127.0.0.1 (a free port) that speaks Anthropic Messages
- * (`POST /v1/messages`) and OpenAI Chat Completions (`POST /v1/chat/completions`). Point the
- * real providers at it with `baseURL: fake.url + "/v1"`.
+ * (`POST /v1/messages`), OpenAI Chat Completions (`POST /v1/chat/completions`) and OpenAI
+ * Responses (`POST /v1/responses`). Point the real providers at it with
+ * `baseURL: fake.url + "/v1"`.
  *
  * - Each route answers from its own script, in order: replies (text, tool calls, reasoning,
  *   any stop reason and usage, rendered in the route's wire format), errors with the body
- *   shape the real API uses (and `retry-after` when asked), or raw responses.
+ *   shape the real API uses (and `retry-after` when asked), raw responses, and the ways real
+ *   servers misbehave: no answer at all (`hang`), a body that stalls halfway (`stall`), a body
+ *   cut off by a closed connection (`cut`).
+ * - The Responses route keeps the items it answered (unless the request says `store: false`)
+ *   and resolves `item_reference` inputs to them, as the real API does with stored responses.
  * - Every request is recorded (headers, body as sent, parsed JSON) and checked the way the real
  *   API checks it: the API key, required fields, tool names, every tool call answered in the
- *   next message by its id and no result without its call, and (Anthropic, with thinking on)
- *   a thinking block before the tool calls it led to. A request that fails a check is answered
+ *   next message by its id and no result without its call (Responses: every `function_call`
+ *   has its `function_call_output`, every output has its call, every reference is to a stored
+ *   item), and (Anthropic, with thinking on) a thinking block before the tool calls it led to. A request that fails a check is answered
  *   400 (401 for a wrong key) with the real error shape, and its `problems` say why.
  *
  * @example
@@ -32,22 +38,27 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import type { Message } from "@agent-harness/executor"
 import { Effect, type Scope } from "effect"
+import * as ResponsesWire from "./internal/responsesWire.ts"
 
 /**
- * The two wire formats the fake speaks.
+ * The wire formats the fake speaks: Anthropic Messages, OpenAI Chat Completions, OpenAI
+ * Responses.
  *
  * @since 0.1.0
  */
-export type Route = "anthropic" | "openai"
+export type Route = "anthropic" | "openai" | "responses"
 
 /**
  * A scripted reply: blocks in the loop's shape, rendered in the route's wire format. A
  * reasoning block becomes Anthropic `thinking` (its `provider_metadata.anthropic.signature`,
  * or a made-up one) or `redacted_thinking` (with `provider_metadata.anthropic.redactedData`),
- * and OpenAI `reasoning_content`. A tool_use whose input is a string is sent to OpenAI as those
- * arguments, as they are (JSON or not). `stop` is the wire's stop reason (`max_tokens`,
- * `length`, …; by default `tool_use` / `tool_calls` when the reply calls tools, else
- * `end_turn` / `stop`).
+ * and OpenAI `reasoning_content` (Responses: a `reasoning` item with a summary). A tool_use whose
+ * input is a string is sent to OpenAI as those arguments, as they are (JSON or not), and to
+ * Anthropic as the JSON text of its `input`, as it is (so a test can send what no
+ * `JSON.stringify` would write, such as 10,000 levels of nesting). `stop` is the wire's stop
+ * reason (`max_tokens`, `length`, …; by default `tool_use` / `tool_calls` when the reply calls
+ * tools, else `end_turn` / `stop`); on the Responses route, `max_output_tokens` or
+ * `content_filter` make the response `incomplete` for that reason.
  *
  * @since 0.1.0
  */
@@ -101,11 +112,33 @@ export interface Raw {
 }
 
 /**
+ * A scripted misbehaviour, as real servers and the networks in front of them produce it:
+ * `"hang"` accepts the request and never answers (no status, no headers); `"stall"` sends the
+ * status, the headers (with the whole reply's `content-length`) and the first half of the
+ * reply's body, then nothing more; `"cut"` sends the same and then closes the connection
+ * (`framing: "length"`, with `content-length`) or ends a chunked body without its last chunk
+ * (`framing: "chunked"`). The connection stays open until the client gives up or the fake is
+ * closed.
+ *
+ * @since 0.1.0
+ */
+export interface Misbehave {
+  /** Discriminates the scripted response. */
+  readonly _tag: "Misbehave"
+  /** What goes wrong. */
+  readonly how: "hang" | "stall" | "cut"
+  /** The reply whose body is stalled or cut (rendered in the route's format). */
+  readonly reply: Reply
+  /** How the cut body was framed. */
+  readonly framing: "length" | "chunked"
+}
+
+/**
  * One scripted response.
  *
  * @since 0.1.0
  */
-export type Scripted = Reply | Failure | Raw
+export type Scripted = Reply | Failure | Raw | Misbehave
 
 /**
  * A reply (see `Reply`).
@@ -142,6 +175,33 @@ export const raw = (status: number, body: string, headers?: Readonly<Record<stri
   status,
   body,
   headers
+})
+
+/**
+ * A request accepted and never answered (see `Misbehave`).
+ *
+ * @since 0.1.0
+ */
+export const hang = (): Misbehave => ({ _tag: "Misbehave", how: "hang", reply: reply([]), framing: "length" })
+
+/**
+ * The status, the headers and half the body of `reply`, then nothing (see `Misbehave`).
+ *
+ * @since 0.1.0
+ */
+export const stall = (r: Reply): Misbehave => ({ _tag: "Misbehave", how: "stall", reply: r, framing: "length" })
+
+/**
+ * The status, the headers and half the body of `reply`, then the connection closes (see
+ * `Misbehave`).
+ *
+ * @since 0.1.0
+ */
+export const cut = (r: Reply, options?: { readonly framing?: "length" | "chunked" }): Misbehave => ({
+  _tag: "Misbehave",
+  how: "cut",
+  reply: r,
+  framing: options?.framing ?? "length"
 })
 
 /**
@@ -195,8 +255,10 @@ export interface Fake {
 export interface Options {
   /** The responses of the Anthropic route, in order. */
   readonly anthropic?: ReadonlyArray<Scripted> | undefined
-  /** The responses of the OpenAI route, in order. */
+  /** The responses of the OpenAI Chat Completions route, in order. */
   readonly openai?: ReadonlyArray<Scripted> | undefined
+  /** The responses of the OpenAI Responses route, in order. */
+  readonly responses?: ReadonlyArray<Scripted> | undefined
   /** The only API key accepted; any non-empty key when not given. */
   readonly apiKey?: string | undefined
 }
@@ -375,10 +437,29 @@ const errorBody = (route: Route, status: number, type: string | undefined, messa
         }
       })
 
-const anthropicReply = (r: Reply, model: unknown, n: number): Json => {
+/**
+ * A JSON text with some values given as JSON text, written as they are: `JSON.stringify(value)`
+ * with each placeholder string replaced by its text.
+ */
+const withRawJson = (value: Json, raws: ReadonlyArray<string>): string => {
+  let text = JSON.stringify(value)
+  raws.forEach((raw, i) => {
+    text = text.replace(JSON.stringify(rawMark(i)), () => raw)
+  })
+  return text
+}
+const rawMark = (i: number): string => `\u0000fake-provider-raw-json-${i}\u0000`
+
+/** A Messages reply, and the raw JSON texts of its string tool inputs (see `withRawJson`). */
+const anthropicReply = (r: Reply, model: unknown, n: number): { readonly json: Json; readonly raws: Array<string> } => {
+  const raws: Array<string> = []
   const content = r.blocks.map((b): Json => {
     if (b.type === "text") return { type: "text", text: b.text }
-    if (b.type === "tool_use") return { type: "tool_use", id: b.id, name: b.name, input: b.input }
+    if (b.type === "tool_use") {
+      if (typeof b.input !== "string") return { type: "tool_use", id: b.id, name: b.name, input: b.input }
+      raws.push(b.input)
+      return { type: "tool_use", id: b.id, name: b.name, input: rawMark(raws.length - 1) }
+    }
     const meta = isObject(b.provider_metadata?.anthropic) ? b.provider_metadata.anthropic : {}
     return typeof meta.redactedData === "string"
       ? { type: "redacted_thinking", data: meta.redactedData }
@@ -389,14 +470,17 @@ const anthropicReply = (r: Reply, model: unknown, n: number): Json => {
         }
   })
   return {
-    id: `msg_fake_${n}`,
-    type: "message",
-    role: "assistant",
-    model: typeof model === "string" ? model : "fake",
-    content,
-    stop_reason: r.stop ?? (r.blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
-    stop_sequence: null,
-    usage: { input_tokens: r.usage?.input ?? 10, output_tokens: r.usage?.output ?? 5 }
+    raws,
+    json: {
+      id: `msg_fake_${n}`,
+      type: "message",
+      role: "assistant",
+      model: typeof model === "string" ? model : "fake",
+      content,
+      stop_reason: r.stop ?? (r.blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
+      stop_sequence: null,
+      usage: { input_tokens: r.usage?.input ?? 10, output_tokens: r.usage?.output ?? 5 }
+    }
   }
 }
 
@@ -437,17 +521,51 @@ const openAiReply = (r: Reply, model: unknown, n: number): Json => {
   }
 }
 
+const routes: Readonly<Record<string, Route>> = {
+  "/v1/messages": "anthropic",
+  "/v1/chat/completions": "openai",
+  "/v1/responses": "responses"
+}
+
 const routeOf = (method: string, path: string): Route | undefined =>
-  method === "POST" && path === "/v1/messages"
-    ? "anthropic"
-    : method === "POST" && path === "/v1/chat/completions"
-      ? "openai"
-      : undefined
+  method === "POST" && Object.hasOwn(routes, path) ? routes[path] : undefined
+
+/** How a response goes out: whole, or in one of the `Misbehave` ways. */
+type Delivery = "whole" | "hang" | "stall" | "cut-length" | "cut-chunked"
+
+interface Answer {
+  readonly status: number
+  readonly body: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly delivery: Delivery
+}
 
 const keyOf = (route: Route, headers: Readonly<Record<string, string>>): string | undefined => {
   if (route === "anthropic") return headers["x-api-key"]
   const auth = headers.authorization
   return auth?.startsWith("Bearer ") ? auth.slice("Bearer ".length) : undefined
+}
+
+/** Sends an answer whole, or misbehaves as scripted (the connection is left open, or destroyed). */
+const deliver = (res: Http.ServerResponse, out: Answer): void => {
+  if (out.delivery === "whole") {
+    res.writeHead(out.status, { "content-type": "application/json", ...out.headers })
+    res.end(out.body)
+    return
+  }
+  if (out.delivery === "hang") return
+  const bytes = Buffer.from(out.body, "utf8")
+  const half = bytes.subarray(0, Math.floor(bytes.length / 2))
+  res.writeHead(out.status, {
+    "content-type": "application/json",
+    ...out.headers,
+    ...(out.delivery === "cut-chunked" ? {} : { "content-length": String(bytes.length) })
+  })
+  res.write(half, () => {
+    if (out.delivery === "stall") return
+    // Let the half reach the client, then drop the connection mid-body.
+    setTimeout(() => res.socket?.destroy(), 20)
+  })
 }
 
 /**
@@ -458,18 +576,22 @@ const keyOf = (route: Route, headers: Readonly<Record<string, string>>): string 
 export const start = (options?: Options): Promise<Fake> => {
   const scripts: Record<Route, Array<Scripted>> = {
     anthropic: [...(options?.anthropic ?? [])],
-    openai: [...(options?.openai ?? [])]
+    openai: [...(options?.openai ?? [])],
+    responses: [...(options?.responses ?? [])]
   }
   const requests: Array<Recorded> = []
-  const answer = (route: Route | undefined, recorded: Omit<Recorded, "problems" | "route">) => {
+  /** The Responses route's stored output items, by id. */
+  const stored = new Map<string, Json>()
+  const answer = (route: Route | undefined, recorded: Omit<Recorded, "problems" | "route">): Answer => {
     const send = (
       status: number,
       body: string,
       headers: Readonly<Record<string, string>> = {},
-      problems: Array<string> = []
-    ) => {
+      problems: Array<string> = [],
+      delivery: Delivery = "whole"
+    ): Answer => {
       requests.push({ ...recorded, route, problems })
-      return { status, body, headers }
+      return { status, body, headers, delivery }
     }
     if (route === undefined) {
       return send(
@@ -494,7 +616,9 @@ export const start = (options?: Options): Promise<Fake> => {
         ? ["the body is not JSON"]
         : route === "anthropic"
           ? anthropicProblems(recorded.json)
-          : openAiProblems(recorded.json)
+          : route === "openai"
+            ? openAiProblems(recorded.json)
+            : ResponsesWire.problems(recorded.json, stored)
     if (problems.length > 0) return send(400, errorBody(route, 400, undefined, problems.join("; ")), {}, problems)
     const next = scripts[route].shift()
     const n = requests.length + 1
@@ -502,9 +626,36 @@ export const start = (options?: Options): Promise<Fake> => {
       const message = `the fake provider has no scripted response left for ${recorded.method} ${recorded.path} (request ${n})`
       return send(500, errorBody(route, 500, "api_error", message), {}, [message])
     }
+    const render = (r: Reply): string => {
+      const model = isObject(recorded.json) ? recorded.json.model : undefined
+      if (route === "anthropic") {
+        const { json, raws } = anthropicReply(r, model, n)
+        return withRawJson(json, raws)
+      }
+      if (route === "openai") return JSON.stringify(openAiReply(r, model, n))
+      const { response, items } = ResponsesWire.reply(r.blocks, { stop: r.stop, usage: r.usage, model, n })
+      if (!(isObject(recorded.json) && recorded.json.store === false)) {
+        for (const item of items) if (typeof item.id === "string") stored.set(item.id, item)
+      }
+      return JSON.stringify(response)
+    }
     switch (next._tag) {
       case "Raw":
         return send(next.status, next.body, next.headers)
+      case "Misbehave":
+        return send(
+          200,
+          render(next.reply),
+          {},
+          [],
+          next.how === "hang"
+            ? "hang"
+            : next.how === "stall"
+              ? "stall"
+              : next.framing === "chunked"
+                ? "cut-chunked"
+                : "cut-length"
+        )
       case "Failure":
         return send(
           next.status,
@@ -514,12 +665,22 @@ export const start = (options?: Options): Promise<Fake> => {
             ...(next.retryAfterMs === undefined ? {} : { "retry-after-ms": String(next.retryAfterMs) })
           }
         )
-      case "Reply": {
-        const model = isObject(recorded.json) ? recorded.json.model : undefined
-        return send(
-          200,
-          JSON.stringify(route === "anthropic" ? anthropicReply(next, model, n) : openAiReply(next, model, n))
-        )
+      case "Reply":
+        return send(200, render(next))
+    }
+  }
+  /** `answer`, and a 500 naming what went wrong if rendering or checking threw (the fake never crashes). */
+  const answerSafely = (route: Route | undefined, recorded: Omit<Recorded, "problems" | "route">): Answer => {
+    try {
+      return answer(route, recorded)
+    } catch (error) {
+      const message = `the fake provider could not answer: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
+      requests.push({ ...recorded, route, problems: [message] })
+      return {
+        status: 500,
+        body: errorBody(route ?? "openai", 500, undefined, message),
+        headers: {},
+        delivery: "whole"
       }
     }
   }
@@ -541,9 +702,8 @@ export const start = (options?: Options): Promise<Fake> => {
       }
       const method = req.method ?? "GET"
       const path = (req.url ?? "/").split("?")[0] ?? "/"
-      const out = answer(routeOf(method, path), { method, path, headers, body, json })
-      res.writeHead(out.status, { "content-type": "application/json", ...out.headers })
-      res.end(out.body)
+      const out = answerSafely(routeOf(method, path), { method, path, headers, body, json })
+      deliver(res, out)
     })
   })
   return new Promise((resolve, reject) => {

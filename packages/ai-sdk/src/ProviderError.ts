@@ -2,8 +2,10 @@
  * Why a model request failed, typed: the loop fails with one of these (inside its `ModelError`)
  * and the message names the cause. A missing API key is found before any request; a rejected
  * one, a forbidden model and an invalid request fail at once (HTTP 400, 401, 403, 404, 413,
- * 422...); rate limits, overloads, server errors and network errors are retried (see `Retry`)
- * and end as `ProviderUnavailable` when the retries run out.
+ * 422...); rate limits, overloads, server errors and network errors (a reply cut off before its
+ * end included) are retried (see `Retry`) and end as `ProviderUnavailable` when the retries run
+ * out; a request with no complete reply within its timeout is retried too and ends as
+ * `ProviderTimeout`.
  *
  * @since 0.1.0
  */
@@ -74,27 +76,68 @@ const ProviderUnavailableBase: new (args: {
   readonly status: number | undefined
   readonly attempts: number
   readonly detail: string
+  readonly cutOff?: boolean | undefined
 }) => Cause.YieldableError & {
   readonly _tag: "ProviderUnavailable"
   readonly provider: string
   readonly status: number | undefined
   readonly attempts: number
   readonly detail: string
+  readonly cutOff?: boolean | undefined
 } = Data.TaggedError("ProviderUnavailable")
+
+const attemptsOf = (attempts: number): string => (attempts === 1 ? "1 attempt" : `${attempts} attempts`)
 
 /**
  * The provider stayed rate-limited, overloaded, failing (5xx) or unreachable through every
  * attempt the retry policy allowed (or asked to wait past its time budget). `status` is the
- * last HTTP status, `undefined` for a network error.
+ * last HTTP status, `undefined` for a network error; `cutOff` is `true` when the last reply
+ * began (HTTP 2xx) but its body ended before it was whole.
  *
  * @since 0.1.0
  */
 export class ProviderUnavailable extends ProviderUnavailableBase {
-  /** The provider, its last status (or `unreachable`), the attempts made and the last detail. */
+  /** The provider, its last status (or `unreachable`, or a reply cut off), the attempts made and the last detail. */
   override get message(): string {
+    const tries = attemptsOf(this.attempts)
+    if (this.cutOff === true) return `${this.provider} cut its reply off before the end, after ${tries}: ${this.detail}`
     const what = this.status === undefined ? "unreachable" : `unavailable (HTTP ${this.status})`
-    const tries = this.attempts === 1 ? "1 attempt" : `${this.attempts} attempts`
     return `${this.provider} is ${what} after ${tries}: ${this.detail}`
+  }
+}
+
+const ProviderTimeoutBase: new (args: {
+  readonly provider: string
+  readonly timeoutMs: number
+  readonly attempts: number
+  readonly detail: string
+}) => Cause.YieldableError & {
+  readonly _tag: "ProviderTimeout"
+  readonly provider: string
+  readonly timeoutMs: number
+  readonly attempts: number
+  readonly detail: string
+} = Data.TaggedError("ProviderTimeout")
+
+/**
+ * Spells a number of milliseconds for people: `90 s`, `1500 ms`.
+ *
+ * @since 0.1.0
+ */
+export const showMillis = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`)
+
+/**
+ * The provider accepted the request but gave no complete reply within the request timeout
+ * (`AiSdkModel.Options.requestTimeout`) on the last attempt the retry policy allowed: the
+ * headers never came, or the body stalled. Each timed-out request was aborted; nothing of a
+ * reply was used. `detail` says what the retries met, when it was not a timeout each time.
+ *
+ * @since 0.1.0
+ */
+export class ProviderTimeout extends ProviderTimeoutBase {
+  /** The provider, the timeout, the attempts made and what the retries met. */
+  override get message(): string {
+    return `${this.provider} gave no complete reply within the request timeout of ${showMillis(this.timeoutMs)}, after ${attemptsOf(this.attempts)}${this.detail === "" ? "" : `: ${this.detail}`}`
   }
 }
 
@@ -126,20 +169,25 @@ export class ProviderFailure extends ProviderFailureBase {
  *
  * @since 0.1.0
  */
-export type ProviderError = MissingApiKey | RequestRejected | ProviderUnavailable | ProviderFailure
+export type ProviderError = MissingApiKey | RequestRejected | ProviderUnavailable | ProviderTimeout | ProviderFailure
 
 /**
  * A failure worth another attempt: rate limited (429), overloaded (529), a server error (5xx),
- * a timeout or conflict (408, 409), or a network error (no status). `retryAfterMs` is what the
- * provider asked for in `retry-after-ms` or `retry-after`.
+ * a timeout or conflict (408, 409), a network error (no status), a reply cut off before its end
+ * (`cutOff`), or no complete reply within the request timeout (`timeoutMs`). `retryAfterMs` is
+ * what the provider asked for in `retry-after-ms` or `retry-after`.
  *
  * @since 0.1.0
  */
 export interface Transient {
   /** Discriminates it from the typed failures. */
   readonly _tag: "Transient"
-  /** The HTTP status, `undefined` for a network error. */
+  /** The HTTP status, `undefined` for a network error, a cut-off reply or a timeout. */
   readonly status: number | undefined
+  /** `true` when a reply began (2xx) and its body ended, or broke, before it was whole. */
+  readonly cutOff?: boolean | undefined
+  /** The request timeout, when this attempt ran out of it (and was aborted). */
+  readonly timeoutMs?: number | undefined
   /** How long the provider asked to wait, in milliseconds, when it said. */
   readonly retryAfterMs: number | undefined
   /** What the provider or the network said. */
@@ -187,6 +235,70 @@ const messageOf = (error: unknown): string => {
   }
 }
 
+/** The network's error codes for a connection that broke (Node and undici). */
+const brokenConnection = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_BODY_TIMEOUT",
+  "ERR_STREAM_PREMATURE_CLOSE"
+])
+
+/** The chain of causes of an error, at most 8 deep (a cycle cannot loop), read without throwing. */
+const causesOf = (error: unknown): ReadonlyArray<unknown> => {
+  const chain: Array<unknown> = []
+  let current: unknown = error
+  for (let i = 0; i < 8 && typeof current === "object" && current !== null && !chain.includes(current); i++) {
+    chain.push(current)
+    try {
+      current = (current as { readonly cause?: unknown }).cause
+    } catch {
+      break
+    }
+  }
+  return chain
+}
+
+const fieldOf = (u: unknown, key: "code" | "message"): unknown => {
+  try {
+    return (u as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** A body read that broke (undici's `terminated`, or a connection error code among the causes): what the causes said. */
+const brokeWhileReading = (error: unknown): string | undefined => {
+  const causes = causesOf(error).slice(1)
+  const broke = causes.some((cause) => {
+    const code = fieldOf(cause, "code")
+    return (typeof code === "string" && brokenConnection.has(code)) || fieldOf(cause, "message") === "terminated"
+  })
+  if (!broke) return undefined
+  return causes
+    .map((cause) => fieldOf(cause, "message"))
+    .filter((m): m is string => typeof m === "string" && m !== "")
+    .join(": ")
+}
+
+/** A body that ends inside its JSON (nothing, or a prefix of a document): the connection closed early. */
+const endsEarly = (body: unknown): boolean => {
+  if (typeof body !== "string") return false
+  const text = body.trim()
+  if (text === "") return true
+  try {
+    JSON.parse(text)
+    return false
+  } catch (error) {
+    const message = messageOf(error)
+    if (/Unexpected end of JSON input|Unterminated string/.test(message)) return true
+    const at = /at position (\d+)/.exec(message)
+    return at !== null && Number(at[1]) >= text.length
+  }
+}
+
 /**
  * What a failure of `doGenerate` means: a typed `ProviderError` that is final, or a `Transient`
  * one to retry. `provider` names the model's provider in messages (`anthropic.messages`).
@@ -203,6 +315,19 @@ export const classify = (provider: string, error: unknown, now: number): Provide
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode
+    if (status !== undefined && status >= 200 && status < 300) {
+      // A reply began and did not arrive whole: nothing of it was used, so it may be asked again.
+      const broke = brokeWhileReading(error)
+      if (broke !== undefined || (error.message === "Invalid JSON response" && endsEarly(error.responseBody))) {
+        return {
+          _tag: "Transient",
+          status: undefined,
+          cutOff: true,
+          retryAfterMs: undefined,
+          detail: `the reply (HTTP ${status}) ended before it was whole${broke === undefined || broke === "" ? " (its JSON is incomplete)" : ` (${broke})`}`
+        }
+      }
+    }
     if (status === undefined || retryableStatus(status)) {
       return {
         _tag: "Transient",
@@ -214,6 +339,13 @@ export const classify = (provider: string, error: unknown, now: number): Provide
     if (status >= 400)
       return new RequestRejected({ provider, status, refusal: refusalOf(status), detail: error.message })
     return new ProviderFailure({ provider, detail: error.message, cause: error })
+  }
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    return new ProviderFailure({
+      provider,
+      detail: `its SDK could not read the reply, nested too deep (${error.message})`,
+      cause: error
+    })
   }
   return new ProviderFailure({ provider, detail: messageOf(error), cause: error })
 }

@@ -11,7 +11,11 @@
  *   id; an `is_error` result is sent as an error (`error-text`: Anthropic's `is_error: true`,
  *   OpenAI's `{"error": …}`), or, for providers without an error flag, as text that says it;
  * - a tool call's arguments are parsed as JSON; arguments that are not JSON reach the executor
- *   as the string they are (and are answered `not executed`); empty arguments are `{}`.
+ *   as the string they are (and are answered `not executed`); empty arguments are `{}`;
+ *   arguments nested deeper than `inputLimits.depth` or longer than `inputLimits.size` are not
+ *   parsed at all: the executor gets a short string saying why (`[arguments not read: …]`),
+ *   answered `not executed` like any input that is not an object, so a hostile or runaway call
+ *   never reaches a recursive reader (no stack overflow) and never bloats the history.
  *
  * @since 0.1.0
  */
@@ -138,13 +142,61 @@ export const toPrompt = (
 }
 
 /**
- * A tool call's arguments as the executor gets them: the parsed JSON, `{}` for empty arguments,
- * or the string itself when it is not JSON.
+ * How deep and how long a tool call's arguments may be before they are not read: 64 levels of
+ * arrays and objects, 1,000,000 characters (a tool's JSON Schema is a few levels deep; a model's
+ * whole reply is rarely a tenth of that size).
  *
  * @since 0.1.0
  */
-export const parseInput = (input: string): unknown => {
+export const inputLimits: { readonly depth: number; readonly size: number } = { depth: 64, size: 1_000_000 }
+
+/**
+ * How deep the arrays and objects of a JSON text nest, read in one pass without recursion
+ * (brackets inside strings do not count); stops counting once past `stop`.
+ *
+ * @since 0.1.0
+ */
+export const depthOf = (text: string, stop: number = Number.POSITIVE_INFINITY): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92)
+        i++ // a backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      depth++
+      if (depth > deepest) {
+        deepest = depth
+        if (deepest > stop) return deepest
+      }
+    } else if (c === 93 || c === 125) depth--
+  }
+  return deepest
+}
+
+/**
+ * A tool call's arguments as the executor gets them: the parsed JSON, `{}` for empty arguments,
+ * the string itself when it is not JSON, or, past `limits` (by default `inputLimits`), a short
+ * string saying why they were not read (`[arguments not read: nested more than 64 levels
+ * deep]`), which the executor answers `not executed` without running anything. Never throws.
+ *
+ * @since 0.1.0
+ */
+export const parseInput = (
+  input: string,
+  limits: { readonly depth: number; readonly size: number } = inputLimits
+): unknown => {
+  if (input.length > limits.size) {
+    return `[arguments not read: ${input.length} characters, more than the ${limits.size} allowed]`
+  }
   if (input.trim() === "") return {}
+  if (depthOf(input, limits.depth) > limits.depth) {
+    return `[arguments not read: nested more than ${limits.depth} levels deep]`
+  }
   try {
     return JSON.parse(input)
   } catch {

@@ -1,11 +1,14 @@
 /**
  * Retries of model requests, never of tool calls: a request that was rate limited (429),
- * overloaded (529), failed on the server (5xx), timed out or conflicted (408, 409) or never
- * reached the provider (a network error) is sent again, the same request byte for byte, after
- * an exponential backoff with jitter, or after exactly what the provider asked for in
- * `retry-after-ms` / `retry-after`. Bounded twice: by attempts and by a total time budget (a
- * wait that would end past the budget is not started). Each retry is a `model.retry` event in
- * the trace. A refused request (400, 401, 403...) or a missing API key fails at once.
+ * overloaded (529), failed on the server (5xx), timed out or conflicted (408, 409), never
+ * reached the provider (a network error), got a reply cut off before its end, or got no
+ * complete reply within the request timeout (`send`'s `timeout`: the request is aborted) is sent
+ * again, the same request byte for byte, after an exponential backoff with jitter, or after
+ * exactly what the provider asked for in `retry-after-ms` / `retry-after`. Nothing of a failed
+ * attempt's reply was used, so sending it again is safe. Bounded twice: by attempts and by a
+ * time budget that starts at the first failure (a wait that would end past the budget is not
+ * started). Each retry is a `model.retry` event in the trace. A refused request (400, 401,
+ * 403...) or a missing API key fails at once.
  *
  * @since 0.1.0
  */
@@ -21,7 +24,11 @@ import * as ProviderError from "./ProviderError.ts"
 export interface Policy {
   /** Attempts in all, the first included; default 4. `1` never retries. */
   readonly attempts?: number | undefined
-  /** Time for all attempts and waits together; default 60 seconds. */
+  /**
+   * Time for the retries: from the end of the first failed attempt, every wait and every further
+   * attempt together; default 60 seconds. (The first attempt is bounded by the request timeout,
+   * not by this.)
+   */
   readonly budget?: Duration.Input | undefined
   /** The first backoff, doubled after each retry (with ±20% jitter); default 1 second. */
   readonly base?: Duration.Input | undefined
@@ -67,6 +74,37 @@ const millisOf = (input: Duration.Input | undefined, fallback: Duration.Duration
 }
 
 /**
+ * The request timeout used when none is given: 10 minutes for the whole reply, the bound the
+ * official OpenAI and Anthropic SDKs give a request. A reply that is not streamed comes whole:
+ * its headers and its body arrive once the model has finished, so a long generation (many
+ * thousands of output tokens, long reasoning) sends nothing for minutes, and an idle timer
+ * between bytes would cut it off; the bound has to be on the whole reply. Set a shorter one for
+ * short replies (`maxOutputTokens` of a few thousand).
+ *
+ * @since 0.1.0
+ */
+export const defaultTimeout: Duration.Duration = Duration.minutes(10)
+
+/**
+ * A request timeout in milliseconds: `defaultTimeout` when not given, `undefined` (no timeout)
+ * for an infinite duration; throws a `RangeError` naming the option when it is not a duration
+ * greater than zero.
+ *
+ * @since 0.1.0
+ */
+export const timeoutOf = (input: Duration.Input | undefined, option = "requestTimeout"): number | undefined => {
+  if (input === undefined) return Duration.toMillis(defaultTimeout)
+  let ms: number
+  try {
+    ms = Duration.toMillis(Duration.fromInputUnsafe(input))
+  } catch {
+    ms = Number.NaN
+  }
+  if (!(ms > 0)) throw new RangeError(`'${option}' must be a duration greater than zero, got ${String(input)}`)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+/**
  * A policy with every field filled in and checked; throws a `RangeError` naming the field when
  * one is not a duration or `attempts` is not a whole number of at least 1.
  *
@@ -89,9 +127,12 @@ export const resolve = (
 
 /**
  * Runs one model request (`send` is called once per attempt, with the attempt's abort signal)
- * under the policy; `turn` names the model call in the trace's `model.retry` events. Fails
- * with a typed `ProviderError`: the final one at once, `ProviderUnavailable` when a transient
- * failure outlasts the policy. Interrupting it aborts the request in flight.
+ * under the policy; `turn` names the model call in the trace's `model.retry` events; `timeout`
+ * (milliseconds, none when `undefined` or infinite) bounds each attempt, from sending to the
+ * last byte of the reply: an attempt past it is aborted and is a transient failure. Fails with
+ * a typed `ProviderError`: the final one at once, `ProviderUnavailable` when a transient
+ * failure outlasts the policy, `ProviderTimeout` when the last attempt timed out. Interrupting
+ * it aborts the request in flight.
  *
  * @since 0.1.0
  */
@@ -99,16 +140,39 @@ export const send = <A>(options: {
   readonly provider: string
   readonly policy: ReturnType<typeof resolve>
   readonly turn: number
+  readonly timeout?: number | undefined
   readonly send: (signal: AbortSignal) => PromiseLike<A>
 }): Effect.Effect<A, ProviderError.ProviderError> => {
   const { provider, policy, turn } = options
+  const timeout =
+    options.timeout === undefined || !Number.isFinite(options.timeout) ? undefined : Math.max(0, options.timeout)
   let attempts = 0
-  const attempt = Effect.suspend(() => {
-    attempts++
-    return Effect.tryPromise({
+  let timeouts = 0
+  const request = Effect.suspend(() =>
+    Effect.tryPromise({
       try: (signal) => options.send(signal),
       catch: (error) => ProviderError.classify(provider, error, Date.now())
     })
+  )
+  const timedOut = (ms: number): ProviderError.Transient => ({
+    _tag: "Transient",
+    status: undefined,
+    retryAfterMs: undefined,
+    timeoutMs: ms,
+    detail: `no complete reply within ${ProviderError.showMillis(ms)} (the request was aborted)`
+  })
+  const attempt = Effect.suspend(() => {
+    attempts++
+    return timeout === undefined
+      ? request
+      : Effect.timeoutOrElse(request, {
+          duration: timeout,
+          orElse: () =>
+            Effect.suspend(() => {
+              timeouts++
+              return Effect.fail(timedOut(timeout))
+            })
+        })
   })
   // The schedule is built only once a request has failed transiently: the first attempt, the
   // common case, costs one request and nothing more.
@@ -155,22 +219,35 @@ export const send = <A>(options: {
     )
     return again.pipe(
       Effect.retry(schedule),
-      Effect.mapError((error) =>
-        error._tag === "Transient"
-          ? new ProviderError.ProviderUnavailable({
-              provider,
-              status: error.status,
-              attempts,
-              detail:
-                pastBudget === undefined
-                  ? error.detail
-                  : `${error.detail} (the next try, in ${Math.round(pastBudget)} ms, would end past the retry budget of ${policy.budget} ms)`
-            })
-          : error
-      )
+      Effect.mapError((error): ProviderError.ProviderError => {
+        if (error._tag !== "Transient") return error
+        const budget =
+          pastBudget === undefined
+            ? ""
+            : ` (the next try, in ${Math.round(pastBudget)} ms, would end past the retry budget of ${policy.budget} ms)`
+        if (error.timeoutMs !== undefined) {
+          const others = attempts - timeouts
+          return new ProviderError.ProviderTimeout({
+            provider,
+            timeoutMs: error.timeoutMs,
+            attempts,
+            detail:
+              `${others === 0 ? "" : `${others} other attempt${others === 1 ? "" : "s"} failed otherwise`}${budget}`.trim()
+          })
+        }
+        return new ProviderError.ProviderUnavailable({
+          provider,
+          status: error.status,
+          attempts,
+          detail: `${error.detail}${budget}`,
+          ...(error.cutOff === true ? { cutOff: true } : {})
+        })
+      })
     )
   }
-  return Effect.flatMap(Clock.currentTimeMillis, (start) =>
-    Effect.catchTag(attempt, "Transient", (error) => retryAfter(error, start))
+  // The retry budget starts when the first attempt fails: a first attempt that ran long (up to
+  // its timeout) leaves the retries their whole budget.
+  return Effect.catchTag(attempt, "Transient", (error) =>
+    Effect.flatMap(Clock.currentTimeMillis, (start) => retryAfter(error, start))
   )
 }
