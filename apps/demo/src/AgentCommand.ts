@@ -1,6 +1,7 @@
 /**
  * `harness agent --model PROVIDER:MODEL --root DIR PROMPT`: a real model (`Providers`, through
- * `AiSdkModel`) drives the loop over the five file tools of a real folder (`FlatFiles`), printed
+ * `AiSdkModel`) drives the loop over the five file tools of the user's real folder tree
+ * (`TreeFiles`: `.gitignore` honoured, `.git` never touched, links and special files refused), printed
  * turn by turn as the demo prints a conversation (reasoning dimmed). Every call goes through
  * the permission gate (`AgentPolicy`: `Policy.askBeforeChanges` unless `--policy`, the
  * `--deny`/`--ask`/`--allow` shorthands in front): on a terminal a person answers y / n /
@@ -23,7 +24,7 @@
 import process from "node:process"
 import { AiSdkModel } from "@agent-harness/ai-sdk"
 import { Execute, Loop, Message, Trace } from "@agent-harness/executor"
-import { FlatFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Approver, Compose, Gate, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
@@ -231,7 +232,7 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
         try: () => AiSdkModel.layer(Providers.languageModel(resolved.success)),
         catch: (error) => (error instanceof Error ? error.message : String(error))
       }).pipe(Effect.catch(usage))
-      const files = yield* Effect.catch(FlatFiles.make(options.root), (error) =>
+      const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
       const journal =

@@ -1,13 +1,15 @@
 /**
  * `harness mcp serve --tools files --root DIR [--lang en|es] [--http PORT] [--journal FILE]`:
- * the five file tools over a real folder (`FlatFiles`), served to any MCP client with the
+ * the five file tools over the user's real folder tree (`TreeFiles`: `.gitignore` honoured,
+ * `.git` never touched, links and special files refused), served to any MCP client with the
  * harness's semantics (every call through `execute`: an invalid call, an unknown tool, a
  * failing tool are `isError` results with our texts). Over stdio by default — stdout carries
  * only the protocol, and the command ends (exit 0) when stdin ends — or over Streamable HTTP on
  * 127.0.0.1 with `--http`, its URL printed to stderr, until SIGINT or SIGTERM (exit 0). A
  * `--journal` makes retried call ids replay instead of running twice. `--policy FILE`, `--allow`
  * and `--deny` put the permission gate in front of every served call (before the journal, as in
- * `harness agent`); a served call has no one to ask, so a rule that asks denies, saying so. Bad
+ * `harness agent`); a served call has no one to ask, so a rule that asks denies, saying so. The
+ * journal is never inside `--root` (links resolved), where the served tools could reach it. Bad
  * usage is exit 2.
  *
  * Loaded only when the command runs: `harness run` never loads the MCP SDK.
@@ -15,7 +17,7 @@
  * @since 0.1.0
  */
 import { Execute } from "@agent-harness/executor"
-import { FlatFiles, Files, FileTools } from "@agent-harness/file-tools"
+import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Serve } from "@agent-harness/mcp"
 import { Compose, Gate } from "@agent-harness/permission"
@@ -113,7 +115,7 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       if (options.journal !== undefined) {
         yield* RootFolder.refuseInside("harness mcp serve", options.root, "--journal", options.journal)
       }
-      const files = yield* Effect.catch(FlatFiles.make(options.root), (error) =>
+      const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
       const gate = yield* gateOf(options)

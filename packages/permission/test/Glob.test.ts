@@ -108,17 +108,50 @@ describe("Glob against picomatch 4.0.7 (dot: true)", () => {
     .filter((t) => t !== "." && t !== "..")
   const texts = fc.array(textSegment, { minLength: 1, maxLength: 5 }).map((s) => s.join("/"))
 
-  it("agree on every generated glob and text", () => {
+  /**
+   * The one difference left in this syntax, documented in the README: picomatch's shortcut for
+   * the whole globs `*.*` and `**\/*.*` wants a character after the last dot, so `a.` does not
+   * match them there (though it matches `x.*`, `?.*` and `{a,b}.*` in picomatch itself). Here `*`
+   * matches the empty text after a dot as everywhere else.
+   */
+  const documented = (source: string, text: string): boolean =>
+    (source === "*.*" || source === "**/*.*") && /\.$/.test(text.split("/").at(-1) ?? "")
+
+  it("agree on every generated glob and text, except exactly the documented difference (fixed seed)", () => {
     fc.assert(
       fc.property(globs, texts, (source, text) => {
-        expect([source, text, matches(source, text)]).toStrictEqual([
+        const ours = matches(source, text)
+        const theirs = picomatch(source, { dot: true, windows: false })(text)
+        // Where they differ, it is the documented case, in the documented direction.
+        expect([source, text, ours, ours === theirs || (documented(source, text) && ours && !theirs)]).toStrictEqual([
           source,
           text,
-          picomatch(source, { dot: true, windows: false })(text)
+          ours,
+          true
         ])
       }),
-      { numRuns: 5000 }
+      { numRuns: 5000, seed: 20261201 }
     )
+  })
+
+  it.each([
+    ["*.*", "a."],
+    ["**/*.*", "x/a."],
+    ["*.*", "a.b."]
+  ])("the documented difference: %s against %s", (source, text) => {
+    const theirs = picomatch(source, { dot: true, windows: false })(text)
+    expect([matches(source, text), theirs]).toStrictEqual(text === "a.b." ? [true, true] : [true, false])
+  })
+
+  it.each([
+    ["[!a-c]x", "dx", true, false],
+    ["*/**", "a", true, false],
+    ["?", ".", false, true]
+  ])("the other documented differences (outside the generated syntax): %s against %s", (source, text, ours, theirs) => {
+    expect([matches(source, text), picomatch(source, { dot: true, windows: false })(text)]).toStrictEqual([
+      ours,
+      theirs
+    ])
   })
 })
 

@@ -1,0 +1,3 @@
+import { main } from "./main.ts"
+
+console.log(main())
