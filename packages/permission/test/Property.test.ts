@@ -167,7 +167,7 @@ const paths = fc.constantFrom(
 /** What a hostile input answers on its first read: what the executor reads, once. */
 const firstRead = new WeakMap<object, { readonly path: string }>()
 /** A path field that reads differently after the first read, or throws then: both directions. */
-const hostile = fc.record({ first: paths, then: paths, throws: fc.boolean() }).map(({ first, then, throws }) => {
+const hostile = fc.record({ first: paths, later: paths, throws: fc.boolean() }).map(({ first, later, throws }) => {
   let reads = 0
   const input = {
     get path(): string {
