@@ -174,7 +174,7 @@ const hostile = fc.record({ first: paths, later: paths, throws: fc.boolean() }).
       reads += 1
       if (reads === 1) return first
       if (throws) throw new Error("second read")
-      return then
+      return later
     }
   }
   firstRead.set(input, { path: first })
