@@ -5,6 +5,7 @@
  * or when it is the call's own path (decided already).
  */
 import { Execute } from "@agent-harness/executor"
+import { Files, FileTools } from "@agent-harness/file-tools"
 import { PathGuard, Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
@@ -132,4 +133,40 @@ describe("the gate's path guard", () => {
       assert.strictEqual(outcome.content, "500")
     })
   )
+})
+
+describe("with the shipped file tools: the README's deny secrets/** policy", () => {
+  const secretive: Policy.Policy = {
+    rules: [
+      { args: { path: "secrets/**" }, decision: "deny", reason: "secrets stay secret" },
+      { annotations: { readOnly: true }, decision: "allow" }
+    ],
+    default: "ask"
+  }
+  for (const [toolset, search, list, pattern, folder] of [
+    [FileTools.english, "search", "list", "pattern", "folder"],
+    [FileTools.spanish, "buscar", "listar", "patron", "carpeta"]
+  ] as const) {
+    it.effect(`${search} and ${list} show nothing under secrets/`, () =>
+      Effect.gen(function* () {
+        const files = yield* Files.make({ "notes/a.txt": "SECRET-free note", "secrets/k": "SECRET=1" })
+        const gate = yield* Gate.make({ policy: secretive })
+        const names = new Set(toolset.tools.map((t) => t.name))
+        const run = (name: string, input: unknown) =>
+          Execute.execute(toolset, { id: name, name, input }).pipe(
+            Effect.provideService(Execute.Middleware, gate),
+            Effect.provideService(Files.Files, files)
+          )
+        assert.isTrue(names.has(search) && names.has(list))
+        const found = yield* run(search, { [pattern]: "SECRET" })
+        const everything = yield* run(search, { [pattern]: "" })
+        const listed = yield* run(list, { [folder]: "" })
+        for (const outcome of [found, everything, listed]) {
+          assert.notInclude(outcome.content, "secrets/k")
+          assert.notInclude(outcome.content, "SECRET=1")
+        }
+        assert.include(listed.content, "notes/a.txt")
+      })
+    )
+  }
 })
