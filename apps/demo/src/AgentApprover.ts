@@ -1,6 +1,7 @@
 /**
  * Who answers `harness agent`'s questions: a person at the terminal (the permission package's
- * `Terminal`: y / n / always, asked on stderr) when stdin is a terminal, else no one
+ * `Terminal`: y / n / always, asked on stderr, every question read in turn, a nonsense answer
+ * asked again, Ctrl-D a no) when stdin is a terminal, else no one
  * (`Approver.unattended`: the call is denied, saying no one could be asked). What the person
  * answers is kept, in order, as scripted answers: `--trace` records them (the `approvals`
  * annotation) so that the captured scenario replays the same answers.
