@@ -1,15 +1,17 @@
 /**
  * The pages in a real browser (Debian's Chromium, driven by playwright-core): what each call,
  * step and verdict shows, the filters, deep links and keys, a 10,000-turn trace, no request
- * and no CSP violation. Screenshots go to `artifacts/`. When Chromium cannot be started, every
- * test here says why and is skipped.
+ * and no CSP violation; link targets of every scheme but http(s) and mailto, however spelt, are
+ * no links. Screenshots go to `artifacts/`. When Chromium cannot be started, every test here says
+ * why and is skipped, except with `CI=true`, where each fails (`withoutBrowser`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
 import { Html, Server } from "../src/index.ts"
-import { artifacts, launch, open, shot, until, type Watch, watch, write } from "./browser.ts"
-import { broken, long, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
+import * as Href from "../client/Href.ts"
+import { artifacts, inCI, launch, open, shot, until, type Watch, watch, withoutBrowser, write } from "./browser.ts"
+import { broken, hostileHrefs, inertHrefs, long, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
 
 const timeout = 180_000
 
@@ -21,7 +23,7 @@ beforeAll(async () => {
   if ("browser" in launched) browser = launched.browser
   else {
     reason = launched.reason
-    console.warn(`\n*** Browser tests skipped: ${reason} ***\n`)
+    console.warn(`\n*** Browser tests ${inCI() ? `failed (CI=${process.env.CI})` : "skipped"}: ${reason} ***\n`)
   }
 }, timeout)
 
@@ -29,12 +31,12 @@ afterAll(async () => {
   await browser?.close()
 }, timeout)
 
-/** A fresh page in the browser, watched; skips the test when there is no browser. */
+/** A fresh page in the browser, watched; without a browser, skips the test (fails it in CI). */
 const fresh = async (
   skip: (condition: boolean, note?: string) => void,
   viewport = { width: 1200, height: 900 }
 ): Promise<{ readonly page: Page; readonly seen: Watch }> => {
-  skip(browser === undefined, reason)
+  if (browser === undefined) withoutBrowser(reason, skip)
   const page = await (browser as Browser).newPage({ viewport })
   return { page, seen: await watch(page) }
 }
@@ -240,6 +242,83 @@ describe("test reports in the browser", () => {
       await page.locator("#f2-main a.trace-link").first().click()
       await page.waitForSelector("#f1:not([hidden])", { timeout })
       expect(await page.evaluate("location.hash")).toBe("#f1")
+      await quiet(seen, url)
+      await page.close()
+    },
+    timeout
+  )
+})
+
+describe("links in the browser", () => {
+  /** A report whose rows link to `targets`, one row each, plus one to a relative trace. */
+  const linked = (targets: ReadonlyArray<string>): string => {
+    const [first] = report("fixed").split("\n")
+    const verdict = JSON.parse(first as string) as Record<string, unknown>
+    return [...targets, "runs/other.jsonl"]
+      .map((trace, i) => JSON.stringify({ ...verdict, name: `link ${i}`, file: `scenarios/l${i}.json`, trace }))
+      .join("\n")
+  }
+
+  it(
+    "Chromium reads every hostile spelling as a script or other scheme; the filter refuses each, and the inert ones stay relative",
+    async (ctx) => {
+      const { page, seen } = await fresh(ctx.skip)
+      const url = write("links-blank.html", Html.render([{ name: "t.jsonl", text: showcase() }]))
+      await open(page, url)
+      /** Each target's scheme as Chromium reads it, set as an anchor's `href` the way the page sets it. */
+      const read = (hrefs: ReadonlyArray<string>) =>
+        page.evaluate<ReadonlyArray<string>>(
+          `${JSON.stringify(hrefs)}.map((href) => { const a = document.createElement("a"); a.setAttribute("href", href); return a.protocol })`
+        )
+      const hostile = await read(hostileHrefs)
+      hostileHrefs.forEach((href, i) => {
+        expect(["http:", "https:", "mailto:"], `Chromium reads ${JSON.stringify(href)}`).not.toContain(hostile[i])
+        expect(Href.safe(href), JSON.stringify(href)).toBeNull()
+      })
+      // The first fifteen are `javascript:` to Chromium, however they are spelt.
+      expect(hostile.slice(0, 15)).toStrictEqual(hostileHrefs.slice(0, 15).map(() => "javascript:"))
+      expect(hostile.slice(15, 18)).toStrictEqual(["vbscript:", "vbscript:", "vbscript:"])
+      expect(hostile.slice(18, 21)).toStrictEqual(["data:", "data:", "data:"])
+      // The inert ones are relative paths to Chromium (the page's own file: scheme), and so to the filter.
+      const inert = await read(inertHrefs)
+      expect(inert).toStrictEqual(inertHrefs.map(() => "file:"))
+      const kept = inertHrefs.map((href) => Href.safe(href))
+      for (const out of kept) expect(out).not.toMatch(/^[a-z][a-z0-9+.-]*:/i)
+      expect(await read(kept.filter((out): out is string => out !== null))).toStrictEqual(
+        kept.filter((out) => out !== null).map(() => "file:")
+      )
+      await quiet(seen, url)
+      await page.close()
+    },
+    timeout
+  )
+
+  it(
+    "a report row whose trace is a hostile link shows it as text, no link: clicking it does nothing",
+    async (ctx) => {
+      const { page, seen } = await fresh(ctx.skip, { width: 1200, height: 4000 })
+      const dialogs: Array<string> = []
+      page.on("dialog", (dialog) => {
+        dialogs.push(dialog.message())
+        void dialog.dismiss()
+      })
+      const url = write("links.html", Html.render([{ name: "links.jsonl", text: linked(hostileHrefs) }]))
+      await open(page, url)
+      const links = await page.locator("a.trace-link").evaluateAll((as) => as.map((a) => a.getAttribute("href")))
+      expect(links).toStrictEqual(["runs/other.jsonl"])
+      const notes = page.locator("td .note")
+      expect(await notes.count()).toBe(hostileHrefs.length)
+      for (let i = 0; i < hostileHrefs.length; i++) {
+        await notes.nth(i).scrollIntoViewIfNeeded({ timeout })
+        await notes.nth(i).click({ timeout })
+      }
+      // Every anchor the page drew, whatever it is for: only anchors, relative paths, http(s), mailto.
+      const protocols = await page.evaluate<ReadonlyArray<string>>(
+        "[...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href').startsWith('#') ? '#' : a.protocol)"
+      )
+      for (const protocol of protocols) expect(["#", "file:", "http:", "https:", "mailto:"]).toContain(protocol)
+      expect(page.url()).toBe(url)
+      expect(dialogs).toStrictEqual([])
       await quiet(seen, url)
       await page.close()
     },

@@ -38,6 +38,25 @@ export const launch = async (): Promise<{ readonly browser: Browser } | { readon
   }
 }
 
+/** Whether `CI` says this is CI: set, and neither empty, `false` nor `0`. */
+export const inCI = (ci: string | undefined = process.env.CI): boolean =>
+  ci !== undefined && ci !== "" && ci !== "false" && ci !== "0"
+
+/**
+ * What a test does without Chromium: outside CI it is skipped, saying why; with `CI=true` (CI
+ * installs Chromium) it fails, saying why, since a test that skips in CI is a failure.
+ */
+export const withoutBrowser = (
+  reason: string,
+  skip: (condition: boolean, note?: string) => void,
+  ci: string | undefined = process.env.CI
+): void => {
+  if (inCI(ci)) {
+    throw new Error(`CI=${ci}: the browser tests need Chromium, and there is none: ${reason}`)
+  }
+  skip(true, reason)
+}
+
 /** Writes a page into `artifacts/` and gives its file URL. */
 export const write = (name: string, html: string): string => {
   mkdirSync(artifacts, { recursive: true })

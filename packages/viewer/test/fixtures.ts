@@ -417,3 +417,56 @@ export const report = (variant: "before" | "fixed"): string =>
       variant
     )
   ].join("\n")
+
+/**
+ * Link targets a browser reads as a scheme other than http(s) or mailto (`javascript:`,
+ * `vbscript:`, `data:`, `file:`...): every spelling URL parsing folds into one (tab, newline and
+ * carriage return anywhere, C0 controls and spaces at the ends, upper case).
+ */
+export const hostileHrefs: ReadonlyArray<string> = [
+  "javascript:alert(1)",
+  "JavaScript:alert(1)",
+  "JAVASCRIPT:alert(1)",
+  "java\tscript:alert(1)",
+  "java\nscript:alert(1)",
+  "java\rscript:alert(1)",
+  "\tjavascript:alert(1)",
+  " javascript:alert(1)",
+  "   javascript:alert(1)",
+  "\u0000javascript:alert(1)",
+  "\u0001\u001fjavascript:alert(1)",
+  "\u0000 \t\njavascript:alert(1)",
+  "javascript:alert(1)\u0000",
+  "j\na\tv\ra\tscript\t:alert(1)",
+  "javascript\t:alert(1)",
+  "vbscript:msgbox(1)",
+  "VBScript:msgbox(1)",
+  " vbscript:msgbox(1)",
+  "data:text/html,<script>alert(1)</script>",
+  "DATA:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+  "\u0000data:text/html,x",
+  "file:///etc/passwd",
+  "FILE:///etc/passwd",
+  " file:///etc/passwd",
+  "blob:https://ci.example/1",
+  "about:blank",
+  "chrome://settings",
+  "view-source:https://ci.example/",
+  "ws://127.0.0.1:1/",
+  "ftp://ci.example/a"
+]
+
+/**
+ * Spellings that look like a script link but are no scheme at all once set as an attribute (the
+ * page never parses HTML: entities stay as they are; a NUL inside the scheme ends it): relative
+ * paths, which the filter may let through.
+ */
+export const inertHrefs: ReadonlyArray<string> = [
+  "javascript&colon;alert(1)",
+  "&#106;avascript:alert(1)",
+  "&#x6A;avascript:alert(1)",
+  "java&#09;script:alert(1)",
+  "java\u0000script:alert(1)",
+  "%6Aavascript:alert(1)",
+  "java%09script:alert(1)"
+]
