@@ -14,6 +14,10 @@
  * error outside any test as a successful run), that counts as one failed test. Exits 1 if anything failed, if zero tests ran,
  * or on bad usage; the final line is printed in every case except bad usage.
  *
+ * With `CI` set (`CI=true`; not empty, `false` or `0`), a skipped test is a failure: every test
+ * vitest marks `skipped`, `pending` or `todo` (and every `--extra-skipped`) counts as failed, each
+ * named on a `FAIL … (skipped in CI)` line, and the last line is `N passed, N failed`.
+ *
  * Runs on Node 22 type stripping: erasable TypeScript only.
  */
 import { existsSync, readFileSync } from "node:fs"
@@ -53,7 +57,15 @@ interface Options {
   readonly extra: Totals
   readonly requireAll: boolean
   readonly commandFailed: boolean
+  /** Whether this is CI, where a skipped test is a failure. */
+  readonly ci: boolean
 }
+
+/** Whether `CI` says this is CI: set, and neither empty, `false` nor `0`. */
+const inCI = (ci: string | undefined): boolean => ci !== undefined && ci !== "" && ci !== "false" && ci !== "0"
+
+/** How vitest's JSON report marks a test that did not run. */
+const skippedStatuses: ReadonlySet<string> = new Set(["skipped", "pending", "todo", "disabled"])
 
 const usage =
   "usage: node tools/ci-summary/summary.ts [--extra-passed N] [--extra-failed N] [--extra-skipped N] [--require-all] [--command-failed] FILE..."
@@ -98,7 +110,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
         files.push(arg)
     }
   }
-  return { files, extra, requireAll, commandFailed }
+  return { files, extra, requireAll, commandFailed, ci: inCI(process.env.CI) }
 }
 
 const count = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) ? n : 0)
@@ -113,9 +125,10 @@ const display = (path: string): string => {
   return rel === "" || rel.startsWith("..") ? path : rel
 }
 
-/** Prints the failures of one report and returns its counts. */
-const summarizeReport = (path: string, report: Report, out: Array<string>): Totals => {
+/** Prints the failures of one report and returns its counts; in CI, skipped tests are failures. */
+const summarizeReport = (path: string, report: Report, out: Array<string>, ci: boolean): Totals => {
   let failed = count(report.numFailedTests)
+  let skippedNamed = 0
   for (const file of report.testResults ?? []) {
     const name = display(file.name ?? "(unknown file)")
     const failures = (file.assertionResults ?? []).filter((a) => a.status === "failed")
@@ -123,6 +136,14 @@ const summarizeReport = (path: string, report: Report, out: Array<string>): Tota
       out.push(`FAIL ${name} > ${failure.fullName ?? failure.title ?? "(unnamed test)"}`)
       const message = failure.failureMessages?.[0]
       if (message !== undefined) out.push(`     ${firstLine(message)}`)
+    }
+    if (ci) {
+      for (const skipped of (file.assertionResults ?? []).filter((a) => skippedStatuses.has(a.status ?? ""))) {
+        out.push(
+          `FAIL ${name} > ${skipped.fullName ?? skipped.title ?? "(unnamed test)"} (${skipped.status} in CI: a test that skips in CI is a failure)`
+        )
+        skippedNamed += 1
+      }
     }
     if (file.status === "failed" && failures.length === 0) {
       // The file failed without a failed test: it did not load, or a hook threw.
@@ -136,11 +157,14 @@ const summarizeReport = (path: string, report: Report, out: Array<string>): Tota
     out.push(`FAIL ${display(path)} (vitest reported an unsuccessful run${empty ? ": no test files" : ""})`)
     failed += 1
   }
-  return {
-    passed: count(report.numPassedTests),
-    failed,
-    skipped: count(report.numPendingTests) + count(report.numTodoTests)
+  const skipped = count(report.numPendingTests) + count(report.numTodoTests)
+  if (!ci) return { passed: count(report.numPassedTests), failed, skipped }
+  if (skipped > skippedNamed) {
+    out.push(
+      `FAIL ${display(path)} (${skipped - skippedNamed} more skipped in CI, not named in the report: a test that skips in CI is a failure)`
+    )
   }
+  return { passed: count(report.numPassedTests), failed: failed + Math.max(skipped, skippedNamed), skipped: 0 }
 }
 
 const finalLine = (totals: Totals): string =>
@@ -156,7 +180,12 @@ const main = (argv: ReadonlyArray<string>): number => {
     return 2
   }
   const out: Array<string> = []
-  const totals: Totals = { ...options.extra }
+  const totals: Totals = options.ci
+    ? { passed: options.extra.passed, failed: options.extra.failed + options.extra.skipped, skipped: 0 }
+    : { ...options.extra }
+  if (options.ci && options.extra.skipped > 0) {
+    out.push(`FAIL --extra-skipped ${options.extra.skipped} (skipped in CI: a test that skips in CI is a failure)`)
+  }
   let found = 0
   let broken = false
   for (const file of options.files) {
@@ -179,7 +208,7 @@ const main = (argv: ReadonlyArray<string>): number => {
       broken = true
       continue
     }
-    const counts = summarizeReport(file, report, out)
+    const counts = summarizeReport(file, report, out, options.ci)
     totals.passed += counts.passed
     totals.failed += counts.failed
     totals.skipped += counts.skipped

@@ -66,12 +66,24 @@ const failing = report("failing.json", {
   ]
 })
 
-/** Each run spawns Node: on a loaded 2-core machine that can take seconds, never forever. */
-const run = (...args: Array<string>) => {
+/** The environment without `CI` (which CI itself sets), and with `CI` as given. */
+const envWith = (ci: string | undefined): NodeJS.ProcessEnv => {
+  const { CI: _, ...rest } = process.env
+  return ci === undefined ? rest : { ...rest, CI: ci }
+}
+
+/**
+ * Each run spawns Node: on a loaded 2-core machine that can take seconds, never forever. Outside
+ * CI unless `ci` says otherwise (CI itself runs these tests with `CI=true`).
+ */
+const run = (...args: Array<string>) => runIn(undefined, ...args)
+
+const runIn = (ci: string | undefined, ...args: Array<string>) => {
   const result = spawnSync(process.execPath, [script, ...args], {
     encoding: "utf8",
     timeout: 45_000,
-    killSignal: "SIGKILL"
+    killSignal: "SIGKILL",
+    env: envWith(ci)
   })
   expect(result.error, `ci-summary ${args.join(" ")}`).toBeUndefined()
   const lines = result.stdout.trimEnd().split("\n")
@@ -153,6 +165,61 @@ describe("ci-summary", { timeout: 60_000 }, () => {
     const r = run(passing, report("garbage.json", "{ not json"))
     expect(r.last).toBe("3 passed, 1 failed")
     expect(r.status).toBe(1)
+  })
+
+  it("with CI=true a skipped test is a failure: counted in failed, each named; the last line N passed, N failed", () => {
+    for (const ci of ["true", "1"]) {
+      const r = runIn(ci, passing, failing)
+      expect(r.last).toBe("4 passed, 4 failed")
+      expect(r.lines).toContain(
+        "FAIL /repo/packages/b/test/b.test.ts > b later (skipped in CI: a test that skips in CI is a failure)"
+      )
+      expect(r.lines).toContain(
+        "FAIL /repo/packages/b/test/b.test.ts > b someday (todo in CI: a test that skips in CI is a failure)"
+      )
+      expect(r.status).toBe(1)
+    }
+    // Outside CI (unset, empty, false, 0), skipped stays skipped.
+    for (const ci of [undefined, "", "false", "0"])
+      expect(runIn(ci, passing, failing).last).toBe("4 passed, 2 failed, 2 skipped")
+  })
+
+  it("with CI=true a report of nothing but skipped tests fails, and so does --extra-skipped", () => {
+    const allSkipped = report("all-skipped.json", {
+      numPassedTests: 0,
+      numFailedTests: 0,
+      numPendingTests: 3,
+      numTodoTests: 0,
+      success: true,
+      testResults: [
+        {
+          name: "/repo/packages/viewer/test/Browser.test.ts",
+          status: "skipped",
+          message: "",
+          assertionResults: [assertion("the browser > draws", "skipped"), assertion("the browser > links", "pending")]
+        }
+      ]
+    })
+    const outside = runIn(undefined, passing, allSkipped)
+    expect(outside.last).toBe("3 passed, 0 failed, 3 skipped")
+    expect(outside.status).toBe(0)
+    const r = runIn("true", passing, allSkipped)
+    expect(r.last).toBe("3 passed, 3 failed")
+    expect(r.lines).toContain(
+      "FAIL /repo/packages/viewer/test/Browser.test.ts > the browser > draws (skipped in CI: a test that skips in CI is a failure)"
+    )
+    expect(r.lines).toContain(
+      "FAIL /repo/packages/viewer/test/Browser.test.ts > the browser > links (pending in CI: a test that skips in CI is a failure)"
+    )
+    expect(r.lines).toContain(
+      `FAIL ${allSkipped} (1 more skipped in CI, not named in the report: a test that skips in CI is a failure)`
+    )
+    expect(r.status).toBe(1)
+    const extra = runIn("true", passing, "--extra-skipped", "2")
+    expect(extra.last).toBe("3 passed, 2 failed")
+    expect(extra.lines).toContain("FAIL --extra-skipped 2 (skipped in CI: a test that skips in CI is a failure)")
+    expect(extra.status).toBe(1)
+    expect(runIn(undefined, passing, "--extra-skipped", "2").last).toBe("3 passed, 0 failed, 2 skipped")
   })
 
   it("rejects bad usage", () => {
