@@ -51,6 +51,8 @@ export interface Options {
   readonly model: string
   /** The provider's base URL (`--base-url`). */
   readonly baseUrl?: string | undefined
+  /** How long one model request may take (`--request-timeout`, `90s`); default 10 minutes. */
+  readonly requestTimeout?: string | undefined
   /** The folder the file tools work in. */
   readonly root: string
   /** The tools', the messages' and the transcript's language. */
@@ -211,7 +213,7 @@ const usageLine = (turns: ReadonlyArray<Loop.Turn>): string | undefined => {
 export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const resolved = Providers.resolve(options.model, options.baseUrl, process.env)
+      const resolved = Providers.resolve(options.model, options.baseUrl, process.env, options.requestTimeout)
       if (Result.isFailure(resolved)) return yield* usage(resolved.failure)
       const maxTurns = options.maxTurns ?? Loop.defaultMaxTurns
       if (!Number.isSafeInteger(maxTurns) || maxTurns < 1) {
@@ -229,7 +231,8 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
         usage
       )
       const model = yield* Effect.try({
-        try: () => AiSdkModel.layer(Providers.languageModel(resolved.success)),
+        try: () =>
+          AiSdkModel.layer(Providers.languageModel(resolved.success), Providers.modelOptions(resolved.success)),
         catch: (error) => (error instanceof Error ? error.message : String(error))
       }).pipe(Effect.catch(usage))
       const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>

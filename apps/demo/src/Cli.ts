@@ -340,6 +340,12 @@ const agent = Command.make(
         "the provider's base URL, API version included (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL)"
       )
     ),
+    requestTimeout: Flag.String("request-timeout").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "how long one model request may take, to the reply's last byte (90s, 2m; default 10m); past it the request is aborted and retried"
+      )
+    ),
     root: fileRoot,
     lang: toolsLang,
     maxTurns: Flag.Int("max-turns").pipe(Flag.optional, Flag.withDescription("model calls at most (default 10)")),
@@ -372,6 +378,7 @@ const agent = Command.make(
         m.agent({
           ...o,
           baseUrl: Option.getOrUndefined(o.baseUrl),
+          requestTimeout: Option.getOrUndefined(o.requestTimeout),
           maxTurns: Option.getOrUndefined(o.maxTurns),
           trace: Option.getOrUndefined(o.trace),
           journal: Option.getOrUndefined(o.journal),

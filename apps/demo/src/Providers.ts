@@ -6,6 +6,9 @@
  * `OPENAI_API_KEY`) and is required: without it nothing is sent. The base URL is `--base-url`,
  * else the provider's variable (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), else the provider's
  * own; like the SDK's `baseURL`, it includes the API version (`http://localhost:11434/v1`).
+ * `--request-timeout` bounds each request, from sending it to the reply's last byte (10 minutes
+ * by default, as the providers' own SDKs): a request past it is aborted and retried, and when
+ * the retries run out the run fails naming the timeout (`ProviderTimeout`).
  *
  * @since 0.1.0
  */
@@ -50,6 +53,35 @@ export interface Resolved {
   readonly model: string
   readonly apiKey: string
   readonly baseUrl: string | undefined
+  /** The request timeout in milliseconds (`--request-timeout`); `undefined`: the adapter's default. */
+  readonly requestTimeoutMs?: number | undefined
+}
+
+const units: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000
+}
+
+/**
+ * A `--request-timeout` as milliseconds: a number with a unit (`90s`, `2m`, `500ms`, `1.5h`; a
+ * bare number is seconds), greater than zero and at most a day; else what is wrong, naming the
+ * flag.
+ *
+ * @since 0.1.0
+ */
+export const requestTimeoutMs = (text: string): Result.Result<number, string> => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h)?\s*$/.exec(text)
+  const ms = match === null ? Number.NaN : Number(match[1]) * (units[match[2] ?? "s"] ?? Number.NaN)
+  if (!(ms >= 1 && ms <= 86_400_000)) {
+    return Result.fail(
+      `--request-timeout ${JSON.stringify(text)}: expected a duration greater than zero and at most a day, such as 90s, 2m or 500ms`
+    )
+  }
+  return Result.succeed(Math.round(ms))
 }
 
 /**
@@ -64,14 +96,16 @@ const isProvider = (name: string): name is Provider => (providers as ReadonlyArr
 /**
  * `--model`, the key and the base URL from the flags and the environment, or what is wrong (in
  * words, naming the flag or the variable): a `--model` that is not `PROVIDER:MODEL` with a
- * known provider, a missing or empty key, a base URL that is not an `http(s)://` URL.
+ * known provider, a missing or empty key, a base URL that is not an `http(s)://` URL, a
+ * `--request-timeout` that is not a duration (`requestTimeoutMs`).
  *
  * @since 0.1.0
  */
 export const resolve = (
   model: string,
   baseUrl: string | undefined,
-  env: Readonly<Record<string, string | undefined>>
+  env: Readonly<Record<string, string | undefined>>,
+  requestTimeout?: string | undefined
 ): Result.Result<Resolved, string> => {
   const colon = model.indexOf(":")
   const provider = colon < 0 ? model : model.slice(0, colon)
@@ -100,8 +134,28 @@ export const resolve = (
       return Result.fail(`${where} ${JSON.stringify(url)}: expected an http:// or https:// URL`)
     }
   }
-  return Result.succeed({ provider, model: id, apiKey, baseUrl: url })
+  let timeout: number | undefined
+  if (requestTimeout !== undefined) {
+    const parsed = requestTimeoutMs(requestTimeout)
+    if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+    timeout = parsed.success
+  }
+  return Result.succeed({
+    provider,
+    model: id,
+    apiKey,
+    baseUrl: url,
+    ...(timeout === undefined ? {} : { requestTimeoutMs: timeout })
+  })
 }
+
+/**
+ * The adapter's options of a resolved `--model`: its request timeout, when one was given.
+ *
+ * @since 0.1.0
+ */
+export const modelOptions = (resolved: Resolved): AiSdkModel.Options =>
+  resolved.requestTimeoutMs === undefined ? {} : { requestTimeout: resolved.requestTimeoutMs }
 
 /**
  * The AI SDK model of a resolved `--model`.
