@@ -152,8 +152,9 @@ describe("with the shipped file tools: the README's deny secrets/** policy", () 
         const files = yield* Files.make({ "notes/a.txt": "SECRET-free note", "secrets/k": "SECRET=1" })
         const gate = yield* Gate.make({ policy: secretive })
         const names = new Set(toolset.tools.map((t) => t.name))
+        const all: Toolset.Toolset<Tool.Any> = toolset
         const run = (name: string, input: unknown) =>
-          Execute.execute(toolset, { id: name, name, input }).pipe(
+          Execute.execute(all, { id: name, name, input }).pipe(
             Effect.provideService(Execute.Middleware, gate),
             Effect.provideService(Files.Files, files)
           )
