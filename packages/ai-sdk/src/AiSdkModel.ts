@@ -3,8 +3,9 @@
  * OpenAI-compatible server, …) as the loop's `Model`. Each turn is one `doGenerate` request:
  * the provider never runs a tool and never validates a call; the loop's executor does both.
  * The history goes out losslessly (`ProviderPrompt`), tool names as provider-safe aliases
- * (`ToolAliases`), and failed requests are retried within bounds (`Retry`) and otherwise fail
- * typed (`ProviderError`). Usage and finish reason of every reply reach the loop's turns and
+ * (`ToolAliases`), each request is bounded by a timeout on the whole reply (`requestTimeout`),
+ * and failed requests are retried within bounds (`Retry`) and otherwise fail typed
+ * (`ProviderError`). Usage and finish reason of every reply reach the loop's turns and
  * trace; a reply cut off (`length`), filtered or ended by an error fails the run with
  * `IncompleteReply`.
  *

@@ -12,11 +12,11 @@
 export * as AiSdkModel from "./AiSdkModel.ts"
 /** Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for the model-backed planner and your own `generateText` calls. @since 0.1.0 */
 export * as EffectAiModel from "./EffectAiModel.ts"
-/** Why a model request failed, typed: `MissingApiKey`, `RequestRejected`, `ProviderUnavailable`, `ProviderFailure`. @since 0.1.0 */
+/** Why a model request failed, typed: `MissingApiKey`, `RequestRejected`, `ProviderUnavailable`, `ProviderTimeout`, `ProviderFailure`. @since 0.1.0 */
 export * as ProviderError from "./ProviderError.ts"
 /** The loop's history as an AI SDK prompt and a provider's reply as the loop's blocks, losing nothing the next request needs. @since 0.1.0 */
 export * as ProviderPrompt from "./ProviderPrompt.ts"
-/** Retries of model requests (never of tool calls): which failures, what backoff, bounded by attempts and time. @since 0.1.0 */
+/** Retries of model requests (never of tool calls): which failures, what backoff, bounded by attempts and time; the request timeout. @since 0.1.0 */
 export * as Retry from "./Retry.ts"
 /** A toolset as a provider sees it: each tool under its provider-safe alias, calls mapped back to the real name. @since 0.1.0 */
 export * as ToolAliases from "./ToolAliases.ts"

@@ -10,7 +10,8 @@ import { createOpenAI } from "@ai-sdk/openai"
 import { APICallError } from "@ai-sdk/provider"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AiSdkModel, ProviderError, ProviderPrompt, Retry } from "../src/index.ts"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import { AiSdkModel, EffectAiModel, ProviderError, ProviderPrompt, Retry } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
 import { failureOf, runLoop, successOf } from "./fixtures.ts"
 
@@ -98,6 +99,28 @@ describe("a provider that never answers, or stalls", () => {
           opening
         )
         expect(successOf(exit).text).toBe("por fin")
+      }),
+    timeout
+  )
+
+  it.live(
+    "EffectAiModel (the planner's LanguageModel) is bounded the same way: an InternalProviderError naming the timeout",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({ openai: [FakeProvider.hang()] })
+        const error = yield* LanguageModel.generateText({ prompt: "hola" }).pipe(
+          Effect.provide(
+            EffectAiModel.layer(createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "sk-test" }).chat("gpt-test"), {
+              requestTimeout: "300 millis",
+              retry: { attempts: 1 }
+            })
+          ),
+          Effect.flip
+        )
+        expect(error.reason._tag).toBe("InternalProviderError")
+        expect(error.message).toContain(
+          "openai.chat gave no complete reply within the request timeout of 300 ms, after 1 attempt"
+        )
       }),
     timeout
   )
