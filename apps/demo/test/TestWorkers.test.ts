@@ -247,6 +247,35 @@ describe("TestWorkers", () => {
     }
   )
 
+  it(
+    "the real thread, HARNESS_WORKER_MEMORY_MB=64 and a 16 MB scenario: that file fails, naming it; the others run as here",
+    SPAWNS,
+    async () => {
+      const big = salmorejo()
+      const contents: Record<string, string> = { ...(big.files as Record<string, string>) }
+      for (let i = 0; i < 16; i++) contents[`big/${i}.txt`] = `${i}`.padEnd(1024 * 1024, "x")
+      const file = temp.write("big/big.json", { ...big, name: "big", files: contents })
+      const jobs = [files[0], file, files[1]].map((f) => ({ file: f as string }))
+      const before = process.env[TestWorkers.memoryVariable]
+      process.env[TestWorkers.memoryVariable] = "64"
+      try {
+        const ran = await spread(jobs)
+        expect(ran.unavailable).toBeUndefined()
+        const [first, failed, last] = ran.results
+        if (failed === undefined || "fatal" in failed || Result.isFailure(failed.entry)) {
+          throw new Error(`big.json is not a failed verdict: ${JSON.stringify(failed)}`)
+        }
+        expect(failed.entry.success.failures.map((f) => f.message)).toEqual([
+          `the worker running ${file} ran out of memory (its heap limit: 64 MB; HARNESS_WORKER_MEMORY_MB sets it); the other files ran on`
+        ])
+        expect([first, last]).toEqual(await alone([jobs[0], jobs[2]] as ReadonlyArray<TestWorkers.Job>))
+      } finally {
+        if (before === undefined) delete process.env[TestWorkers.memoryVariable]
+        else process.env[TestWorkers.memoryVariable] = before
+      }
+    }
+  )
+
   it("never more runners than cores: 200 asked on 1 core start no thread at all", SPAWNS, async () => {
     const jobs = files.slice(0, 4).map((file) => ({ file }))
     const missing = new URL("./fixtures/no-such-worker.ts", import.meta.url)

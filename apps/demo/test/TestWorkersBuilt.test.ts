@@ -30,9 +30,10 @@ describe("the built CLI's worker thread", () => {
     const jobs = jsonFilesUnder(scenariosDir).map((file) => ({ file }))
     const run = (some: ReadonlyArray<TestWorkers.Job>) => ScenarioCommands.runFiles(some, Variant.fixed)
     const [alone, spread] = await Effect.runPromise(
-      Effect.all([run(jobs), TestWorkers.run(jobs, 3, "fixed", run, { at: pathToFileURL(entry), here: false })]).pipe(
-        Effect.provide(ScenarioServices.layer)
-      )
+      Effect.all([
+        run(jobs),
+        TestWorkers.run(jobs, 3, "fixed", run, { at: pathToFileURL(entry), here: false, cores: 3 })
+      ]).pipe(Effect.provide(ScenarioServices.layer))
     )
     expect(spread.unavailable).toBeUndefined()
     expect(spread.results).toEqual(alone)
