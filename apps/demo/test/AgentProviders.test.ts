@@ -12,6 +12,8 @@ import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
+import { Result } from "effect"
+import * as Providers from "../src/Providers.ts"
 import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
@@ -55,6 +57,28 @@ const inputOf = (request: FakeProvider.Recorded | undefined): ReadonlyArray<Item
   const input = typeof json === "object" && json !== null ? (json as { readonly input?: unknown }).input : undefined
   return Array.isArray(input) ? input : []
 }
+
+describe("Providers.requestTimeoutMs", () => {
+  it("reads 90s, 2m, 500ms, 1.5h and a bare number of seconds; refuses zero, more than a day and words, naming the flag", () => {
+    const ms = (text: string) => Result.getOrThrow(Providers.requestTimeoutMs(text))
+    assert.deepStrictEqual(
+      ["90s", "2m", "500ms", "1.5h", "30", " 10 min "].map(ms),
+      [90_000, 120_000, 500, 5_400_000, 30_000, 600_000]
+    )
+    for (const bad of ["0s", "0", "25h", "soon", "-5s", "1e3s", "", "10 parsecs"]) {
+      const parsed = Providers.requestTimeoutMs(bad)
+      assert.isTrue(Result.isFailure(parsed), bad)
+      if (Result.isFailure(parsed))
+        expect(parsed.failure).toContain(`--request-timeout ${JSON.stringify(bad)}: expected`)
+    }
+    const resolved = Providers.resolve("openai:m", undefined, { OPENAI_API_KEY: "k" }, "90s")
+    assert.deepStrictEqual(Providers.modelOptions(Result.getOrThrow(resolved)), { requestTimeout: 90_000 })
+    assert.deepStrictEqual(
+      Providers.modelOptions(Result.getOrThrow(Providers.resolve("openai:m", undefined, { OPENAI_API_KEY: "k" }))),
+      {}
+    )
+  })
+})
 
 describe("harness agent over the OpenAI Responses API", () => {
   it(
