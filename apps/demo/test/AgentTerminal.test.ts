@@ -87,7 +87,7 @@ interface Person {
 
 const terminal = (fake: FakeProvider.Fake, args: ReadonlyArray<string>): Person => {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "test-key" }
-  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "CI"]) delete env[name]
+  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[name]
   const child: ChildProcessWithoutNullStreams = spawn(
     "python3",
     [
