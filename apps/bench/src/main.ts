@@ -19,9 +19,15 @@ import * as ParallelRows from "./ParallelRows.ts"
 import * as PlannerRows from "./PlannerRows.ts"
 import * as ScenarioRows from "./ScenarioRows.ts"
 import * as Table from "./Table.ts"
+import * as TreeRows from "./TreeRows.ts"
 import * as ViewerRows from "./ViewerRows.ts"
 
 const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
+if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "tree") {
+  // `pnpm bench --only tree [--quick]`: row 13 alone, printed only.
+  console.log(Table.markdown(await TreeRows.measure(settings)))
+  process.exit(0)
+}
 const started = performance.now()
 const step = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
   const at = performance.now()
@@ -46,6 +52,7 @@ const loopPerCall = (loop[0]?.ratio ?? Number.NaN) * execute.a
 rows.push(...(await step("row 10", () => AdapterRows.measure(settings, loopPerCall))))
 rows.push(...(await step("row 11", () => DurableRows.measure(settings, execute.a))))
 rows.push(...(await step("row 12", () => ParallelRows.measure(settings))))
+rows.push(...(await step("row 13", () => TreeRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
