@@ -265,7 +265,12 @@ export const make = (streams: Streams): Approver.Approver => {
         for (let tries = 0; tries < maxTries; tries++) {
           if (tries > 0) write(`${messages.again}\n`)
           write(messages.choices(name))
-          const line = yield* next
+          // A question given up on (a timeout, the run interrupted) ends its line: the next one starts clean.
+          const line = yield* Effect.onInterrupt(next, () =>
+            Effect.sync(() => {
+              write("\n")
+            })
+          )
           if (line === undefined) {
             write(`\n${w.denied(messages.inputEnded)}\n`)
             return { answer: "no", reason: messages.inputEnded } as const

@@ -238,6 +238,8 @@ describe("Terminal, as a person answers", () => {
         yield* Fiber.interrupt(fiber)
         assert.isTrue(t.input.isPaused())
         const again = yield* Effect.forkChild(t.approver.ask(request()))
+        // Its line was ended, so the next question starts on a line of its own.
+        yield* printedSoon(t.printed, "when this rule asks: \nThe model wants")
         yield* printedSoon(t.printed, "Allow it?", 2)
         t.input.write("y\n")
         assert.deepStrictEqual(yield* Fiber.join(again), { answer: "yes" })
