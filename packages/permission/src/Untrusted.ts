@@ -119,25 +119,35 @@ const foldedCopy = (content: string) => {
   const linear: Array<boolean> = []
   const cache = new Map<string, string>()
   let length = 0
-  const segments = /[^\u0080-\uffff]+|[\ud800-\udbff][\udc00-\udfff]|[\u0080-\uffff]/g
-  for (let found = segments.exec(content); found !== null; found = segments.exec(content)) {
-    const text = found[0]
-    const ascii = text.charCodeAt(0) < 0x80
-    let part: string
-    if (ascii) part = asciiFold(text)
-    else {
-      const known = cache.get(text)
-      part = known ?? foldOne(text)
-      if (known === undefined) cache.set(text, part)
-    }
-    if (part === "") continue
+  const add = (part: string, at: number, size: number, ascii: boolean) => {
+    if (part === "") return
     parts.push(part)
     copyStart.push(length)
-    origin.push(found.index)
-    width.push(text.length)
+    origin.push(at)
+    width.push(size)
     linear.push(ascii)
     length += part.length
   }
+  // The ASCII runs folded all at once (their places kept when lower-casing keeps the length).
+  const whole = asciiFold(content)
+  const runOf = whole.length === content.length ? (from: number, to: number) => whole.slice(from, to) : undefined
+  const others = /[\ud800-\udbff][\udc00-\udfff]|[\u0080-\uffff]/g
+  let at = 0
+  for (let found = others.exec(content); found !== null; found = others.exec(content)) {
+    if (found.index > at) {
+      add(runOf?.(at, found.index) ?? asciiFold(content.slice(at, found.index)), at, found.index - at, true)
+    }
+    const text = found[0]
+    let part = cache.get(text)
+    if (part === undefined) {
+      part = foldOne(text)
+      cache.set(text, part)
+    }
+    add(part, found.index, text.length, false)
+    at = found.index + text.length
+  }
+  if (at < content.length)
+    add(runOf?.(at, content.length) ?? asciiFold(content.slice(at)), at, content.length - at, true)
   /** The segment holding the copy's character `k`. */
   const segmentOf = (k: number): number => {
     let low = 0
