@@ -117,8 +117,8 @@ export interface Raw {
  * status, the headers (with the whole reply's `content-length`) and the first half of the
  * reply's body, then nothing more; `"cut"` sends the same and then closes the connection
  * (`framing: "length"`, with `content-length`) or ends a chunked body without its last chunk
- * (`framing: "chunked"`). The connection stays open until the client gives up or the fake is
- * closed.
+ * (`framing: "chunked"`, the connection closing too). After a hang or a stall the connection
+ * stays open until the client gives up (its timeout) or the fake is closed.
  *
  * @since 0.1.0
  */
