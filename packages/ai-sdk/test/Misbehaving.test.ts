@@ -257,6 +257,24 @@ describe("tool-call arguments nested 10,000 deep", () => {
     timeout
   )
 
+  it.live(
+    "the fake itself never crashes: a reply it cannot render (an input too deep for JSON.stringify) is a 500 saying why",
+    () =>
+      Effect.gen(function* () {
+        let deep: unknown = 1
+        for (let i = 0; i < 100_000; i++) deep = [deep]
+        const fake = yield* FakeProvider.scoped({
+          anthropic: [FakeProvider.reply([Message.toolUse("toolu_1", "catalogo_buscar", { consulta: deep })])]
+        })
+        const { exit } = yield* runLoop(anthropicOf(fake, { retry: { attempts: 1 } }), opening)
+        expect(failureOf(exit).message).toMatch(/anthropic\.messages is unavailable \(HTTP 500\) after 1 attempt/)
+        expect(fake.requests[0]?.problems).toEqual([
+          "the fake provider could not answer: RangeError: Maximum call stack size exceeded"
+        ])
+      }),
+    timeout
+  )
+
   it("parseInput: bounded in depth and size, brackets inside strings do not count, never throws", () => {
     expect(ProviderPrompt.parseInput(deepText(63))).toEqual({ consulta: expect.any(Array) })
     expect(ProviderPrompt.parseInput(deepText(64))).toBe("[arguments not read: nested more than 64 levels deep]")
