@@ -2,8 +2,8 @@
  * The in-memory file environment of the file tools: a map from path to content behind a `Ref`,
  * provided as the `Files` service. Paths are plain strings (no folders, no normalisation):
  * `recetas/gazpacho.txt` is one key. The in-memory environment never refuses a path (the file
- * tools refuse the ones that leave the root before they get here); `FlatFiles` refuses what its
- * folder holds that is not a plain file.
+ * tools refuse the ones that leave the root before they get here); `TreeFiles` and `FlatFiles`
+ * refuse what their folder holds that is not a plain file.
  *
  * @since 0.1.0
  */

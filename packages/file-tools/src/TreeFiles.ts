@@ -503,6 +503,8 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
 
   /** The walk of the tree below the folders of `prefix` (nothing when one is not a walkable folder). */
   function* walk(session: Dir.Session, top: Dir.Dir, prefix: string) {
+    // A prefix no tool path can start with (a NUL, a lone surrogate, `..`) matches nothing.
+    if (problem(prefix, { allowEmpty: true }) !== undefined) return
     const segments = prefix.split("/")
     segments.pop()
     let current = top

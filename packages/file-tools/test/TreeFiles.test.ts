@@ -100,6 +100,31 @@ describe("TreeFiles: listing", () => {
     })
   )
 
+  it.effect(".git/info/exclude is honoured at the root, below the .gitignore files", () =>
+    Effect.gen(function* () {
+      const root = tempDir("exclude")
+      fs.mkdirSync(nodePath.join(root, ".git/info"), { recursive: true })
+      fs.writeFileSync(nodePath.join(root, ".git/info/exclude"), "*.local\nscratch/\n")
+      fs.writeFileSync(nodePath.join(root, ".gitignore"), "!keep.local\n")
+      for (const name of ["a.txt", "b.local", "keep.local", "scratch/x.txt"]) {
+        fs.mkdirSync(nodePath.dirname(nodePath.join(root, name)), { recursive: true })
+        fs.writeFileSync(nodePath.join(root, name), name)
+      }
+      const tree = yield* TreeFiles.make(root)
+      expect(yield* tree.list).toEqual([".gitignore", "a.txt", "keep.local"])
+    })
+  )
+
+  it.effect("a prefix no path can start with lists nothing, never dies", () =>
+    Effect.gen(function* () {
+      const listUnder = files.listUnder
+      if (listUnder === undefined) throw new Error("TreeFiles must provide listUnder")
+      for (const prefix of ["a\0/b", "\ud800/x", "../", "/etc/", "x".repeat(300) + "/y", `${"d/".repeat(3000)}x`]) {
+        expect(yield* listUnder(prefix)).toEqual([])
+      }
+    })
+  )
+
   it.effect("binary and too-large files are Skipped by scan, left out of entries", () =>
     Effect.gen(function* () {
       const root = tempDir("sizes")
