@@ -86,6 +86,27 @@ const folderOf = (root: string, file: string): string => {
   return folder
 }
 
+/** `O_NOFOLLOW` and `O_NONBLOCK` where the platform has them. */
+const noFollow = (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
+
+/**
+ * Copies one regular file (content and mode) without following a link: opened with
+ * `O_NOFOLLOW | O_NONBLOCK` and checked once open, so an entry swapped for a link or a FIFO
+ * since it was listed is refused, never read through or waited on.
+ */
+const copyFile = (source: string, target: string, where: string): void => {
+  const fd = fs.openSync(source, fs.constants.O_RDONLY | noFollow)
+  try {
+    const stats = fs.fstatSync(fd)
+    if (!stats.isFile()) {
+      throw new Roots.InvalidRoot({ problem: `${where}: it is ${special(stats)}, which a root folder cannot hold` })
+    }
+    fs.writeFileSync(target, fs.readFileSync(fd), { flag: "wx", mode: stats.mode & 0o777 })
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 /**
  * Copies the tree under `from` into the existing folder `to`: folders, regular files (content
  * and mode), symbolic links as links (their target text as it is). Throws `InvalidRoot` naming
@@ -110,7 +131,7 @@ const copyTree = (from: string, to: string, shown: string): void => {
       } else if (stats.isSymbolicLink()) {
         fs.symlinkSync(fs.readlinkSync(source), target)
       } else if (stats.isFile()) {
-        fs.copyFileSync(source, target, fs.constants.COPYFILE_EXCL)
+        copyFile(source, target, where)
       } else {
         throw new Roots.InvalidRoot({ problem: `${where}: it is ${special(stats)}, which a root folder cannot hold` })
       }
