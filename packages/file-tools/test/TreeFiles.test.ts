@@ -119,7 +119,7 @@ describe("TreeFiles: listing", () => {
     Effect.gen(function* () {
       const listUnder = files.listUnder
       if (listUnder === undefined) throw new Error("TreeFiles must provide listUnder")
-      for (const prefix of ["a\0/b", "\ud800/x", "../", "/etc/", "x".repeat(300) + "/y", `${"d/".repeat(3000)}x`]) {
+      for (const prefix of ["a\0/b", "\ud800/x", "../", "/etc/", `${"x".repeat(300)}/y`, `${"d/".repeat(3000)}x`]) {
         expect(yield* listUnder(prefix)).toEqual([])
       }
     })
