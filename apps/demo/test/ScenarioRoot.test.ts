@@ -81,6 +81,40 @@ describe("scenario root: running", () => {
     })
   })
 
+  it("a link in the tree is copied as a link, which the tools refuse by name and list leaves out", SPAWNS, async () => {
+    temp.write("links/fixture/list.txt", "a\n")
+    temp.write("links/outside/secret.txt", "the secret\n")
+    symlinkSync("../outside/secret.txt", temp.path("links/fixture/secret.txt"))
+    const file = temp.write("links/s.json", {
+      format: 1,
+      kind: "conversation",
+      root: "fixture",
+      turns: [
+        {
+          reply: [
+            { type: "tool_use", id: "c1", name: "read", input: { path: "secret.txt" } },
+            { type: "tool_use", id: "c2", name: "list", input: { folder: "" } },
+            { type: "tool_use", id: "c3", name: "search", input: { pattern: "secret" } }
+          ],
+          expect: [
+            {
+              type: "tool_result",
+              tool_use_id: "c1",
+              is_error: true,
+              content: "not executed: 'secret.txt' is a symbolic link, and links are not followed"
+            },
+            { type: "tool_result", tool_use_id: "c2", is_error: false, content: "list.txt" },
+            { type: "tool_result", tool_use_id: "c3", is_error: false, content: "" }
+          ]
+        },
+        { reply: [{ type: "text", text: "done" }] }
+      ],
+      outcome: { stop: "end", files: { "list.txt": "a\n" } }
+    })
+    const r = harness(["run", file])
+    assert.strictEqual(r.code, 0, r.stdout + r.stderr)
+  })
+
   it("a FIFO in the tree fails the run naming it, without waiting on it", SPAWNS, async () => {
     temp.write("fifo/fixture/list.txt", "a\n")
     execFileSync("mkfifo", [temp.path("fifo/fixture/pipe")])
