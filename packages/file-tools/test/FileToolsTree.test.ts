@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Files, FileTools, TreeFiles } from "../src/index.ts"
 import { observe } from "./run.ts"
-import { makeProject, type Project, tempDir, tracked } from "./tree.ts"
+import { makeProject, type Project, removeTemporary, tempDir, tracked } from "./tree.ts"
 
 let project: Project
 let files: Files.FilesShape
@@ -20,6 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await project.close()
+  removeTemporary()
 }, 30_000)
 
 const ok = (content: string) => ({ isError: false, content })

@@ -7,7 +7,7 @@ import * as nodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import { type FilePath, type Files, TreeFiles } from "../src/index.ts"
-import { makeProject, type Project, recording, tempDir, tracked } from "./tree.ts"
+import { makeProject, type Project, removeTemporary, recording, tempDir, tracked } from "./tree.ts"
 
 let project: Project
 let files: Files.FilesShape
@@ -19,6 +19,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await project.close()
+  removeTemporary()
 }, 30_000)
 
 const refusal = <A>(effect: Effect.Effect<A, FilePath.PathRefused>) =>

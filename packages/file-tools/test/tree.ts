@@ -10,9 +10,19 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 
-/** A fresh temporary folder (its real path). */
-export const tempDir = (label: string): string =>
-  fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), `tree-${label}-`)))
+const made: Array<string> = []
+
+/** A fresh temporary folder (its real path), removed by `removeTemporary`. */
+export const tempDir = (label: string): string => {
+  const dir = fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), `tree-${label}-`)))
+  made.push(dir)
+  return dir
+}
+
+/** Removes every folder `tempDir` made. */
+export const removeTemporary = (): void => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
 
 const put = (root: string, path: string, content: string | Uint8Array): void => {
   const file = nodePath.join(root, path)
