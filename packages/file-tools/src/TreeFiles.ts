@@ -24,7 +24,7 @@
  *   existing file's mode) and `fsync`s every folder it changed or created; `append` opens with
  *   `O_APPEND`, `fsync`s, and `fsync`s the folders when it created the file. A crash leaves the
  *   old content or the new, never a mix. Temporary files (`.agent-harness-tmp-<pid>-<n>.tmp`)
- *   are never listed; a write removes those a dead process left in its folder.
+ *   are never listed; the first write into a folder removes those a dead process left there.
  * - **Size**: a file over `maxFileBytes` (1 MiB by default) is refused by `read`
  *   (`too-large`, the limit named) rather than loaded; `scan` gives it, and any file with a NUL
  *   byte in its first 8 KiB (binary), as `Skipped` without its text; `entries` and `snapshot`
@@ -34,7 +34,8 @@
  *   operation otherwise. Error messages show root-relative names only.
  *
  * Paths are checked like the tools check them (`FilePath.problem`), and also need one plain
- * name per segment (`a//b`, `./a` and `a/` are refused: `segment`). Contents are UTF-8.
+ * name per segment (`a//b`, `./a` and `a/` are refused: `segment`). Contents are UTF-8. It
+ * needs a POSIX system (folders are opened as descriptors, which Windows does not allow).
  *
  * @since 0.1.0
  */
@@ -352,8 +353,14 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
     return stats.mode & 0o7777
   }
 
+  /** The folders (`dev:ino`) whose leftovers were removed: each is read once per environment. */
+  const swept = new Set<string>()
+
   /** Removes the temporary files a dead process left in a folder (our exact name, a regular file). */
   const removeLeftovers = (session: Dir.Session, folder: Dir.Dir): void => {
+    const key = `${folder.dev}:${folder.ino}`
+    if (swept.has(key)) return
+    swept.add(key)
     for (const name of fs.readdirSync(session.self(folder))) {
       const match = temporaryName.exec(name)
       if (match === null) continue
