@@ -2,12 +2,15 @@
  * The Postgres database a cluster keeps its state in: the URL checked (a `postgres://` or
  * `postgresql://` URL), a connection pool (`@effect/sql-pg`), and a first query answered before
  * anything else runs, so a missing or unreachable database is one typed error that names it
- * (with any password hidden) instead of a hang or a crash later.
+ * (with any password hidden) instead of a hang or a crash later. A database that goes away later
+ * (the server stopped or killed, the connections cut) is noticed by {@link watch}: the engine's
+ * runs then fail with `ConnectionLost` within a bounded time instead of waiting for it forever.
  *
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import { type Cause, Duration, Effect, type Layer, Redacted, Schema } from "effect"
+import { type Cause, Clock, Deferred, Duration, Effect, type Layer, Redacted, Schema, type Scope } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient, SqlError } from "effect/sql"
 
 const DatabaseUnavailableBase: Schema.Class<
@@ -28,6 +31,30 @@ export class DatabaseUnavailable extends DatabaseUnavailableBase {
   /** `database <url>: <problem>`. */
   override get message(): string {
     return `database ${this.url}: ${this.problem}`
+  }
+}
+
+const ConnectionLostBase: Schema.Class<
+  ConnectionLost,
+  Schema.TaggedStruct<"ConnectionLost", { readonly url: Schema.String; readonly problem: Schema.String }>,
+  Cause.YieldableError
+> = Schema.TaggedError<ConnectionLost>()("ConnectionLost", {
+  url: Schema.String,
+  problem: Schema.String
+})
+
+/**
+ * The database answered once and then stopped answering for longer than the engine waits
+ * (`Options.lostAfter`): its URL (password hidden) and what the last attempt said. A run that
+ * ends with it may have left a call started and not finished: the journal reports that call
+ * outcome unknown when the run is resumed, and does not run it again.
+ *
+ * @since 0.1.0
+ */
+export class ConnectionLost extends ConnectionLostBase {
+  /** `database <url>: connection lost: <problem>`. */
+  override get message(): string {
+    return `database ${this.url}: connection lost: ${this.problem}`
   }
 }
 
@@ -89,7 +116,97 @@ export interface Options {
   readonly connectTimeout?: Duration.Input | undefined
   /** The pool's size; default 10. */
   readonly maxConnections?: number | undefined
+  /**
+   * How long the database may go without answering before the engine's runs fail with
+   * `ConnectionLost` (see {@link watch}); default {@link defaultLostAfter}.
+   */
+  readonly lostAfter?: Duration.Input | undefined
 }
+
+/**
+ * How long a database may go without answering before it is lost: 15 seconds, longer than a
+ * server's restart takes, well under the minute after which a run looks hung.
+ *
+ * @since 0.1.0
+ */
+export const defaultLostAfter: Duration.Duration = Duration.seconds(15)
+
+/**
+ * A database being watched (see {@link watch}).
+ *
+ * @since 0.1.0
+ */
+export interface Watch {
+  /** Waits until the database is lost, then fails with `ConnectionLost`; never succeeds. */
+  readonly lost: Effect.Effect<never, ConnectionLost>
+  /** Whether it is lost already. */
+  readonly isLost: Effect.Effect<boolean>
+}
+
+/**
+ * Watches the database at `url` for as long as the scope is open, over a connection of its own
+ * (so a busy pool is never mistaken for a lost database): a `SELECT 1` about every second,
+ * each given `lostAfter` to answer. The database is lost once it has not answered for
+ * `lostAfter`; it stays lost.
+ *
+ * @since 0.1.0
+ */
+export const watch = (url: string, options?: Options): Effect.Effect<Watch, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const shown = redact(url)
+    const lostAfter = Duration.fromInputUnsafe(options?.lostAfter ?? defaultLostAfter)
+    const limit = Duration.toMillis(lostAfter)
+    const every = Duration.millis(Math.max(50, Math.min(1000, limit / 5)))
+    const lost = yield* Deferred.make<never, ConnectionLost>()
+    const client = yield* PgClient.make({
+      url: Redacted.make(url),
+      connectTimeout: lostAfter,
+      maxConnections: 1
+    }).pipe(Effect.provide(Reactivity.layer), Effect.result)
+    if (client._tag === "Failure") {
+      yield* Deferred.fail(
+        lost,
+        new ConnectionLost({ url: shown, problem: `it cannot be watched: ${sqlProblem(client.failure)}` })
+      )
+      return { lost: Deferred.await(lost), isLost: Deferred.isDone(lost) }
+    }
+    const sql = client.success
+    const loop = Effect.gen(function* () {
+      let answered = yield* Clock.currentTimeMillis
+      let problem = "no answer"
+      while (true) {
+        const ping = yield* sql`SELECT 1`.pipe(
+          Effect.mapError(sqlProblem),
+          Effect.timeoutOrElse({ duration: lostAfter, orElse: () => Effect.fail("no answer in time") }),
+          Effect.result
+        )
+        const now = yield* Clock.currentTimeMillis
+        if (ping._tag === "Success") answered = now
+        else problem = ping.failure
+        if (now - answered >= limit) {
+          const seconds = Math.round((now - answered) / 100) / 10
+          return yield* Deferred.fail(
+            lost,
+            new ConnectionLost({ url: shown, problem: `no answer for ${seconds} s (${problem})` })
+          )
+        }
+        yield* Effect.sleep(every)
+      }
+    })
+    yield* Effect.forkScoped(loop)
+    const watching: Watch = { lost: Deferred.await(lost), isLost: Deferred.isDone(lost) }
+    return watching
+  })
+
+/**
+ * Moves a `ConnectionLost` that ended an engine's run (the engine gives it as a defect, since a
+ * workflow's own error type cannot name it) into the error channel, where it can be handled
+ * by its tag.
+ *
+ * @since 0.1.0
+ */
+export const lostAsFailure = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | ConnectionLost, R> =>
+  Effect.catchDefect(self, (defect) => (defect instanceof ConnectionLost ? Effect.fail(defect) : Effect.die(defect)))
 
 /**
  * The database as an effect/sql `SqlClient` (and `PgClient`): fails with `DatabaseUnavailable`

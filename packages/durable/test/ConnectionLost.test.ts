@@ -1,0 +1,163 @@
+/**
+ * A database that goes away in the middle of a durable run: the run fails, within a bounded
+ * time, with `ConnectionLost` naming the database, instead of waiting for it forever; nothing runs
+ * twice, and once the database is back, the run resumed reports the call that was running when
+ * it went away as outcome unknown (its start is in the journal, its end is not) and does not run
+ * it again. The database "goes away" for real: connections to it are refused and every
+ * connection it had is terminated (`pg_terminate_backend`). Needs Postgres (see postgres.ts).
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Testing from "@agent-harness/postgres-tool/testing"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { Database, PgStore } from "../src/index.ts"
+import * as Children from "./fixtures/children.ts"
+import { database, timeout } from "./postgres.ts"
+
+const db = database()
+const child = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url))
+const temp = fs.mkdtempSync(path.join(os.tmpdir(), "durable-lost-"))
+afterAll(() => fs.rmSync(temp, { recursive: true, force: true }))
+
+/** How long the child's engine waits for a database that stopped answering. */
+const lostAfterMs = 3000
+/** How long after the cut the child must have failed, and exited: generous, on a loaded 2-core machine. */
+const failsWithinMs = 30_000
+const exitsWithinMs = 45_000
+
+/** Runs statements on the server's `postgres` database (not the one being cut). */
+const admin = (url: string, statements: ReadonlyArray<string>): Promise<void> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      for (const statement of statements) yield* sql.unsafe(statement)
+    }).pipe(Effect.provide(Database.layer(Testing.withDatabase(url, "postgres"), { maxConnections: 1 })))
+  )
+
+const nameOf = (url: string) => new URL(url).pathname.slice(1)
+
+/** The database goes away: no new connection is accepted, and every one it has is terminated. */
+const cut = (url: string) =>
+  admin(url, [
+    `ALTER DATABASE ${nameOf(url)} WITH ALLOW_CONNECTIONS false`,
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${nameOf(url)}' AND pid <> pg_backend_pid()`
+  ])
+
+const restore = (url: string) => admin(url, [`ALTER DATABASE ${nameOf(url)} WITH ALLOW_CONNECTIONS true`])
+
+const journal = (url: string) =>
+  Effect.runPromise(Effect.flatMap(PgStore.make(), (store) => store.entries).pipe(Effect.provide(Database.layer(url))))
+
+/** Runs the child; when it says it holds in a call, cuts the database. When the cut was done. */
+const runCut = async (url: string, args: ReadonlyArray<string>) => {
+  let cutAt: Promise<number> | undefined
+  const running = Children.start(child, [url, ...args, "--lost-after", String(lostAfterMs)], {
+    stuckMs: 120_000,
+    onLine: (line) => {
+      if (typeof line.holding === "string" && cutAt === undefined) cutAt = cut(url).then(() => Date.now())
+    }
+  })
+  const ran = await running.done
+  const at = cutAt === undefined ? undefined : await cutAt
+  return { ran, cutAt: at }
+}
+
+describe("Database.ConnectionLost", () => {
+  it("names the database, and lostAsFailure makes it (and only it) a typed failure", async () => {
+    const lost = new Database.ConnectionLost({ url: "postgres://u:***@h:5432/d", problem: "no answer for 15 s (x)" })
+    assert.strictEqual(lost.message, "database postgres://u:***@h:5432/d: connection lost: no answer for 15 s (x)")
+    const caught = await Effect.runPromise(Effect.flip(Database.lostAsFailure(Effect.die(lost))))
+    assert.strictEqual(caught, lost)
+    const other = await Effect.runPromiseExit(Database.lostAsFailure(Effect.die(new Error("boom"))))
+    assert.isTrue(other._tag === "Failure" && other.cause.reasons.every((r) => r._tag === "Die"))
+  })
+})
+
+describe("a durable run whose database goes away", () => {
+  it(
+    "a plan session fails with ConnectionLost in bounded time; resumed, the running append is outcome unknown, never run twice",
+    async (ctx) => {
+      const url = db.url(ctx)
+      const envdir = fs.mkdtempSync(path.join(temp, "session-"))
+      const { ran, cutAt } = await runCut(url, ["session", "s-lost", envdir, "--pause", "step-0-3", "1000"])
+      try {
+        assert.isDefined(cutAt, `the child never held in step-0-3: ${ran.stderr.slice(-2000)}`)
+        assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
+        const at = ran.lines.findIndex((l) => l.failed !== undefined)
+        const failed = ran.lines[at]?.failed as { tag: string; message: string }
+        assert.strictEqual(failed.tag, "ConnectionLost")
+        const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
+        console.log(`session: failed ${failedIn} ms after the cut, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
+        assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
+        assert.match(
+          failed.message,
+          new RegExp(`^database postgres://[^ ]*/${nameOf(url)}: connection lost: no answer for \\d+(\\.\\d)? s \\(`)
+        )
+        assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
+        assert.deepStrictEqual(Children.outcomes(ran), ["step-0-1 Succeeded", "step-0-2 Succeeded"])
+      } finally {
+        await restore(url)
+      }
+      const entries = await journal(url)
+      assert.deepStrictEqual(
+        entries.filter((e) => e.id.startsWith("s-lost/")).map((e) => `${e.id} ${e.state}`),
+        ["s-lost/step-0-1 done", "s-lost/step-0-2 done", "s-lost/step-0-3 started"]
+      )
+      const again = await Children.start(child, [url, "session", "s-lost", envdir], { stuckMs: 120_000 }).done
+      assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
+      assert.deepStrictEqual(Children.outcomes(again), [
+        "step-0-1 Replayed",
+        "step-0-2 Replayed",
+        "step-0-3 Failed/OutcomeUnknown",
+        "step-0-4 Succeeded",
+        "step-0-5 Succeeded"
+      ])
+      // Each append ran once: a3 in the first child, and not again.
+      assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
+    },
+    timeout
+  )
+
+  it(
+    "a conversation fails with ConnectionLost in bounded time; resumed, recorded replies are not asked again and the running append is outcome unknown",
+    async (ctx) => {
+      const url = db.url(ctx)
+      const envdir = fs.mkdtempSync(path.join(temp, "conversation-"))
+      const { ran, cutAt } = await runCut(url, ["conversation", "c-lost", envdir, "--pause", "a3", "1000"])
+      try {
+        assert.isDefined(cutAt, `the child never held in a3: ${ran.stderr.slice(-2000)}`)
+        assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
+        const at = ran.lines.findIndex((l) => l.failed !== undefined)
+        const failed = ran.lines[at]?.failed as { tag: string; message: string }
+        assert.strictEqual(failed.tag, "ConnectionLost")
+        const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
+        console.log(`conversation: failed ${failedIn} ms after the cut, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
+        assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
+        assert.include(failed.message, `/${nameOf(url)}: connection lost: no answer for `)
+        assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
+        assert.deepStrictEqual(Children.outcomes(ran), ["a1 Succeeded", "w2 Succeeded"])
+      } finally {
+        await restore(url)
+      }
+      const again = await Children.start(child, [url, "conversation", "c-lost", envdir], { stuckMs: 120_000 }).done
+      assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
+      assert.deepStrictEqual(
+        again.lines.filter((l) => l.asked !== undefined).map((l) => l.asked),
+        [3, 4]
+      )
+      assert.deepStrictEqual(Children.outcomes(again), [
+        "a1 Replayed",
+        "w2 Replayed",
+        "a3 Failed/OutcomeUnknown",
+        "w4 Succeeded",
+        "a5 Succeeded"
+      ])
+      assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
+    },
+    timeout
+  )
+})
