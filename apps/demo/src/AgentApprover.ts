@@ -23,6 +23,25 @@ export interface Recording {
 }
 
 /**
+ * The terminal a person answers on: stdin when it is a terminal, with the questions on stderr
+ * when that is a terminal too, else on stdout when it is one (`2>log` must not hide the
+ * question from the person typing the answer); `undefined` when no one can see a question and
+ * type its answer.
+ *
+ * @since 0.1.0
+ */
+export const terminalOf = (io: {
+  readonly stdin: Terminal.Streams["input"] & { readonly isTTY?: boolean | undefined }
+  readonly stdout: Terminal.Streams["output"] & { readonly isTTY?: boolean | undefined }
+  readonly stderr: Terminal.Streams["output"] & { readonly isTTY?: boolean | undefined }
+}): Terminal.Streams | undefined => {
+  if (io.stdin.isTTY !== true) return undefined
+  if (io.stderr.isTTY === true) return { input: io.stdin, output: io.stderr }
+  if (io.stdout.isTTY === true) return { input: io.stdin, output: io.stdout }
+  return undefined
+}
+
+/**
  * A person at `terminal` (its input and output streams), or no one when there is none.
  *
  * @since 0.1.0

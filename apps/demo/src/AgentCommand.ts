@@ -157,6 +157,9 @@ const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       { flag: "--trace", file: options.trace, other: { flag: "--journal", file: options.journal } },
       { flag: "--journal", file: options.journal, other: { flag: "--trace", file: options.trace } }
     ] as const
+    // The policy too: a model that could write over it would widen its own rules for the next run.
+    if (options.policy !== undefined)
+      yield* RootFolder.refuseInside("harness agent", options.root, "--policy", options.policy)
     for (const { flag, file, other } of outputs) {
       if (file === undefined) continue
       yield* RootFolder.refuseInside("harness agent", options.root, flag, file)
@@ -226,7 +229,8 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       const policy = yield* Effect.catch(
         AgentPolicy.load({
           file: options.policy,
-          shorthands: { allow: options.allow, ask: options.ask, deny: options.deny }
+          shorthands: { allow: options.allow, ask: options.ask, deny: options.deny },
+          warn: false
         }),
         usage
       )
@@ -256,9 +260,10 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
               usage(`--trace ${options.trace}: ${error.message}`)
             )
       const mounted = yield* mountAll(servers)
-      const asking = AgentApprover.make(
-        process.stdin.isTTY === true ? { input: process.stdin, output: process.stderr } : undefined
-      )
+      // Globs judged against the tools this run really has: the locale's file tools and the mounted ones.
+      const names = [...FileTools.forLocale(options.lang).tools, ...mounted.toolset.tools].map((tool) => tool.name)
+      for (const line of AgentPolicy.warnings(policy, names)) yield* Console.error(line)
+      const asking = AgentApprover.make(AgentApprover.terminalOf(process))
       return yield* session(options, { policy, maxTurns, mounted, files }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),

@@ -34,6 +34,11 @@ export interface Flags {
   readonly tools?: ReadonlyArray<string> | undefined
   /** The command, for the warnings (`harness agent: warning: …`; default `harness agent`). */
   readonly command?: string | undefined
+  /**
+   * Print the warnings of `tools` on stderr (default `true`); `false` for a caller that knows its
+   * tools only later and prints `warnings` itself.
+   */
+  readonly warn?: boolean | undefined
 }
 
 /**
@@ -94,6 +99,8 @@ export const load = (flags: Flags): Effect.Effect<Policy.Policy, string, FileSys
     const policy = Policy.withShorthands(base, flags.shorthands)
     const compiled = Policy.compile(policy)
     if (Result.isFailure(compiled)) return yield* Effect.fail(`the policy: ${compiled.failure.message}`)
-    for (const line of warnings(compiled.success.policy, flags.tools, flags.command)) yield* Console.error(line)
+    if (flags.warn !== false) {
+      for (const line of warnings(compiled.success.policy, flags.tools, flags.command)) yield* Console.error(line)
+    }
     return compiled.success.policy
   })

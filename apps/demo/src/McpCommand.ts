@@ -115,6 +115,10 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       if (options.journal !== undefined) {
         yield* RootFolder.refuseInside("harness mcp serve", options.root, "--journal", options.journal)
       }
+      // A client's calls could write over the policy and widen the rules of the next serve.
+      if (options.policy !== undefined) {
+        yield* RootFolder.refuseInside("harness mcp serve", options.root, "--policy", options.policy)
+      }
       const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )

@@ -1,6 +1,6 @@
 /**
- * The model must not reach the harness's own state: `harness agent --journal/--trace` and
- * `harness mcp serve --journal` inside `--root` are refused (exit 2, naming the flag and why),
+ * The model must not reach the harness's own state: `harness agent --journal/--trace/--policy` and
+ * `harness mcp serve --journal/--policy` inside `--root` are refused (exit 2, naming the flag and why),
  * links resolved — nested folders, a linked folder leading into the root, a link to a file in
  * it, a dangling link that would create one there. `RootFolder.refuseInside` is tested over the
  * real disk, then each command's wiring through the CLI.
@@ -130,7 +130,7 @@ describe("the commands", () => {
             ["agent", "--model", "anthropic:test-model", "--base-url", `${fake.url}/v1`, "--root", root, ...args, "hi"],
             envWith({ ANTHROPIC_API_KEY: "test-key" })
           )
-        for (const flag of ["--journal", "--trace"]) {
+        for (const flag of ["--journal", "--trace", "--policy"]) {
           for (const file of [temp.path(`outside/into-root/${flag.slice(2)}.out`), join(root, "sub", "nested.out")]) {
             const r = await agent([flag, file])
             assert.strictEqual(r.code, 2, `${flag} ${file}: ${r.stderr}`)
@@ -168,6 +168,12 @@ describe("the commands", () => {
         assert.strictEqual(r.code, 2, `${journal}: ${r.stderr}`)
         expect(r.stderr).toContain(`harness mcp serve: --journal ${journal}: it is in --root`)
         assert.strictEqual(r.stdout, "")
+      }
+      // The policy too: a client's calls could write over it and widen the next serve's rules.
+      for (const policy of [join(root, "policy.json"), temp.path("outside/into-root/policy.json")]) {
+        const r = await harnessAsync(["mcp", "serve", "--tools", "files", "--root", root, "--policy", policy])
+        assert.strictEqual(r.code, 2, `${policy}: ${r.stderr}`)
+        expect(r.stderr).toContain(`harness mcp serve: --policy ${policy}: it is in --root`)
       }
       // stdin is closed at once: the server starts, sees the end of its input and stops (exit 0).
       const ok = await serve(temp.path("elsewhere/calls.db"))
