@@ -27,7 +27,6 @@ describe("harness agent: globs judged against the run's own tools", () => {
       const fake = await FakeProvider.start({ apiKey: "k", anthropic: [FakeProvider.reply([Message.text("ok")])] })
       try {
         const env = { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "k" }
-        delete env.CI
         const run = await harnessAsync(
           [
             "agent",
