@@ -3,13 +3,16 @@
  * time, with `ConnectionLost` naming the database, instead of waiting for it forever; nothing runs
  * twice, and once the database is back, the run resumed reports the call that was running when
  * it went away as outcome unknown (its start is in the journal, its end is not) and does not run
- * it again. The database "goes away" for real: connections to it are refused and every
- * connection it had is terminated (`pg_terminate_backend`). Needs Postgres (see postgres.ts).
+ * it again. The database "goes away" for real, two ways: connections to it are refused and every
+ * connection it had is terminated (`pg_terminate_backend`), or the whole server stops as a crash
+ * would (`pg_ctl stop -m immediate`, on a cluster of its own) and is started again. Needs
+ * Postgres (see postgres.ts).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Postgres from "@agent-harness/postgres-tool/postgres"
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -53,12 +56,12 @@ const journal = (url: string) =>
   Effect.runPromise(Effect.flatMap(PgStore.make(), (store) => store.entries).pipe(Effect.provide(Database.layer(url))))
 
 /** Runs the child; when it says it holds in a call, cuts the database. When the cut was done. */
-const runCut = async (url: string, args: ReadonlyArray<string>) => {
+const runCut = async (url: string, args: ReadonlyArray<string>, cutting: (url: string) => Promise<void> = cut) => {
   let cutAt: Promise<number> | undefined
   const running = Children.start(child, [url, ...args, "--lost-after", String(lostAfterMs)], {
     stuckMs: 120_000,
     onLine: (line) => {
-      if (typeof line.holding === "string" && cutAt === undefined) cutAt = cut(url).then(() => Date.now())
+      if (typeof line.holding === "string" && cutAt === undefined) cutAt = cutting(url).then(() => Date.now())
     }
   })
   const ran = await running.done
@@ -157,6 +160,49 @@ describe("a durable run whose database goes away", () => {
         "a5 Succeeded"
       ])
       assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
+    },
+    timeout
+  )
+
+  it(
+    "the server stops as a crash would: the run fails with ConnectionLost; started again, the session resumes, nothing runs twice",
+    async (ctx) => {
+      const started = await Postgres.start()
+      if ("reason" in started) Testing.urlOrSkip(started, ctx)
+      const cluster = started as Postgres.Cluster
+      try {
+        const url = cluster.url
+        const envdir = fs.mkdtempSync(path.join(temp, "server-"))
+        const { ran, cutAt } = await runCut(url, ["session", "s-crash", envdir, "--pause", "step-0-3", "1000"], () =>
+          Promise.resolve(cluster.halt())
+        )
+        try {
+          assert.isDefined(cutAt, `the child never held in step-0-3: ${ran.stderr.slice(-2000)}`)
+          assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
+          const at = ran.lines.findIndex((l) => l.failed !== undefined)
+          const failed = ran.lines[at]?.failed as { tag: string; message: string }
+          assert.strictEqual(failed.tag, "ConnectionLost")
+          assert.include(failed.message, `database ${url}: connection lost: no answer for `)
+          const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
+          console.log(`server: failed ${failedIn} ms after the halt, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
+          assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
+          assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
+        } finally {
+          assert.strictEqual(cluster.restart(), undefined)
+        }
+        const again = await Children.start(child, [url, "session", "s-crash", envdir], { stuckMs: 120_000 }).done
+        assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
+        assert.deepStrictEqual(Children.outcomes(again), [
+          "step-0-1 Replayed",
+          "step-0-2 Replayed",
+          "step-0-3 Failed/OutcomeUnknown",
+          "step-0-4 Succeeded",
+          "step-0-5 Succeeded"
+        ])
+        assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
+      } finally {
+        cluster.stop()
+      }
     },
     timeout
   )

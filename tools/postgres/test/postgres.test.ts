@@ -48,6 +48,30 @@ describe("the throwaway cluster", () => {
   )
 
   it(
+    "halts as a crash would (connections refused) and starts again on the same port with its data",
+    async (ctx) => {
+      const started = await Postgres.start()
+      if ("reason" in started) console.warn(Testing.unavailableNote(started.reason))
+      if ("reason" in started) Testing.urlOrSkip(started, ctx)
+      const cluster = started as Postgres.Cluster
+      try {
+        await query(cluster.url, "CREATE TABLE kept (x int)")
+        await query(cluster.url, "INSERT INTO kept VALUES (7)")
+        cluster.halt()
+        await expect(query(cluster.url, "SELECT 1")).rejects.toThrow()
+        expect(cluster.restart()).toBeUndefined()
+        expect(await query(cluster.url, "SELECT x FROM kept")).toEqual([{ x: 7 }])
+        // Restarting a server that runs does nothing.
+        expect(cluster.restart()).toBeUndefined()
+      } finally {
+        cluster.stop()
+      }
+      expect(cluster.restart()).toBe("the cluster was stopped and removed")
+    },
+    timeout
+  )
+
+  it(
     "gives each suite its own empty database, dropped when closed",
     async (ctx) => {
       const db = await Testing.database()
