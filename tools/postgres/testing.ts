@@ -35,6 +35,7 @@ export const required = (env: NodeJS.ProcessEnv = process.env): boolean => {
 
 /** What a test needs of its context to skip itself (vitest's `ctx.skip`). */
 export interface Skippable {
+  /** Skips the test when `condition` holds, with `note` as the reason. */
   readonly skip: (condition: boolean, note?: string) => void
 }
 
