@@ -36,8 +36,18 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import process from "node:process"
 import { type Cause, Effect, Layer, Option, Schema } from "effect"
-import { isWellFormed, PathRefused, type Reason } from "./FilePath.ts"
+import { isWellFormed, PathRefused } from "./FilePath.ts"
 import { Files, type FilesShape } from "./Files.ts"
+import {
+  codeOf,
+  isRunning,
+  O_NOFOLLOW,
+  O_NONBLOCK,
+  refusalOf,
+  refusalOfCode,
+  textOf,
+  writeAll
+} from "./internal/disk.ts"
 
 const FlatFilesErrorBase: Schema.Class<
   FlatFilesError,
@@ -69,19 +79,6 @@ export class FlatFilesError extends FlatFilesErrorBase {
       : `${this.operation} ${this.path}: ${this.problem}`
   }
 }
-
-const textOf = (error: unknown): string => {
-  try {
-    return error instanceof Error ? error.message : String(error)
-  } catch {
-    return "an error that cannot be shown"
-  }
-}
-
-const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
 
 /** A text with every mention of the folders (`/abs/root/x` → `x`, `/abs/root` → `.`) made relative. */
 const relativeTo =
@@ -118,43 +115,6 @@ export const decodeName = (name: string): string | undefined => {
   }
 }
 
-const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0
-const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0
-
-/** What is under a name, as a refusal; `undefined` for a regular file with one link. */
-const refusalOf = (stats: fs.Stats): Reason | undefined =>
-  stats.isSymbolicLink()
-    ? "link"
-    : stats.isDirectory()
-      ? "directory"
-      : !stats.isFile()
-        ? "special"
-        : stats.nlink > 1
-          ? "hard-link"
-          : undefined
-
-/** The refusal an `open` or `lstat` error stands for, if any. */
-const refusalOfCode = (code: string | undefined): Reason | undefined => {
-  switch (code) {
-    case "ELOOP": // O_NOFOLLOW on a link (Linux, macOS)
-    case "EMLINK": // O_NOFOLLOW on a link (FreeBSD)
-      return "link"
-    case "EISDIR":
-      return "directory"
-    case "ENXIO": // a FIFO without a reader, opened for writing without blocking
-      return "special"
-    case "ENAMETOOLONG":
-      return "too-long"
-    default:
-      return undefined
-  }
-}
-
-const writeAll = (fd: number, data: Uint8Array): void => {
-  let offset = 0
-  while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset)
-}
-
 const fsyncDirectory = (dir: string): void => {
   let fd: number
   try {
@@ -170,16 +130,6 @@ const fsyncDirectory = (dir: string): void => {
     if (process.platform !== "win32") throw error
   } finally {
     fs.closeSync(fd)
-  }
-}
-
-/** Whether a process runs (one we may not signal runs too). */
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return codeOf(error) === "EPERM"
   }
 }
 

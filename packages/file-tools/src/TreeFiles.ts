@@ -47,6 +47,7 @@ import { type Cause, Effect, Layer, Option, Schema, Stream } from "effect"
 import { PathRefused, problem, type Reason } from "./FilePath.ts"
 import { Files, type FilesShape, type Visit } from "./Files.ts"
 import * as Dir from "./internal/dir.ts"
+import { isRunning, textOf } from "./internal/disk.ts"
 import * as Ignores from "./internal/ignores.ts"
 
 const TreeFilesErrorBase: Schema.Class<
@@ -102,14 +103,6 @@ export const defaultMaxFileBytes = 1024 * 1024
 /** How much of a file decides whether it is binary (a NUL byte there): 8 KiB, as git does. */
 const binaryProbe = 8 * 1024
 
-const textOf = (error: unknown): string => {
-  try {
-    return error instanceof Error ? error.message : String(error)
-  } catch {
-    return "an error that cannot be shown"
-  }
-}
-
 /** A text with the folders (`/abs/root/x` → `x`) and descriptor paths made relative. */
 const relativeTo =
   (folders: ReadonlyArray<string>) =>
@@ -121,16 +114,6 @@ const relativeTo =
 const temporaryName = /^\.agent-harness-tmp-(\d+)-\d+\.tmp$/
 
 const isGit = (name: string): boolean => name.toLowerCase() === ".git"
-
-/** Whether a process runs (one we may not signal runs too). */
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return Dir.codeOf(error) === "EPERM"
-  }
-}
 
 /** Why a path cannot name a file of the tree, or `undefined`. */
 const treeProblem = (path: string): Reason | undefined => {

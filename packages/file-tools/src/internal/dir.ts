@@ -13,6 +13,9 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { Reason } from "../FilePath.ts"
+import { codeOf, O_NOFOLLOW, O_NONBLOCK, refusalOfCode } from "./disk.ts"
+
+export { codeOf, O_NOFOLLOW, O_NONBLOCK, refusalOf, refusalOfCode, writeAll } from "./disk.ts"
 
 /** An open folder: its descriptor, its absolute path, its root-relative path (`""` for the root). */
 export interface Dir {
@@ -24,46 +27,6 @@ export interface Dir {
 }
 
 const O_DIRECTORY = fs.constants.O_DIRECTORY ?? 0
-/** `O_NOFOLLOW` (0 where the platform has none). */
-export const O_NOFOLLOW: number = fs.constants.O_NOFOLLOW ?? 0
-/** `O_NONBLOCK` (0 where the platform has none): opening a FIFO never waits for a writer. */
-export const O_NONBLOCK: number = fs.constants.O_NONBLOCK ?? 0
-
-/** The `code` of a Node error, if any. */
-export const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
-
-/** What is under a name, as a refusal; `undefined` for a regular file with one link. */
-export const refusalOf = (stats: fs.Stats): Reason | undefined =>
-  stats.isSymbolicLink()
-    ? "link"
-    : stats.isDirectory()
-      ? "directory"
-      : !stats.isFile()
-        ? "special"
-        : stats.nlink > 1
-          ? "hard-link"
-          : undefined
-
-/** The refusal an `open` error stands for, if any. */
-export const refusalOfCode = (code: string | undefined): Reason | undefined => {
-  switch (code) {
-    case "ELOOP": // O_NOFOLLOW on a link (Linux, macOS)
-    case "EMLINK": // O_NOFOLLOW on a link (FreeBSD)
-      return "link"
-    case "EISDIR":
-      return "directory"
-    case "ENXIO": // a FIFO without a reader, opened for writing without blocking
-      return "special"
-    case "ENAMETOOLONG":
-      return "too-long"
-    default:
-      return undefined
-  }
-}
-
 /** Whether `/proc/self/fd/<fd>` leads to the folder open as `fd` (Linux, Node's own descriptors). */
 export const probeProc = (fd: number): boolean => {
   if (process.platform !== "linux") return false
@@ -176,12 +139,6 @@ export class Session {
       }
     }
   }
-}
-
-/** Writes all of `data` to `fd`. */
-export const writeAll = (fd: number, data: Uint8Array): void => {
-  let offset = 0
-  while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset)
 }
 
 /** `fsync`s an open folder (Windows cannot, and needs not: its renames are durable). */
