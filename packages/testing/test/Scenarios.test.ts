@@ -8,11 +8,12 @@ import { describe, expect, it } from "vitest"
 import { scenarioTests } from "../src/Vitest.ts"
 
 const shipped = fileURLToPath(new URL("../../../apps/demo/scenarios", import.meta.url))
-// The scenarios under mcp/ mount MCP servers and those under permission/ declare a permission
-// policy: they need a Mounter and a Permissions service, which this package does not provide
-// (the harness CLI does; apps/demo's tests run them through it).
+// The scenarios under mcp/ mount MCP servers, those under permission/ declare a permission
+// policy and those under root/ a root folder: they need a Mounter, a Permissions and a Roots
+// service, which this package does not provide (the harness CLI does; apps/demo's tests run
+// them through it).
 const withoutMcp = readdirSync(shipped)
-  .filter((name) => name !== "mcp" && name !== "permission")
+  .filter((name) => name !== "mcp" && name !== "permission" && name !== "root")
   .map((name) => join(shipped, name))
 
 describe("apps/demo/scenarios", () => {

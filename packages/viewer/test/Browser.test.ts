@@ -23,7 +23,7 @@ beforeAll(async () => {
   if ("browser" in launched) browser = launched.browser
   else {
     reason = launched.reason
-    console.warn(`\n*** Browser tests ${inCI() ? `failed (CI=${process.env.CI})` : "skipped"}: ${reason} ***\n`)
+    console.warn(`\n*** Browser tests ${inCI(process.env.CI) ? `failed (CI=${process.env.CI})` : "skipped"}: ${reason} ***\n`)
   }
 }, timeout)
 
@@ -36,7 +36,7 @@ const fresh = async (
   skip: (condition: boolean, note?: string) => void,
   viewport = { width: 1200, height: 900 }
 ): Promise<{ readonly page: Page; readonly seen: Watch }> => {
-  if (browser === undefined) withoutBrowser(reason, skip)
+  if (browser === undefined) withoutBrowser(reason, skip, process.env.CI)
   const page = await (browser as Browser).newPage({ viewport })
   return { page, seen: await watch(page) }
 }
