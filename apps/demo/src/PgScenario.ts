@@ -12,14 +12,18 @@
  * its script), so its turns are not activities; only `DurableLoop` journals model turns. A
  * `response-cases` scenario runs no tools: the same verdict, through the same workflow.
  *
+ * A database that goes away while a scenario runs ends that run with `Database.ConnectionLost`
+ * (a typed failure here, naming the database), within `Database.defaultLostAfter` and the
+ * engine's bounded shutdown, instead of leaving it waiting; the engine's own logs of the
+ * outage (storage unhealthy, retries) are then left out, the loss explains them.
+ *
  * @since 0.1.0
  */
-import { DurableJournal, Engine } from "@agent-harness/durable"
-import type { Database } from "@agent-harness/durable"
+import { Database, DurableJournal, Engine } from "@agent-harness/durable"
 import { PlanDiff } from "@agent-harness/diff"
 import { Execute } from "@agent-harness/executor"
 import { Conversation, PlanScenario, ResponseCases, ScenarioFile, Variant, type Verdict } from "@agent-harness/scenario"
-import { Context, Effect, Layer, Logger, References, Result, Schema } from "effect"
+import { Context, Effect, Exit, Layer, Logger, References, Result, Schema } from "effect"
 import { Workflow, WorkflowEngine } from "effect/workflow"
 
 /**
@@ -191,7 +195,9 @@ const textOf = (scenario: ScenarioFile.Scenario): string => {
 }
 
 /**
- * Runs a decoded scenario on the engine, as a fresh run: its verdict.
+ * Runs a decoded scenario on the engine, as a fresh run: its verdict; or `ConnectionLost` when
+ * the database went away before the run ended (the run was not judged: a call it was running
+ * stays started in the journal).
  *
  * @since 0.1.0
  */
@@ -199,16 +205,32 @@ export const run = (
   scenario: ScenarioFile.Scenario,
   file: string,
   variant: Variant.Variant = Variant.defaultVariant
-): Effect.Effect<Verdict.Verdict, never, WorkflowEngine.WorkflowEngine> =>
-  Effect.flatMap(
-    workflow.execute({
-      run_id: globalThis.crypto.randomUUID(),
-      file,
-      text: textOf(scenario),
-      variant: variant.name === "before" ? "before" : "fixed"
-    }),
-    verdictOf
+): Effect.Effect<Verdict.Verdict, Database.ConnectionLost, WorkflowEngine.WorkflowEngine> =>
+  Database.lostAsFailure(
+    Effect.flatMap(
+      workflow.execute({
+        run_id: globalThis.crypto.randomUUID(),
+        file,
+        text: textOf(scenario),
+        variant: variant.name === "before" ? "before" : "fixed"
+      }),
+      verdictOf
+    )
   )
+
+/**
+ * Runs a decoded scenario on the engine to its verdict, or fails with `ConnectionLost`.
+ *
+ * @since 0.1.0
+ */
+export type Runner = (
+  scenario: ScenarioFile.Scenario,
+  file: string,
+  variant: Variant.Variant
+) => Effect.Effect<Verdict.Verdict, Database.ConnectionLost>
+
+/** How many of the engine's log entries are held until the command ends (the last ones are kept). */
+const heldLogs = 200
 
 /**
  * The engine in this process over the database at `url`, the scenario workflow registered.
@@ -221,25 +243,49 @@ export const engine = (url: string): Layer.Layer<WorkflowEngine.WorkflowEngine, 
 /**
  * Runs `use` with a scenario runner on the engine over the database at `url` (built once, for
  * every scenario `use` runs); fails with `DatabaseUnavailable` when the database cannot be used.
+ * The engine's own logs (errors only: shard moves, retries) are held until `use` ends, then
+ * written on stderr as they were, unless a run ended with `ConnectionLost`: they are about the
+ * outage, which the command reports itself.
  *
  * @since 0.1.0
  */
 export const withEngine = <A, E, R>(
   url: string,
-  use: (
-    runner: (scenario: ScenarioFile.Scenario, file: string, variant: Variant.Variant) => Effect.Effect<Verdict.Verdict>
-  ) => Effect.Effect<A, E, R>
+  use: (runner: Runner) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Database.DatabaseUnavailable, R> =>
   Effect.scoped(
     Effect.gen(function* () {
-      // The engine's own logs (shard moves, retries) are not the command's output: errors only, on stderr.
+      const held: Array<Logger.Options<unknown>> = []
+      let lost = false
+      let released = false
+      const holding = Logger.make<unknown, void>((options) => {
+        if (lost) return
+        if (released) return Logger.defaultLogger.log(options)
+        held.push(options)
+        if (held.length > heldLogs) held.shift()
+      })
+      const release = Effect.sync(() => {
+        released = true
+        if (!lost) for (const options of held) Logger.defaultLogger.log(options)
+        held.length = 0
+      })
+      yield* Effect.addFinalizer(() => release)
+      // The engine's fibers log with what the build is given: errors only, held, then on stderr.
       const context = yield* Layer.build(engine(url)).pipe(
         Effect.provideService(Logger.LogToStderr, true),
-        Effect.provideService(References.MinimumLogLevel, "Error")
+        Effect.provideService(References.MinimumLogLevel, "Error"),
+        Effect.provideService(Logger.CurrentLoggers, new Set([holding]))
       )
       const engineService = Context.get(context, WorkflowEngine.WorkflowEngine)
       return yield* use((scenario, file, variant) =>
-        Effect.provideService(run(scenario, file, variant), WorkflowEngine.WorkflowEngine, engineService)
+        run(scenario, file, variant).pipe(
+          Effect.provideService(WorkflowEngine.WorkflowEngine, engineService),
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (Exit.isFailure(exit) && Exit.hasFails(exit)) lost = true
+            })
+          )
+        )
       )
     })
   )

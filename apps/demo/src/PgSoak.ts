@@ -19,7 +19,10 @@
  *   the record when a session was taken over, not run again;
  * - at least one runner was killed while sessions ran.
  *
- * The database is dropped at the end (kept, with the folders, when something went wrong).
+ * The database is dropped at the end (kept, with the folders, when something went wrong). A
+ * database that goes away while the soak runs (`Database.ConnectionLost`, seen by the driver's
+ * engine) ends the soak with that error at once, nothing judged: its runners are killed and its
+ * folders removed (the database, if the server comes back, is left to drop).
  *
  * @since 0.1.0
  */
@@ -441,7 +444,9 @@ const check = (
  *
  * @since 0.1.0
  */
-export const run = (options: Options): Effect.Effect<Summary, Database.DatabaseUnavailable | SetupError> =>
+export const run = (
+  options: Options
+): Effect.Effect<Summary, Database.DatabaseUnavailable | SetupError | Database.ConnectionLost> =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
     const runnerCount = options.runners ?? 2
@@ -520,17 +525,23 @@ export const run = (options: Options): Effect.Effect<Summary, Database.DatabaseU
               const from = yield* Clock.currentTimeMillis
               const result: Effect.Effect<
                 ReadonlyMap<string, Observed>,
+                DurableSession.PlannerFailed | DurableLoop.ConversationFailed | Database.ConnectionLost,
+                WorkflowEngine.WorkflowEngine
+              > = Database.lostAsFailure<
+                ReadonlyMap<string, Observed>,
                 DurableSession.PlannerFailed | DurableLoop.ConversationFailed,
                 WorkflowEngine.WorkflowEngine
-              > = run.kind === "session"
-                ? Effect.map(
-                    sessions.run({ session_id: run.id, goal: PgSoakWorkflows.request(run) }),
-                    observedOfSession
-                  )
-                : Effect.map(
-                    conversations.run({ conversation_id: run.id, messages: PgSoakWorkflows.opening(run) }),
-                    observedOfConversation
-                  )
+              >(
+                run.kind === "session"
+                  ? Effect.map(
+                      sessions.run({ session_id: run.id, goal: PgSoakWorkflows.request(run) }),
+                      observedOfSession
+                    )
+                  : Effect.map(
+                      conversations.run({ conversation_id: run.id, messages: PgSoakWorkflows.opening(run) }),
+                      observedOfConversation
+                    )
+              )
               const got = yield* result.pipe(
                 Effect.timeoutOrElse({
                   duration: sessionMillis,
@@ -538,6 +549,10 @@ export const run = (options: Options): Effect.Effect<Summary, Database.DatabaseU
                 }),
                 Effect.result
               )
+              // A lost database ends the soak: nothing after it could be judged.
+              if (got._tag === "Failure" && got.failure instanceof Database.ConnectionLost) {
+                return yield* got.failure
+              }
               const to = yield* Clock.currentTimeMillis
               const done: Ended =
                 got._tag === "Success"
@@ -570,6 +585,8 @@ export const run = (options: Options): Effect.Effect<Summary, Database.DatabaseU
         yield* Effect.forEach(runners, kill, { discard: true })
         return { ended, kills: killed }
       })
+    ).pipe(
+      Effect.tapErrorTag("ConnectionLost", () => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
     )
     const entries = yield* Effect.provide(
       Effect.flatMap(PgStore.make(), (store) => store.entries),
