@@ -114,7 +114,7 @@ const journalRows = (url: string): Promise<number> =>
       return Number(rows[0]?.n ?? 0)
     }).pipe(
       Effect.provide(Database.layer(url, { maxConnections: 1 })),
-      Effect.catch(() => Effect.succeed(0))
+      Effect.orElseSucceed(() => 0)
     )
   )
 
