@@ -40,20 +40,30 @@ export const fromAnnotations = (annotations: Tool.Annotations): McpHints => ({
   openWorldHint: annotations.openWorld
 })
 
+/** A field of what a server listed, or `undefined` when reading it throws (a getter, a proxy). */
+const read = (hints: object, key: string): unknown => {
+  try {
+    return (hints as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
 const flag = (hints: object, key: string, fallback: boolean): boolean => {
-  const value: unknown = (hints as Record<string, unknown>)[key]
+  const value = read(hints, key)
   return typeof value === "boolean" ? value : fallback
 }
 
 /**
  * Our annotations from what a server listed (`annotations`, and the tool's `title`, any shape):
- * each hint that is not a boolean takes MCP's default.
+ * each hint that is not a boolean (or cannot be read) takes MCP's default. Whether to believe
+ * them is `Trust.judge`'s question.
  *
  * @since 0.1.0
  */
 export const toAnnotations = (hints: unknown, title?: unknown): Tool.Annotations => {
   const given = typeof hints === "object" && hints !== null ? hints : {}
-  const hinted: unknown = (given as Record<string, unknown>).title
+  const hinted = read(given, "title")
   const shown = typeof title === "string" && title !== "" ? title : typeof hinted === "string" ? hinted : undefined
   const defaults = Tool.defaultAnnotations
   return {

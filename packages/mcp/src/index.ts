@@ -19,5 +19,7 @@ export * as Mount from "./Mount.ts"
 export * as Serve from "./Serve.ts"
 /** A client transport over a child's stdio that knows how the child ended. @since 0.1.0 */
 export * as StdioChild from "./StdioChild.ts"
+/** Whether a mounted server's tool annotations are believed (the user's to give, per server). @since 0.1.0 */
+export * as Trust from "./Trust.ts"
 /** Provider-safe tool names for mounted tools. @since 0.1.0 */
 export * as ToolName from "./ToolName.ts"
