@@ -7,7 +7,8 @@
  * (`Cluster.halt`). Then `harness run` exits 2 with one line naming the database; `harness
  * test` reports the scenario that was cut short and the one after it INVALID ("the database
  * connection was lost"), the one before it as it passed, and exits 2 — a lost database is not
- * the scenario's fault, as an unreachable one at the start is not (exit 2 too). Needs Postgres (a
+ * the scenario's fault, as an unreachable one at the start is not (exit 2 too); `harness soak`
+ * stops, exit 2, naming its database. Needs Postgres (a
  * throwaway cluster, or DATABASE_URL): without it the tests say why and are skipped (in CI, where
  * a skip would pass unseen, they fail).
  */
@@ -119,27 +120,28 @@ const journalRows = (url: string): Promise<number> =>
   )
 
 /**
- * Runs `harness ARGS` and, once the journal holds more than `rows` calls more than it did (the
- * long scenario is running), makes the database go away with `goAway`. The run, when the cut was done, and how
+ * Runs `harness ARGS` and, once the journal (as `calls` counts it) holds more than `rows` calls
+ * more than it did (the long scenario is running), makes the database go away with `goAway`. The run, when the cut was done, and how
  * long after it the CLI ended.
  */
 const runCut = async (
   url: string,
   args: ReadonlyArray<string>,
   goAway: () => Promise<void>,
-  rows = 20
+  rows = 20,
+  calls: (url: string) => Promise<number> = journalRows
 ): Promise<{ readonly ran: Run; readonly cutAt: number | undefined; readonly endedIn: number }> => {
   let done = false
   let cutAt: number | undefined
   // Calls an earlier test left in the journal do not count.
-  const before = await journalRows(url)
+  const before = await calls(url)
   const running = harnessAsync(args, bare(), { timeout: spawnMs }).finally(() => {
     done = true
   })
   const watching = (async () => {
     const until = Date.now() + 90_000
     while (!done && Date.now() < until) {
-      if ((await journalRows(url)) > before + rows) {
+      if ((await calls(url)) > before + rows) {
         await goAway()
         cutAt = Date.now()
         return
@@ -151,6 +153,24 @@ const runCut = async (
   const endedAt = Date.now()
   await watching
   return { ran, cutAt, endedIn: cutAt === undefined ? Number.NaN : endedAt - cutAt }
+}
+
+/** How many calls the journal of the soak's own database on the server of `url` holds (0 before it has one). */
+const soakRows = async (url: string): Promise<number> => {
+  const names = await Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql.unsafe<{ readonly datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'agent_harness_soak_%'"
+      )
+    }).pipe(
+      Effect.provide(Database.layer(url, { maxConnections: 1 })),
+      Effect.orElseSucceed((): ReadonlyArray<{ readonly datname: string }> => [])
+    )
+  )
+  let rows = 0
+  for (const { datname } of names) rows += await journalRows(Testing.withDatabase(url, datname))
+  return rows
 }
 
 /** Nothing on either stream looks like a stack trace or a defect. */
@@ -276,6 +296,40 @@ describe("a database that goes away while harness runs a scenario on it", () => 
           lostLine("test", url, "2 scenarios were not run to the end, nothing of them was judged")
         )
         assert.isBelow(endedIn, endsWithinMs, "harness test took too long to end")
+      } finally {
+        cluster.stop()
+      }
+    },
+    timeout
+  )
+
+  it(
+    "harness soak, the server stopping as a crash would: the soak stops, exit 2, one line naming the database",
+    async (ctx) => {
+      const started = await Postgres.start()
+      if ("reason" in started) Testing.urlOrSkip(started, ctx)
+      const cluster = started as Postgres.Cluster
+      try {
+        const url = cluster.url
+        const { ran, cutAt, endedIn } = await runCut(
+          url,
+          ["soak", "--engine", "postgres", "--runners", "1", "--runs", "40", "--json", "--database-url", url],
+          () => Promise.resolve(cluster.halt()),
+          20,
+          soakRows
+        )
+        assert.isDefined(cutAt, `the soak never got under way: exit ${ran.code}\n${ran.stderr.slice(-2000)}`)
+        console.log(`harness soak: ended ${endedIn} ms after the halt`)
+        noStack(ran)
+        assert.strictEqual(ran.code, 2, ran.stderr.slice(-3000))
+        assert.strictEqual(ran.stdout, "")
+        assert.match(
+          ran.stderr,
+          new RegExp(
+            "^harness soak: database postgres://[^ ]*/agent_harness_soak_[0-9a-f]+: connection lost: no answer for \\d+(\\.\\d)? s \\(.+\\); the soak stopped, its runners were killed, nothing was judged\\n$"
+          )
+        )
+        assert.isBelow(endedIn, endsWithinMs, "harness soak took too long to end")
       } finally {
         cluster.stop()
       }
