@@ -9,14 +9,16 @@
  * validator of drafts 4, 7, 2019-09 and 2020-12, checks every call after it (it sees `format`,
  * `if`/`then` and the rest), and checks alone when effect refuses the schema. What neither can
  * check (an external or broken `$ref`, an unknown `format` or keyword, a pattern that does not
- * compile) is not guessed: it is left to the server and listed in `unenforced`, so no schema
- * makes a tool unusable, or weaker, silently.
+ * compile or needs backtracking, `patternProperties`) is not guessed: it is left to the server and listed in `unenforced`, so no schema
+ * makes a tool unusable, or weaker, silently. A server's `pattern` is matched with RE2, in time
+ * linear in the input, never as a JavaScript `RegExp` (which backtracks).
  *
  * @since 0.1.0
  */
 import type { JsonSchema, Tool } from "@agent-harness/tool-schema"
 import { Validator } from "@cfworker/json-schema"
 import { JsonSchema as EffectJsonSchema, Schema, SchemaAST, SchemaRepresentation } from "effect"
+import * as LinearPattern from "./internal/LinearPattern.ts"
 import * as SchemaIssues from "./SchemaIssues.ts"
 import * as SchemaWalk from "./SchemaWalk.ts"
 
@@ -92,6 +94,23 @@ const fieldsOf = (root: JsonSchema.JsonSchema): ReadonlyArray<string> => {
   return [...names]
 }
 
+type Unit = ReturnType<Validator["validate"]>["errors"][number]
+
+/**
+ * The validator's units as the server's schema reads: a failed format that stands for a pattern
+ * is a failed `pattern`, at the node that states it.
+ */
+const asWritten = (units: ReadonlyArray<Unit>): ReadonlyArray<Unit> =>
+  units.map((unit) => {
+    if (unit.keyword !== "format") return unit
+    const lead = 'String does not match format "'
+    const stated = unit.error.startsWith(lead) && unit.error.endsWith('".') ? unit.error.slice(lead.length, -2) : ""
+    const stands = LinearPattern.patternOf(stated)
+    if (stands === undefined) return unit
+    const node = stands.placed === "sibling" ? /\/allOf\/\d+\/format$/ : /\/format$/
+    return { ...unit, keyword: "pattern", keywordLocation: unit.keywordLocation.replace(node, "/pattern") }
+  })
+
 /** effect's import of the prepared schema, when it gives an object schema. */
 const effectImport = (prepared: SchemaWalk.Prepared): Schema.Top | undefined => {
   const attempt = (document: () => EffectJsonSchema.Document<"draft-2020-12">): Schema.Top | undefined => {
@@ -154,7 +173,8 @@ export const fromJsonSchema = (schema: unknown): Imported => {
     )
   }
   // MCP's arguments are always an object: a root without `type` is one.
-  const prepared = SchemaWalk.prepare(schema.type === undefined ? { ...schema, type: "object" } : schema)
+  const written = schema.type === undefined ? { ...schema, type: "object" } : schema
+  const prepared = SchemaWalk.prepare(written)
   let validator: Validator
   try {
     validator = new Validator(prepared.schema as object, prepared.draft, false)
@@ -180,7 +200,8 @@ export const fromJsonSchema = (schema: unknown): Imported => {
         return undefined
       }
       if (result.valid) return undefined
-      const found = SchemaIssues.first(prepared.schema, fields, input, result.errors)
+      // The server's schema as written (same paths; patterns in place) names what failed.
+      const found = SchemaIssues.first(written, fields, input, asWritten(result.errors))
       return found === undefined
         ? "a value valid for the server's input schema"
         : { path: found.path, issue: found.issue }

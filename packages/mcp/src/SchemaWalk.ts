@@ -1,14 +1,19 @@
 /**
  * Reads a server's input JSON Schema before anything validates with it: finds its dialect,
  * copies it without what no local validator can use (an external or unresolvable `$ref`, a
- * `$dynamicRef`, a pattern that does not compile), and lists everything that will therefore not
- * be checked locally, with its JSON Pointer. Removing a constraint only ever lets more values
- * through: what the local check cannot decide is left to the server.
+ * `$dynamicRef`, a pattern that does not compile or needs backtracking, `patternProperties`),
+ * and lists everything that will therefore not be checked locally, with its JSON Pointer.
+ * Removing a constraint only ever lets more values through: what the local check cannot decide
+ * is left to the server. No pattern of the server's is ever run as a JavaScript `RegExp` (it
+ * backtracks: `^(a+)+$` on 28 characters took 8 s): each `pattern` becomes a format of its own
+ * whose check runs RE2 in linear time (`LinearPattern`).
  *
  * @internal
  */
 import { format } from "@cfworker/json-schema"
 import type { JsonSchema } from "@agent-harness/tool-schema"
+import { Result } from "effect"
+import * as LinearPattern from "./internal/LinearPattern.ts"
 
 /**
  * Something in a server's input schema that is not checked before the call is sent.
@@ -140,15 +145,6 @@ export const resolveRef = (root: unknown, ref: string): unknown => {
   return current
 }
 
-const compiles = (pattern: string): boolean => {
-  try {
-    new RegExp(pattern, "u")
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** The anchors a schema declares (`$anchor: "a"`, draft-07 `$id: "#a"`), for `$ref: "#a"`. */
 const anchorsOf = (node: unknown, into: Set<string>, depth: number): Set<string> => {
   if (depth > maxDepth) return into
@@ -203,6 +199,9 @@ class Walk {
     }
     const out: Record<string, unknown> = {}
     let dropAdditional = false
+    /** The node states a format of its own: its pattern's format goes into an `allOf` beside it. */
+    const hasFormat = node.format !== undefined
+    const siblings: Array<unknown> = []
     for (const [key, value] of Object.entries(node)) {
       const at = `${path}/${escapeToken(key)}`
       if (draft07Keywords.has(key) || (key === "items" && Array.isArray(value))) this.old = true
@@ -218,16 +217,20 @@ class Walk {
           this.note(at, `'${key}' is not an object: ignored`)
           continue
         }
-        const entries: Record<string, unknown> = {}
-        for (const [name, sub] of Object.entries(value)) {
-          if (key === "patternProperties" && !compiles(name)) {
+        if (key === "patternProperties") {
+          // The validator would match these against the call's keys as JavaScript regular
+          // expressions: left to the server, and with them what counts as an additional property.
+          for (const name of Object.keys(value)) {
             this.note(
               `${at}/${escapeToken(name)}`,
-              `the pattern '${name}' does not compile: its properties are not checked`
+              `the properties matching the pattern '${name}' are not checked locally (patternProperties)`
             )
-            dropAdditional = true
-            continue
           }
+          dropAdditional = Object.keys(value).length > 0
+          continue
+        }
+        const entries: Record<string, unknown> = {}
+        for (const [name, sub] of Object.entries(value)) {
           entries[name] = this.schema(sub, `${at}/${escapeToken(name)}`, depth + 1)
         }
         out[key] = entries
@@ -242,8 +245,14 @@ class Walk {
       } else if (key === "$dynamicRef") {
         this.note(at, `$dynamicRef '${String(value)}' is not resolved: anything is accepted there`)
       } else if (key === "pattern") {
-        if (typeof value === "string" && compiles(value)) out[key] = value
-        else this.note(at, `the pattern '${String(value)}' does not compile: not checked`)
+        const made = typeof value === "string" ? LinearPattern.compile(value) : Result.fail("it is not a string")
+        if (Result.isFailure(made)) {
+          this.note(at, `the pattern '${String(value)}' is not checked: ${made.failure}`)
+        } else if (hasFormat) {
+          siblings.push({ format: LinearPattern.formatName(LinearPattern.sibling, value as string, made.success) })
+        } else {
+          out.format = LinearPattern.formatName(LinearPattern.inPlace, value as string, made.success)
+        }
       } else if (key === "format") {
         out[key] = value
         if (typeof value === "string" && !formats.has(value))
@@ -259,6 +268,8 @@ class Walk {
       delete out.additionalProperties
       delete out.unevaluatedProperties
     }
+    // Appended: the indexes of the server's own `allOf` members stay as they were.
+    if (siblings.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...siblings]
     return out
   }
 
@@ -291,10 +302,11 @@ export const prepare = (root: JsonSchema.JsonSchema): Prepared => {
 }
 
 /**
- * A copy without the `pattern` of any node that also has a known `format` (zod writes both for
- * `.email()`, `.url()`...): effect's import then leaves that string to the validator, which
- * names the format (`a valid email`) instead of the regular expression. Only for effect's
- * import: the validator checks both.
+ * A copy of a prepared schema for effect's import: without the formats that stand for patterns
+ * (effect would compile them as JavaScript regular expressions; the validator checks them in
+ * linear time), and without the `pattern` of any node that also has a known `format` (zod
+ * writes both for `.email()`, `.url()`...), so that string is left to the validator, which names
+ * the format (`a valid email`) instead of the regular expression.
  *
  * @internal
  */
@@ -307,6 +319,12 @@ export const withoutFormatPatterns = (node: unknown): JsonSchema.JsonSchema => {
     const drop = typeof u.format === "string" && formats.has(u.format) && typeof u.pattern === "string"
     for (const [key, value] of Object.entries(u)) {
       if (drop && key === "pattern") continue
+      if (key === "format" && LinearPattern.patternOf(value) !== undefined) continue
+      if (key === "allOf" && Array.isArray(value)) {
+        const kept = value.filter((v) => !(isObject(v) && LinearPattern.patternOf(v.format)?.placed === "sibling"))
+        if (kept.length > 0) out[key] = go(kept, depth + 1)
+        continue
+      }
       // Values that are data, not schemas, are copied as they are.
       out[key] =
         key === "enum" || key === "const" || key === "default" || key === "examples" ? value : go(value, depth + 1)

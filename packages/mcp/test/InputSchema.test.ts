@@ -176,7 +176,10 @@ describe("InputSchema.fromJsonSchema: what nothing local can check is reported, 
       },
       { path: "/properties/b/format", what: "the format 'color' is not known: not checked" },
       { path: "/properties/c/nullable", what: "'nullable' is not a JSON Schema keyword: not checked" },
-      { path: "/properties/d/pattern", what: "the pattern '(' does not compile: not checked" }
+      {
+        path: "/properties/d/pattern",
+        what: "the pattern '(' is not checked: it does not compile (Invalid regular expression: /(/u: Unterminated group)"
+      }
     ])
     expect(check({ a: { anything: true }, b: "zz", d: "((" })).toBe("ok")
     expect(check({ c: null })).toBe("not executed: field 'c' must be a string")
@@ -209,4 +212,109 @@ describe("InputSchema.fromJsonSchema: what nothing local can check is reported, 
     expect(imported.unenforced.some((u) => u.what.startsWith("nested deeper than"))).toBe(true)
     expect(check({ n: 1 })).toBe("not executed: field 'n' must be an object")
   })
+})
+
+describe("InputSchema.fromJsonSchema: a server's patterns run in linear time (RE2), never as a JavaScript RegExp", () => {
+  it("a catastrophic pattern on the model's input answers at once", () => {
+    const { imported, check } = checker({
+      type: "object",
+      properties: { s: { type: "string", pattern: "^(a+)+$" } },
+      required: ["s"]
+    })
+    expect(imported.unenforced).toStrictEqual([])
+    const started = performance.now()
+    // With a JavaScript RegExp, 28 characters took 8 s; 40 would take hours.
+    expect(check({ s: `${"a".repeat(40)}!` })).toBe(
+      "not executed: field 's' must be a string matching the RegExp ^(a+)+$"
+    )
+    expect(check({ s: "a".repeat(100_000) })).toBe("ok")
+    expect(performance.now() - started).toBeLessThan(2000)
+  }, 30_000)
+
+  it("so does one in an anyOf branch, under a $ref and in propertyNames", () => {
+    const { check } = checker({
+      type: "object",
+      $defs: { slug: { type: "string", pattern: "^(a|aa)+$" } },
+      properties: {
+        x: { anyOf: [{ type: "number" }, { type: "string", pattern: "^(a|a)*$" }] },
+        y: { $ref: "#/$defs/slug" },
+        z: { type: "object", propertyNames: { pattern: "^(b+)+$" } }
+      }
+    })
+    const started = performance.now()
+    const evil = `${"a".repeat(40)}!`
+    expect(check({ x: evil })).not.toBe("ok")
+    expect(check({ y: evil })).toBe("not executed: field 'y' must be a string matching the RegExp ^(a|aa)+$")
+    expect(check({ z: { [`${"b".repeat(40)}!`]: 1 } })).not.toBe("ok")
+    expect(check({ x: "aaa", y: "aa", z: { bbb: 1 } })).toBe("ok")
+    expect(performance.now() - started).toBeLessThan(2000)
+  }, 30_000)
+
+  it("a pattern beside a format is checked too, and the format is named first", () => {
+    const { imported, check } = checker({
+      type: "object",
+      properties: { to: { type: "string", format: "email", pattern: "^[a-z@.]+$" } }
+    })
+    expect(imported.checkedBy).toBe("schema")
+    expect(check({ to: "nope" })).toBe("not executed: field 'to' must be a valid email")
+    expect(check({ to: "A@b.co" })).toBe("not executed: field 'to' must be a string matching the RegExp ^[a-z@.]+$")
+    expect(check({ to: "a@b.co" })).toBe("ok")
+  })
+
+  it("JSON Schema's syntax (the u flag): \\p{…}, \\u{…}, and '.' and '\\s' as JavaScript reads them", () => {
+    const { check } = checker({
+      type: "object",
+      properties: {
+        letters: { type: "string", pattern: "^\\p{L}+$" },
+        smile: { type: "string", pattern: "^\\u{1F600}$" },
+        line: { type: "string", pattern: "^.+$" },
+        gap: { type: "string", pattern: "^a\\sb$" }
+      }
+    })
+    expect(check({ letters: "héllo", smile: "\u{1F600}", line: "one line", gap: "a\u00a0b" })).toBe("ok")
+    expect(check({ letters: "h3" })).not.toBe("ok")
+    expect(check({ line: "two\nlines" })).not.toBe("ok")
+  })
+
+  it("a pattern RE2 cannot run (lookaround, a backreference) is reported unenforced, never run", () => {
+    const { imported, check } = checker({
+      type: "object",
+      properties: {
+        ahead: { type: "string", pattern: "^(?=(a+)+$)" },
+        back: { type: "string", pattern: "^(a+)\\1$" }
+      }
+    })
+    expect(imported.unenforced).toStrictEqual([
+      {
+        path: "/properties/ahead/pattern",
+        what: "the pattern '^(?=(a+)+$)' is not checked: it cannot be matched in linear time: lookaround ((?=…) needs backtracking"
+      },
+      {
+        path: "/properties/back/pattern",
+        what: "the pattern '^(a+)\\1$' is not checked: it cannot be matched in linear time: a backreference (\\1) needs backtracking"
+      }
+    ])
+    const started = performance.now()
+    expect(check({ ahead: `${"a".repeat(40)}!`, back: `${"a".repeat(40)}!` })).toBe("ok")
+    expect(performance.now() - started).toBeLessThan(2000)
+  }, 30_000)
+
+  it("patternProperties are left to the server (the validator would run them on the call's keys)", () => {
+    const { imported, check } = checker({
+      type: "object",
+      properties: { n: { type: "number" } },
+      patternProperties: { "^(a+)+$": { type: "number" } },
+      additionalProperties: false
+    })
+    expect(imported.unenforced).toStrictEqual([
+      {
+        path: "/patternProperties/^(a+)+$",
+        what: "the properties matching the pattern '^(a+)+$' are not checked locally (patternProperties)"
+      }
+    ])
+    const started = performance.now()
+    expect(check({ n: 1, [`${"a".repeat(40)}!`]: "x" })).toBe("ok")
+    expect(check({ n: "one" })).toBe("not executed: field 'n' must be a number")
+    expect(performance.now() - started).toBeLessThan(2000)
+  }, 30_000)
 })
