@@ -152,11 +152,8 @@ export const run = (
         ScenarioCommands.run(file, json, variant, undefined, (scenario, name, v) =>
           Effect.orDie(runner(scenario, name, v))
         )
-      )
-    ).pipe(
-      Effect.catchTags({
-        DatabaseUnavailable: unavailable,
-        ConnectionLost: (lost) =>
+      ).pipe(
+        Effect.catchTag("ConnectionLost", (lost) =>
           Effect.gen(function* () {
             if (json) yield* Console.log(lostLine(file, true, lost, true, variant.name))
             yield* Console.error(
@@ -165,8 +162,9 @@ export const run = (
             yield* leaveSoon
             return yield* ExitCode.invalid
           })
-      })
-    )
+        )
+      )
+    ).pipe(Effect.catchTag("DatabaseUnavailable", unavailable))
   })
 
 /** One file of `harness test` on the engine: its entry, or the loss of the database that cut it short or kept it from starting. */

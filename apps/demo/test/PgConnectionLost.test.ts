@@ -325,9 +325,7 @@ describe("a database that goes away while harness runs a scenario on it", () => 
         assert.strictEqual(ran.stdout, "")
         assert.match(
           ran.stderr,
-          new RegExp(
-            "^harness soak: database postgres://[^ ]*/agent_harness_soak_[0-9a-f]+: connection lost: no answer for \\d+(\\.\\d)? s \\(.+\\); the soak stopped, its runners were killed, nothing was judged\\n$"
-          )
+          /^harness soak: database postgres:\/\/[^ ]*\/agent_harness_soak_[0-9a-f]+: connection lost: no answer for \d+(\.\d)? s \(.+\); the soak stopped, its runners were killed, nothing was judged\n$/
         )
         assert.isBelow(endedIn, endsWithinMs, "harness soak took too long to end")
       } finally {
