@@ -20,20 +20,23 @@ import type { Readable, Writable } from "node:stream"
 import { Execute } from "@agent-harness/executor"
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { Server } from "@modelcontextprotocol/sdk/server"
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 // @ts-types="@modelcontextprotocol/sdk/server/streamableHttp"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 // @ts-types="@modelcontextprotocol/sdk/types"
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
+// @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
-  CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
+import * as z from "zod"
 import { type Cause, Console, type Duration, Effect, FiberSet, Logger, Schema, type Scope } from "effect"
 import * as CallResult from "./CallResult.ts"
 import * as Hints from "./Hints.ts"
+import { StdioServer } from "./internal/StdioServer.ts"
 
 const ServeErrorBase: Schema.Class<
   ServeError,
@@ -108,6 +111,37 @@ export const listing = (toolset: Toolset.Toolset<Tool.Any>): Effect.Effect<Reado
  */
 export type Runner = (effect: Effect.Effect<CallToolResult>, signal: AbortSignal) => Promise<CallToolResult>
 
+/** A `tools/call` request as received: its params are checked by `callParams`, in words. */
+const LooseCallRequest = z.looseObject({ method: z.literal("tools/call"), params: z.unknown().optional() })
+
+const describeValue = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : `a ${typeof u}`
+
+/**
+ * The params of a `tools/call`, or a `-32602` error saying, in one line, what is wrong (the
+ * SDK's own check answers `-32603` with its validator's dump).
+ */
+const callParams = (
+  params: unknown
+): { readonly name: string; readonly arguments: unknown; readonly meta: unknown } => {
+  // What the SDK sends as the error: `code` and `message` as they are (an McpError's message would be prefixed twice).
+  const invalid = (what: string) =>
+    Object.assign(new Error(`Invalid tools/call params: ${what}`), { code: ErrorCode.InvalidParams })
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw invalid(`params must be an object with a 'name', not ${describeValue(params)}`)
+  }
+  const { name, arguments: args, _meta: meta } = params as Record<string, unknown>
+  if (name === undefined) throw invalid("'name' (the tool to call) is missing")
+  if (typeof name !== "string") throw invalid(`'name' must be a string, not ${describeValue(name)}`)
+  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    throw invalid(`'arguments' must be an object, not ${describeValue(args)}`)
+  }
+  if (meta !== undefined && (typeof meta !== "object" || meta === null || Array.isArray(meta))) {
+    throw invalid(`'_meta' must be an object, not ${describeValue(meta)}`)
+  }
+  return { name, arguments: args, meta }
+}
+
 const callIdOf = (meta: unknown): string => {
   const given = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[callIdKey] : undefined
   return typeof given === "string" && given !== "" ? given : `mcp-${globalThis.crypto.randomUUID()}`
@@ -136,12 +170,15 @@ export const server = (
   )
   const timeout = options?.timeout
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }))
-  mcp.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Registered past the SDK Server's own `tools/call` check (a zod dump under -32603, or -32602
+  // with the dump): the params are checked here, in words.
+  Protocol.prototype.setRequestHandler.call(mcp, LooseCallRequest, async (request, extra) => {
+    const params = callParams(request.params)
     const call = {
-      id: callIdOf(request.params._meta),
-      name: request.params.name,
+      id: callIdOf(params.meta),
+      name: params.name,
       // A tool without parameters is often called without arguments.
-      input: request.params.arguments ?? {}
+      input: params.arguments ?? {}
     }
     const answer = Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout }).pipe(
       Effect.map(CallResult.fromOutcome)
@@ -201,7 +238,8 @@ const stderrConsole = (): Console.Console => new NodeConsole({ stdout: process.s
 
 /**
  * Serves a toolset on stdio until stdin ends, then answers the calls already received and
- * finishes. While it serves, Effect's logger and `Console` write to stderr (stdout carries the
+ * finishes. A message over `MessageSize.maxBytes` is answered with a JSON-RPC error naming the
+ * limit (when its id can be read) and skipped; the next is read as usual. While it serves, Effect's logger and `Console` write to stderr (stdout carries the
  * protocol; a tool that writes to `process.stdout` itself breaks it).
  *
  * @example
@@ -228,7 +266,7 @@ export const stdio = <T extends Tool.Any>(
     Effect.gen(function* () {
       const { tools, run, idle, interrupted } = yield* prepare(toolset)
       const mcp = server(toolset, tools, run, interrupted, options)
-      const transport = new StdioServerTransport(stdin, stdout)
+      const transport = new StdioServer(stdin, stdout)
       yield* Effect.acquireRelease(
         Effect.promise(() => mcp.connect(transport)),
         () =>

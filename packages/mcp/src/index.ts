@@ -13,6 +13,8 @@ export * as Hints from "./Hints.ts"
 export * as InputSchema from "./InputSchema.ts"
 /** The texts a mounted tool shows when the server is at fault (English, Spanish). @since 0.1.0 */
 export * as Messages from "./Messages.ts"
+/** The one bound on an MCP message's size, both ways. @since 0.1.0 */
+export * as MessageSize from "./MessageSize.ts"
 /** Mount an MCP server's tools (stdio or Streamable HTTP) as a toolset. @since 0.1.0 */
 export * as Mount from "./Mount.ts"
 /** Serve any toolset over MCP (stdio or Streamable HTTP), every call through `execute`. @since 0.1.0 */
