@@ -6,8 +6,9 @@
  * the permission gate (`AgentPolicy`: `Policy.askBeforeChanges` unless `--policy`, the
  * `--deny`/`--ask`/`--allow` shorthands in front): on a terminal a person answers y / n /
  * always on stderr, without one no one can be asked and the call is denied. A `--journal` sits
- * behind the gate (a denied call is never journaled). `--mcp` and `--mcp-url` mount MCP servers'
- * tools into the same toolset, through the same gate.
+ * behind the gate (a denied call is never journaled). `--mcp-config FILE` (the `mcpServers` file
+ * every MCP client reads: `McpConfig`), `--mcp` and `--mcp-url` mount MCP servers' tools into the
+ * same toolset, through the same gate.
  *
  * `--trace FILE` records the run with the annotations `harness capture` needs to replay it (the
  * locale, the folder's files at the start and at the end, the policy, the answers a person gave,
@@ -35,6 +36,7 @@ import * as AgentApprover from "./AgentApprover.ts"
 import * as AgentPolicy from "./AgentPolicy.ts"
 import * as CommandLine from "./CommandLine.ts"
 import * as ExitCode from "./ExitCode.ts"
+import * as McpConfig from "./McpConfig.ts"
 import * as Outputs from "./Outputs.ts"
 import * as Providers from "./Providers.ts"
 import * as RootFolder from "./RootFolder.ts"
@@ -69,6 +71,8 @@ export interface Options {
   readonly allow: ReadonlyArray<string>
   readonly ask: ReadonlyArray<string>
   readonly deny: ReadonlyArray<string>
+  /** `mcpServers` files (`McpConfig`), their servers mounted first. */
+  readonly mcpConfig?: ReadonlyArray<string> | undefined
   /** MCP servers to start (`COMMAND ARGS`, quotes respected) and to reach (URLs). */
   readonly mcp: ReadonlyArray<string>
   readonly mcpUrl: ReadonlyArray<string>
@@ -90,20 +94,29 @@ const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
 
 /** A server to mount, and how the trace records it (a scenario's `mcp` declaration, once its prefix is known). */
 interface Server {
-  readonly entry: { readonly server: Mount.Server }
+  readonly entry: Mount.Entry
   readonly declare: (prefix: string) => Mounter.Declaration
 }
 
-/** `--mcp` and `--mcp-url`, checked (quotes closed, URLs http or https), in the order given. */
-const serversOf = (options: Options, cwd: string): Effect.Effect<ReadonlyArray<Server>, ExitCode.ExitCode> =>
+/**
+ * `--mcp-config`, `--mcp` and `--mcp-url`, checked (each file's servers, `${VAR}` expanded;
+ * quotes closed, URLs http or https), in that order. A started server gets what a child needs
+ * to run (`McpConfig.childEnvironment`), never the provider's API key.
+ */
+const serversOf = (
+  options: Options,
+  cwd: string
+): Effect.Effect<ReadonlyArray<Server>, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const servers: Array<Server> = []
+    const configured = yield* Effect.catch(McpConfig.load(options.mcpConfig ?? [], process.env), usage)
+    for (const { declaration, entry } of configured) servers.push({ entry, declare: () => declaration })
     for (const line of options.mcp) {
       const words = CommandLine.split(line)
       if (Result.isFailure(words)) return yield* usage(`--mcp ${JSON.stringify(line)}: ${words.failure}`)
       const [command = "", ...args] = words.success
       servers.push({
-        entry: { server: { _tag: "Stdio", command, args } },
+        entry: { server: { _tag: "Stdio", command, args, env: McpConfig.childEnvironment(process.env) } },
         declare: (prefix) => ({ command, args: [...args], cwd, prefix })
       })
     }
@@ -160,6 +173,10 @@ const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
     // The policy too: a model that could write over it would widen its own rules for the next run.
     if (options.policy !== undefined)
       yield* RootFolder.refuseInside("harness agent", options.root, "--policy", options.policy)
+    // And the servers: a model that could write an --mcp-config file would choose what runs next time.
+    for (const config of options.mcpConfig ?? []) {
+      yield* RootFolder.refuseInside("harness agent", options.root, "--mcp-config", config)
+    }
     for (const { flag, file, other } of outputs) {
       if (file === undefined) continue
       yield* RootFolder.refuseInside("harness agent", options.root, flag, file)
@@ -168,7 +185,8 @@ const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       }
       const inputs = [
         { path: options.policy, what: "the --policy file" },
-        { path: other.file, what: `the ${other.flag} file` }
+        { path: other.file, what: `the ${other.flag} file` },
+        ...(options.mcpConfig ?? []).map((config) => ({ path: config, what: "an --mcp-config file" }))
       ]
       for (const input of inputs) {
         if (input.path !== undefined) yield* Outputs.refuseOverwrite(flag, file, { path: input.path, what: input.what })

@@ -364,6 +364,10 @@ const agent = Command.make(
     allow: repeated("allow", "run the tools this glob names without asking"),
     ask: repeated("ask", "ask before the tools this glob names run"),
     deny: repeated("deny", "never run the tools this glob names"),
+    mcpConfig: repeated(
+      "mcp-config",
+      `mount the MCP servers of this JSON file, the "mcpServers" file of Claude Desktop, Claude Code and Cursor (\${VAR} expanded)`
+    ),
     mcp: repeated("mcp", `mount an MCP server started with this command line ("node server.js --flag")`),
     mcpUrl: repeated("mcp-url", "mount an MCP server reached at this Streamable HTTP URL"),
     untrustedOutput: Flag.Boolean("untrusted-output").pipe(

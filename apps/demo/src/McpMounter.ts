@@ -3,13 +3,17 @@
  * `Mounter` service over `@agent-harness/mcp`'s `Mount.mount`. The MCP package (and the SDK) is
  * loaded on the first mount only, so a scenario without `mcp` — and `harness run` of one — never
  * loads it. What a mount warns about (tools renamed or skipped, schema parts not checked
- * locally) is printed to stderr, led by the scenario file and the declaration's prefix.
+ * locally) is printed to stderr, led by the scenario file and the declaration's prefix. A
+ * declaration's `${VAR}` are expanded from the environment when it is mounted, and a started
+ * server gets what a child needs to run (`McpConfig.childEnvironment`) and its own `env`.
  *
  * @since 0.1.0
  */
 import * as path from "node:path"
+import process from "node:process"
 import { Mounter, Report } from "@agent-harness/scenario"
-import { Console, Duration, Effect } from "effect"
+import { Console, Effect, Result } from "effect"
+import * as McpConfig from "./McpConfig.ts"
 
 /**
  * Where a declared server runs: its `cwd` resolved against the scenario file's folder (the
@@ -27,17 +31,15 @@ export const folderOf = (declaration: Mounter.Declaration, file: string): string
  */
 export const mount = (declaration: Mounter.Declaration, file: string) =>
   Effect.gen(function* () {
-    const { Mount } = yield* Effect.promise(() => import("@agent-harness/mcp"))
     const cwd = declaration.command === undefined ? undefined : folderOf(declaration, file)
-    const server =
-      declaration.command === undefined
-        ? Mount.http(declaration.url ?? "")
-        : Mount.stdio(declaration.command, declaration.args ?? [], { env: declaration.env ?? {}, cwd: cwd ?? "." })
+    // `${…}` expanded from the environment now; the declaration (and so the trace) keeps them.
+    const entry = McpConfig.entryOf(declaration, path.dirname(file), process.env)
+    if (Result.isFailure(entry)) {
+      return yield* new Mounter.MountFailed({ message: `${entry.failure.path}: ${entry.failure.problem}` })
+    }
+    const { Mount } = yield* Effect.promise(() => import("@agent-harness/mcp"))
     const mounted = yield* Effect.mapError(
-      Mount.mount(server, {
-        prefix: declaration.prefix,
-        callTimeout: declaration.callTimeoutMs === undefined ? undefined : Duration.millis(declaration.callTimeoutMs)
-      }),
+      Mount.mount(entry.success.server, entry.success.options),
       (error) => new Mounter.MountFailed({ message: error.message })
     )
     for (const warning of mounted.warnings) {

@@ -122,8 +122,8 @@ describe("mcp declarations: decoding", () => {
     )
     assert.strictEqual(invalid(conversation([{ command: "node" }])), "mcp[0].prefix: missing")
     assert.strictEqual(
-      invalid(conversation([{ command: "node", prefix: "fx", timeout: 5 }])),
-      "mcp[0].timeout: unexpected field"
+      invalid(conversation([{ command: "node", prefix: "fx", timeoutMs: 5 }])),
+      "mcp[0].timeoutMs: unexpected field"
     )
     assert.strictEqual(
       invalid(conversation([{ command: "", prefix: "fx" }])),
