@@ -3,7 +3,8 @@
  * OpenAI-compatible server, …) as the loop's `Model`. Each turn is one `doGenerate` request:
  * the provider never runs a tool and never validates a call; the loop's executor does both.
  * The history goes out losslessly (`ProviderPrompt`), tool names as provider-safe aliases
- * (`ToolAliases`), each request is bounded by a timeout on the whole reply (`requestTimeout`),
+ * (`ToolAliases`) with schemas the provider accepts (`ProviderSchema`: what was relaxed is
+ * logged once per tool as a warning), each request is bounded by a timeout on the whole reply (`requestTimeout`),
  * and failed requests are retried within bounds (`Retry`) and otherwise fail typed
  * (`ProviderError`). Usage and finish reason of every reply reach the loop's turns and
  * trace; a reply cut off (`length`), filtered or ended by an error fails the run with
@@ -97,15 +98,26 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
   const timeout = Retry.timeoutOf(requestTimeout)
   const errors = errorResults ?? ProviderPrompt.errorResultsFor(model.provider)
   const provider = model.provider
+  /** The schema changes already logged, so each is logged once per tool. */
+  const logged = new Set<string>()
+  const logChanges = (changes: ToolAliases.ProviderTools["changes"]) =>
+    Effect.forEach(changes, (change) => {
+      const key = `${change.tool}\u0000${change.what}`
+      if (logged.has(key)) return Effect.void
+      logged.add(key)
+      const line = `${provider}: tool '${change.tool}': schema ${change.what}`
+      return change.relaxed ? Effect.logWarning(line) : Effect.logDebug(line)
+    })
   const respond = (request: Model.Request): Effect.Effect<Model.Response, ProviderError.ProviderError> =>
     Effect.suspend(() => {
       const aliases = ToolAliases.of(request.toolset)
+      const declared = ToolAliases.forProvider(request.toolset, provider)
       const call: LanguageModelV4CallOptions = {
         ...settings,
         prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors),
-        ...(aliases.tools.length === 0 ? {} : { tools: [...aliases.tools] })
+        ...(declared.tools.length === 0 ? {} : { tools: [...declared.tools] })
       }
-      return Retry.send({
+      const sent = Retry.send({
         provider,
         policy,
         turn: request.turn ?? 0,
@@ -125,6 +137,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
           })
         )
       )
+      return Effect.andThen(logChanges(declared.changes), sent)
     })
   return {
     respond,

@@ -16,7 +16,13 @@
  *   API checks it: the API key, required fields, tool names, every tool call answered in the
  *   next message by its id and no result without its call (Responses: every `function_call`
  *   has its `function_call_output`, every output has its call, every reference is to a stored
- *   item), and (Anthropic, with thinking on) a thinking block before the tool calls it led to. A request that fails a check is answered
+ *   item), and (Anthropic, with thinking on) a thinking block before the tool calls it led to.
+ * - Tool schemas are checked as the real APIs check them: Anthropic's `input_schema` must be
+ *   `type: "object"` with no top-level `oneOf`/`allOf`/`anyOf` and tool names must match
+ *   `^[a-zA-Z0-9_-]{1,128}$`; OpenAI's `parameters` must be an object schema, names must match
+ *   `^[a-zA-Z0-9_-]{1,64}$`, and a tool sent with `strict: true` must follow strict mode's rules
+ *   (`additionalProperties: false` on every object, every property required, supported
+ *   keywords only). A request that fails a check is answered
  *   400 (401 for a wrong key) with the real error shape, and its `problems` say why.
  *
  * @example
@@ -39,6 +45,7 @@ import type * as Net from "node:net"
 import type { Message } from "@agent-harness/executor"
 import { Effect, type Scope } from "effect"
 import * as ResponsesWire from "./internal/responsesWire.ts"
+import * as SchemaRules from "./internal/schemaRules.ts"
 
 /**
  * The wire formats the fake speaks: Anthropic Messages, OpenAI Chat Completions, OpenAI
@@ -264,6 +271,7 @@ export interface Options {
 }
 
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
+const anthropicNamePattern = /^[a-zA-Z0-9_-]{1,128}$/
 
 type Json = Record<string, unknown>
 
@@ -283,9 +291,12 @@ const anthropicProblems = (body: unknown): Array<string> => {
   if (body.stream === true) problems.push("stream: the fake provider does not stream")
   for (const [i, tool] of arrayOf(body.tools).entries()) {
     const name = isObject(tool) ? tool.name : undefined
-    if (typeof name !== "string" || !toolNamePattern.test(name)) {
-      problems.push(`tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$', got ${JSON.stringify(name)}`)
+    if (typeof name !== "string" || !anthropicNamePattern.test(name)) {
+      problems.push(
+        `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$', got ${JSON.stringify(name)}`
+      )
     }
+    problems.push(...SchemaRules.anthropicInputSchema(i, isObject(tool) ? tool.input_schema : undefined))
   }
   const messages = arrayOf(body.messages).filter(isObject)
   if (messages.length === 0) problems.push("messages: at least one message is required")
@@ -296,9 +307,9 @@ const anthropicProblems = (body: unknown): Array<string> => {
     if (message.role === "assistant") {
       const uses = blocks.filter((b) => b.type === "tool_use")
       for (const use of uses) {
-        if (typeof use.name !== "string" || !toolNamePattern.test(use.name)) {
+        if (typeof use.name !== "string" || !anthropicNamePattern.test(use.name)) {
           problems.push(
-            `messages.${i}: tool_use name ${JSON.stringify(use.name)} does not match '^[a-zA-Z0-9_-]{1,64}$'`
+            `messages.${i}: tool_use name ${JSON.stringify(use.name)} does not match '^[a-zA-Z0-9_-]{1,128}$'`
           )
         }
         if (!isObject(use.input)) problems.push(`messages.${i}: tool_use.input: Input should be a valid dictionary`)
@@ -363,6 +374,9 @@ const openAiProblems = (body: unknown): Array<string> => {
       problems.push(
         `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`
       )
+    }
+    if (isObject(tool) && isObject(tool.function)) {
+      problems.push(...SchemaRules.openAiParameters(name, tool.function.parameters, tool.function.strict))
     }
   }
   const messages = arrayOf(body.messages).filter(isObject)

@@ -16,6 +16,8 @@ export * as EffectAiModel from "./EffectAiModel.ts"
 export * as ProviderError from "./ProviderError.ts"
 /** The loop's history as an AI SDK prompt and a provider's reply as the loop's blocks, losing nothing the next request needs. @since 0.1.0 */
 export * as ProviderPrompt from "./ProviderPrompt.ts"
+/** A tool's JSON Schema as each provider accepts it (Anthropic, OpenAI Chat, Responses, strict mode), and what was relaxed. @since 0.1.0 */
+export * as ProviderSchema from "./ProviderSchema.ts"
 /** Retries of model requests (never of tool calls): which failures, what backoff, bounded by attempts and time; the request timeout. @since 0.1.0 */
 export * as Retry from "./Retry.ts"
 /** A toolset as a provider sees it: each tool under its provider-safe alias, calls mapped back to the real name. @since 0.1.0 */

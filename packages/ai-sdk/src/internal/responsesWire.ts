@@ -9,10 +9,12 @@
  * `function_call_output` whose `call_id` matches no `function_call` before it ("No tool call
  * found for function call output with call_id …"); a `function_call` with no output ("No tool
  * output found for function call …"); an `item_reference` to an item that was not stored
- * ("Item with id '…' not found.").
+ * ("Item with id '…' not found."); `parameters` that are not an object schema, or break strict
+ * mode's rules for a tool sent with `strict: true` (see `schemaRules`).
  *
  * @internal
  */
+import * as SchemaRules from "./schemaRules.ts"
 
 type Json = Record<string, unknown>
 
@@ -64,7 +66,7 @@ export const problems = (body: unknown, stored: ReadonlyMap<string, Json>): Arra
       out.push(
         `Invalid type for 'tools[${i}].parameters': expected an object, but got ${typeName(tool.parameters)} instead.`
       )
-    }
+    } else out.push(...SchemaRules.openAiParameters(name, tool.parameters, tool.strict))
   }
   const input = body.input
   if (input === undefined) {
