@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import { Outcome } from "@agent-harness/executor"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types"
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
 
 /**
  * A result from an `Outcome`: `{ content: [{ type: "text", text }], isError }`.
@@ -85,4 +86,47 @@ export const text = (result: CallToolResult): string => {
   const content: ReadonlyArray<unknown> = Array.isArray(result.content) ? result.content : []
   if (content.length === 0) return result.structuredContent === undefined ? "" : json(result.structuredContent)
   return content.map(blockText).join("\n")
+}
+
+/**
+ * What a server answered to `tools/call`, checked against MCP: the result, or the first thing
+ * about it that is off-spec, in one line (`content[0].type: …`).
+ *
+ * @since 0.1.0
+ */
+export type Checked =
+  | { readonly _tag: "Valid"; readonly result: CallToolResult }
+  | { readonly _tag: "OffSpec"; readonly problem: string }
+
+const pathText = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
+
+/**
+ * Checks an answer to `tools/call` (as MCP's schema does, and more strictly on one point: a
+ * result with neither `content` nor `structuredContent` is off-spec, since MCP requires
+ * `content` unless the tool has an output schema). Never throws, whatever it is given.
+ *
+ * @since 0.1.0
+ */
+export const check = (answer: unknown): Checked => {
+  try {
+    if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
+      return {
+        _tag: "OffSpec",
+        problem: `the result is ${answer === null ? "null" : Array.isArray(answer) ? "an array" : typeof answer}, not an object`
+      }
+    }
+    const record = answer as Record<string, unknown>
+    if (record.content === undefined && record.structuredContent === undefined) {
+      return { _tag: "OffSpec", problem: "the result has no 'content'" }
+    }
+    const parsed = CallToolResultSchema.safeParse(answer)
+    if (parsed.success) return { _tag: "Valid", result: parsed.data }
+    const issue = parsed.error.issues[0]
+    if (issue === undefined) return { _tag: "OffSpec", problem: "the result is not an MCP tool result" }
+    const at = pathText(issue.path)
+    return { _tag: "OffSpec", problem: `${at === "" ? "the result" : at}: ${issue.message}` }
+  } catch {
+    return { _tag: "OffSpec", problem: "the result cannot be read" }
+  }
 }

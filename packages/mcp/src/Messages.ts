@@ -1,7 +1,9 @@
 /**
  * The texts a mounted tool's failures show the model when the server, not the tool, is at
- * fault: it stopped, it could not be reached, it refused the call. English and Spanish ship;
- * the one used follows the `MessageCatalog`'s locale unless `Messages` is provided.
+ * fault. Each says what is known: the call never arrived (nothing ran), it ran and failed, or
+ * its outcome is unknown (it was sent and the connection broke, or the answer is not MCP).
+ * English and Spanish ship; the one used follows the `MessageCatalog`'s locale unless
+ * `Messages` is provided.
  *
  * @since 0.1.0
  */
@@ -23,10 +25,18 @@ export interface Messages {
   readonly closed: string
   /** How a server process ended: its exit code or signal, and the last line of its stderr. */
   readonly ended: (ended: StdioChild.Ended) => string
-  /** The server could not be reached (an HTTP server that is down). */
-  readonly unreachable: (server: string, reason: string) => string
-  /** The server answered the call with a protocol error instead of a result. */
-  readonly refused: (server: string, message: string) => string
+  /** The call never reached the server, provably (connection refused, no such host, an HTTP status that proves it did not run). */
+  readonly notSent: (server: string, reason: string) => string
+  /** The server received the call and answered a JSON-RPC error instead of a result: it ran and failed. */
+  readonly failed: (server: string, code: number, message: string) => string
+  /** The call was sent and the connection broke before an answer: outcome unknown. */
+  readonly connectionLost: (server: string, reason: string) => string
+  /** The server answered an HTTP status that does not say whether the call ran (a 500): outcome unknown. */
+  readonly httpStatus: (server: string, status: number, text: string) => string
+  /** The server answered with something that is not an MCP answer: outcome unknown. */
+  readonly offSpec: (server: string, problem: string) => string
+  /** A Streamable HTTP session ended (the server restarted) and a new one could not be started. */
+  readonly sessionLost: (server: string, reason: string) => string
   /** The tool reported an error with no text. */
   readonly noMessage: string
 }
@@ -51,8 +61,17 @@ export const english: Messages = {
     `the MCP server '${server}' stopped during the call (${how}); the call may have partly run`,
   closed: "it closed the connection",
   ended: (ended) => withStderr(ended.signal !== null ? `killed by ${ended.signal}` : `exit code ${ended.code}`, ended),
-  unreachable: (server, reason) => `the MCP server '${server}' could not be reached: ${reason}`,
-  refused: (server, message) => `the MCP server '${server}' refused the call: ${message}`,
+  notSent: (server, reason) => `the call never reached the MCP server '${server}' (${reason}); nothing ran`,
+  failed: (server, code, message) =>
+    `the MCP server '${server}' received the call and failed it with error ${code}: ${message}`,
+  connectionLost: (server, reason) =>
+    `the call was sent to the MCP server '${server}' and the connection broke before an answer (${reason}); whether it ran is unknown`,
+  httpStatus: (server, status, text) =>
+    `the MCP server '${server}' answered the call with HTTP ${status} (${text}); whether it ran is unknown`,
+  offSpec: (server, problem) =>
+    `the MCP server '${server}' answered the call off-spec (${problem}); whether it ran is unknown`,
+  sessionLost: (server, reason) =>
+    `the MCP server '${server}' had ended its session and a new one could not be started (${reason}); nothing ran`,
   noMessage: "the tool reported an error without a message"
 }
 
@@ -68,8 +87,18 @@ export const spanish: Messages = {
   closed: "ha cerrado la conexión",
   ended: (ended) =>
     withStderr(ended.signal !== null ? `terminado por ${ended.signal}` : `código de salida ${ended.code}`, ended),
-  unreachable: (server, reason) => `no se puede contactar con el servidor MCP '${server}': ${reason}`,
-  refused: (server, message) => `el servidor MCP '${server}' ha rechazado la llamada: ${message}`,
+  notSent: (server, reason) =>
+    `la llamada no ha llegado al servidor MCP '${server}' (${reason}); no se ha ejecutado nada`,
+  failed: (server, code, message) =>
+    `el servidor MCP '${server}' ha recibido la llamada y ha fallado con el error ${code}: ${message}`,
+  connectionLost: (server, reason) =>
+    `la llamada se ha enviado al servidor MCP '${server}' y la conexión se ha cortado antes de la respuesta (${reason}); no se sabe si se ha ejecutado`,
+  httpStatus: (server, status, text) =>
+    `el servidor MCP '${server}' ha contestado a la llamada con HTTP ${status} (${text}); no se sabe si se ha ejecutado`,
+  offSpec: (server, problem) =>
+    `el servidor MCP '${server}' ha contestado fuera del protocolo (${problem}); no se sabe si la llamada se ha ejecutado`,
+  sessionLost: (server, reason) =>
+    `el servidor MCP '${server}' había terminado su sesión y no se ha podido abrir otra (${reason}); no se ha ejecutado nada`,
   noMessage: "la herramienta ha informado de un error sin mensaje"
 }
 
@@ -101,3 +130,22 @@ export const current: Effect.Effect<Messages> = Effect.withFiber((fiber) => {
   if (given !== undefined) return Effect.succeed(given)
   return Effect.map(Execute.harness, ({ catalog }) => (catalog.locale === "es" ? spanish : english))
 })
+
+/**
+ * The longest text of a server (an error message, an HTTP body) put into a failure's text, in
+ * characters.
+ *
+ * @since 0.1.0
+ */
+export const maxServerText = 500
+
+/**
+ * `text` cut to `max` characters (default `maxServerText`), with a marker saying how much was
+ * left out: `…(1234 more characters)`. Line breaks become spaces, so it stays one line.
+ *
+ * @since 0.1.0
+ */
+export const bounded = (text: string, max: number = maxServerText): string => {
+  const line = text.replace(/\s*[\r\n]+\s*/g, " ").trim()
+  return line.length <= max ? line : `${line.slice(0, max)}…(${line.length - max} more characters)`
+}

@@ -3,20 +3,21 @@
  * HTTP (a URL). Each tool is named `<prefix>__<name>` (provider-safe), validated locally
  * against the server's input JSON Schema (an invalid call is `not executed` and never sent),
  * annotated from the server's hints (MCP's defaults when it gives none), and answers whatever
- * happens: the server's `isError` results, a timeout, a server that died or cannot be reached
- * are all error observations, never a crashed loop. After a stdio server dies, its tools answer
- * at once. The connection lives in a `Scope`: closing it closes the client and kills the child.
+ * happens: the server's `isError` results, a timeout, a server that died or cannot be reached,
+ * an off-spec answer are all error observations that say whether the call ran, never a crashed
+ * loop. After a stdio server dies, its tools answer at once; after a Streamable HTTP server
+ * forgets the session (it restarted), a new session is started once and the call sent again. The connection lives in a `Scope`: closing it closes the client and kills the child.
  *
  * @since 0.1.0
  */
-import { Execute } from "@agent-harness/executor"
-import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Execute, type Outcome } from "@agent-harness/executor"
+import { type MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { Client } from "@modelcontextprotocol/sdk/client"
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { type Cause, Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"
 import * as CallResult from "./CallResult.ts"
@@ -137,25 +138,44 @@ export class MountError extends MountErrorBase {
   }
 }
 
+const reasons = [
+  "ToolError",
+  "ServerError",
+  "TimedOut",
+  "Stopped",
+  "ConnectionLost",
+  "OffSpec",
+  "HttpStatus",
+  "NotSent"
+] as const
+
 const CallErrorBase: Schema.Class<
   CallError,
   Schema.TaggedStruct<
     "CallError",
     {
-      readonly reason: Schema.Literals<readonly ["ToolError", "TimedOut", "Stopped", "Unreachable", "Refused"]>
+      readonly reason: Schema.Literals<typeof reasons>
+      readonly ran: Schema.Literals<readonly ["yes", "unknown", "no"]>
       readonly message: Schema.String
     }
   >,
   Cause.YieldableError
 > = Schema.TaggedError<CallError>()("CallError", {
-  reason: Schema.Literals(["ToolError", "TimedOut", "Stopped", "Unreachable", "Refused"]),
+  reason: Schema.Literals(reasons),
+  ran: Schema.Literals(["yes", "unknown", "no"]),
   message: Schema.String
 })
 
 /**
- * Why a call to a mounted tool failed: the tool said so (`ToolError`, the server's `isError`),
- * it `TimedOut`, the server `Stopped`, was `Unreachable`, or `Refused` the call with a protocol
- * error. `message` is the observation text.
+ * Why a call to a mounted tool failed, and whether it ran. It ran and failed (`ran: "yes"`):
+ * the tool said so (`ToolError`, the server's `isError`), or the server received the call and
+ * answered a JSON-RPC error (`ServerError`). Its outcome is unknown (`ran: "unknown"`): it
+ * `TimedOut`, the server `Stopped` during it, the connection broke after it was sent
+ * (`ConnectionLost`), the server answered an `HttpStatus` that proves nothing (a 500), or the
+ * answer was `OffSpec`. It never arrived (`ran: "no"`, `NotSent`, or `Stopped` before it was sent): the
+ * connection was refused, the host does not exist, or the server answered an HTTP status that
+ * proves it did not run it. `message` is the observation text. `refine` (or the `outcomes`
+ * middleware) makes these the executor's outcomes, so retry safety follows `ran`.
  *
  * @since 0.1.0
  */
@@ -229,15 +249,33 @@ const millisOf = (input: Duration.Input | undefined, fallback: number): number =
   input === undefined ? fallback : Duration.toMillis(Duration.fromInputUnsafe(input))
 
 interface Connection {
-  readonly client: Client
+  /** The client of the current session (a new one after a Streamable HTTP session ended). */
+  client: Client
   readonly child: StdioChild.StdioChild | undefined
   status: Status
+  /** Streamable HTTP: starts a new session in place of `stale`'s; `client` is the new one after. */
+  readonly renew: ((stale: Client) => Promise<void>) | undefined
 }
 
-const open = (server: Server, options: Options | undefined): Effect.Effect<Connection, never, Scope.Scope> =>
+const open = (
+  server: Server,
+  options: Options | undefined,
+  connectTimeout: number
+): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync((): Connection => {
-      const client = new Client({ name: options?.clientName ?? "agent-harness", version: "0.1.0" })
+      const clientFor = (): Client => {
+        const client = new Client({ name: options?.clientName ?? "agent-harness", version: "0.1.0" })
+        client.onclose = () => {
+          // A client replaced by a new session's closes quietly.
+          if (connection.client === client) {
+            connection.status = { _tag: "Stopped", how: howText(connection, Messages.english) }
+          }
+        }
+        // Protocol noise (a stray line on stdout) must not crash anything; calls report their own errors.
+        client.onerror = () => undefined
+        return client
+      }
       const child =
         server._tag === "Stdio"
           ? new StdioChild.StdioChild({
@@ -248,18 +286,31 @@ const open = (server: Server, options: Options | undefined): Effect.Effect<Conne
               onStderr: options?.onStderr
             })
           : undefined
-      const connection: Connection = { client, child, status: { _tag: "Running" } }
-      client.onclose = () => {
-        connection.status = { _tag: "Stopped", how: howText(connection, Messages.english) }
+      let renewing: Promise<void> | undefined
+      const renew = (stale: Client): Promise<void> => {
+        if (connection.client !== stale) return Promise.resolve()
+        renewing ??= (async () => {
+          const fresh = clientFor()
+          await fresh.connect(transportOf(server, connection), { timeout: connectTimeout })
+          connection.client = fresh
+          void stale.close().catch(() => undefined)
+        })().finally(() => {
+          renewing = undefined
+        })
+        return renewing
       }
-      // Protocol noise (a stray line on stdout) must not crash anything; calls report their own errors.
-      client.onerror = () => undefined
+      const connection: Connection = {
+        client: clientFor(),
+        child,
+        status: { _tag: "Running" },
+        renew: server._tag === "Http" ? renew : undefined
+      }
       return connection
     }),
-    ({ client, child }) =>
+    (connection) =>
       Effect.promise(async () => {
-        await client.close().catch(() => undefined)
-        await child?.close()
+        await connection.client.close().catch(() => undefined)
+        await connection.child?.close()
       })
   )
 
@@ -273,6 +324,217 @@ const transportOf = (server: Server, connection: Connection): Transport =>
 const howText = (connection: Connection, texts: Messages.Messages): string => {
   const ended = connection.child?.ended
   return ended === undefined ? texts.closed : texts.ended(ended)
+}
+
+/**
+ * The SDK's own errors, told from a server's (which may use the same codes: -32000 and -32001
+ * are common server error codes): the request timed out here, or the connection closed here.
+ */
+class TimedOutHere {}
+class ClosedHere {}
+
+/** A new session could not be started after the server ended the old one (the call did not run). */
+class SessionRenewFailed {
+  readonly cause: unknown
+  constructor(cause: unknown) {
+    this.cause = cause
+  }
+}
+
+/** An HTTP 404 to a request that carried a session id: the server no longer knows the session, and did not run it. */
+const isSessionGone = (error: unknown, client: Client): boolean =>
+  error instanceof StreamableHTTPError && error.code === 404 && client.transport?.sessionId !== undefined
+
+/**
+ * HTTP statuses that prove the server did not run the call: every 4xx (the server refused the
+ * request as a request: bad, unauthorized, forbidden, unknown session, too large, too many), and
+ * 501/505 (it does not do what was asked). Any other 5xx may come after the call ran.
+ */
+const provesNotRun = (status: number): boolean => (status >= 400 && status < 500) || status === 501 || status === 505
+
+/** Codes of a connection that was never made: the request was not sent. */
+const notConnected = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EHOSTUNREACH", "ENETUNREACH"])
+
+const codeOf = (error: unknown): unknown =>
+  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
+
+/** Whether a fetch failed before the request left (no connection was made). */
+const neverConnected = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false
+  const cause = error.cause
+  const code = codeOf(cause)
+  if (typeof code === "string" && notConnected.has(code)) return true
+  // Happy eyeballs: every address refused.
+  const errors =
+    typeof cause === "object" && cause !== null ? (cause as { readonly errors?: unknown }).errors : undefined
+  return (
+    Array.isArray(errors) &&
+    errors.length > 0 &&
+    errors.every((e) => {
+      const c = codeOf(e)
+      return typeof c === "string" && notConnected.has(c)
+    })
+  )
+}
+
+/** A JSON-RPC error's message without the SDK's `MCP error <code>: ` prefixes (it adds one per hop). */
+const withoutPrefix = (message: string): string => message.replace(/^(?:MCP error -?\d+: )+/, "")
+
+/** The body of an HTTP error answer: a JSON-RPC error's message when it is one, else the text. */
+const httpBody = (error: StreamableHTTPError): string => {
+  const text = error.message.replace(/^Streamable HTTP error: (?:Error POSTing to endpoint: )?/, "")
+  try {
+    const parsed: unknown = JSON.parse(text)
+    const message = (parsed as { readonly error?: { readonly message?: unknown } } | null)?.error?.message
+    if (typeof message === "string") return message
+  } catch {
+    // Not JSON: the text as it is.
+  }
+  return text === "" || text === "null" ? "no body" : text
+}
+
+/** The first issue of a zod error, in one line, or `undefined` when `error` is none. */
+const zodIssue = (error: unknown): string | undefined => {
+  const issues =
+    typeof error === "object" && error !== null ? (error as { readonly issues?: unknown }).issues : undefined
+  if (!(error instanceof Error) || !Array.isArray(issues)) return undefined
+  const first: unknown = issues[0]
+  if (typeof first !== "object" || first === null) return "it is not JSON-RPC"
+  const { path, message } = first as { readonly path?: unknown; readonly message?: unknown }
+  const at = Array.isArray(path) && path.length > 0 ? `${path.join(".")}: ` : ""
+  return `it is not JSON-RPC: ${at}${typeof message === "string" ? message : "invalid"}`
+}
+
+/**
+ * Sends one `tools/call`. When a Streamable HTTP server answers that it no longer knows the
+ * session (it restarted), a new session is started, once, and the call is sent again: the 404
+ * proves it did not run. The answer is returned unchecked.
+ */
+const send = async (
+  connection: Connection,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  timeout: number
+): Promise<unknown> => {
+  const deadline = Date.now() + timeout
+  const once = async (client: Client, millis: number): Promise<unknown> => {
+    try {
+      return await client.request({ method: "tools/call", params }, Answer, { signal, timeout: millis })
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        const data: unknown = error.data
+        if (typeof data === "object" && data !== null && (data as { timeout?: unknown }).timeout === millis) {
+          throw new TimedOutHere()
+        }
+      }
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && client.transport === undefined) {
+        throw new ClosedHere()
+      }
+      // A write to a child that is exiting fails before its exit is known: wait for it.
+      if (connection.child !== undefined && !(error instanceof McpError) && !signal.aborted) {
+        await connection.child.settled(2000)
+      }
+      throw error
+    }
+  }
+  const client = connection.client
+  try {
+    return await once(client, timeout)
+  } catch (error) {
+    if (connection.renew === undefined || !isSessionGone(error, client)) throw error
+    try {
+      await connection.renew(client)
+    } catch (cause) {
+      throw new SessionRenewFailed(cause)
+    }
+    return await once(connection.client, Math.max(1, deadline - Date.now()))
+  }
+}
+
+/** Any answer: it is checked by `CallResult.check`, so an off-spec one is said to be at once. */
+const Answer = z.unknown()
+
+/** What went wrong with a call that did not return an answer, as the model reads it. */
+const failure = (
+  error: unknown,
+  connection: Connection,
+  server: string,
+  texts: Messages.Messages,
+  catalog: MessageCatalog.MessageCatalog,
+  timeout: number
+): CallError => {
+  if (error instanceof SessionRenewFailed) {
+    return new CallError({
+      reason: "NotSent",
+      ran: "no",
+      message: texts.sessionLost(
+        server,
+        Messages.bounded(
+          error.cause instanceof StreamableHTTPError
+            ? `HTTP ${error.cause.code}: ${httpBody(error.cause)}`
+            : errorText(error.cause)
+        )
+      )
+    })
+  }
+  if (error instanceof TimedOutHere) {
+    return new CallError({ reason: "TimedOut", ran: "unknown", message: catalog.timedOut(timeout) })
+  }
+  if (error instanceof ClosedHere) {
+    const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
+    return new CallError({ reason: "Stopped", ran: "unknown", message: texts.stoppedDuringCall(server, how) })
+  }
+  if (error instanceof McpError) {
+    const data: unknown = error.data
+    const offSpec =
+      typeof data === "object" && data !== null ? (data as Record<string, unknown>)[StdioChild.offSpecKey] : undefined
+    if (typeof offSpec === "string") {
+      return new CallError({
+        reason: "OffSpec",
+        ran: "unknown",
+        message: texts.offSpec(server, Messages.bounded(offSpec))
+      })
+    }
+    return new CallError({
+      reason: "ServerError",
+      ran: "yes",
+      message: texts.failed(server, error.code, Messages.bounded(withoutPrefix(error.message)))
+    })
+  }
+  if (error instanceof StreamableHTTPError) {
+    const body = Messages.bounded(httpBody(error))
+    const status = error.code ?? -1
+    if (status === -1) {
+      return new CallError({ reason: "OffSpec", ran: "unknown", message: texts.offSpec(server, body) })
+    }
+    if (provesNotRun(status)) {
+      return new CallError({ reason: "NotSent", ran: "no", message: texts.notSent(server, `HTTP ${status}: ${body}`) })
+    }
+    return new CallError({ reason: "HttpStatus", ran: "unknown", message: texts.httpStatus(server, status, body) })
+  }
+  const notJsonRpc = zodIssue(error) ?? (error instanceof SyntaxError ? "it is not JSON" : undefined)
+  if (notJsonRpc !== undefined) {
+    return new CallError({
+      reason: "OffSpec",
+      ran: "unknown",
+      message: texts.offSpec(server, Messages.bounded(notJsonRpc))
+    })
+  }
+  if (connection.status._tag === "Stopped") {
+    return new CallError({ reason: "Stopped", ran: "no", message: texts.stopped(server, howText(connection, texts)) })
+  }
+  if (connection.child === undefined && neverConnected(error)) {
+    return new CallError({
+      reason: "NotSent",
+      ran: "no",
+      message: texts.notSent(server, Messages.bounded(errorText(error)))
+    })
+  }
+  return new CallError({
+    reason: "ConnectionLost",
+    ran: "unknown",
+    message: texts.connectionLost(server, Messages.bounded(errorText(error)))
+  })
 }
 
 const makeTool = (
@@ -296,57 +558,64 @@ const makeTool = (
         if (connection.status._tag === "Stopped") {
           return yield* new CallError({
             reason: "Stopped",
+            ran: "no",
             message: texts.stopped(serverName, howText(connection, texts))
           })
         }
         const { catalog } = yield* Execute.harness
-        /** What went wrong with a call that did not return a result, as the model reads it. */
-        const failed = (error: unknown): CallError => {
-          if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-            return new CallError({ reason: "TimedOut", message: catalog.timedOut(timeout) })
-          }
-          if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-            const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
-            return new CallError({ reason: "Stopped", message: texts.stoppedDuringCall(serverName, how) })
-          }
-          if (error instanceof McpError) {
-            return new CallError({ reason: "Refused", message: texts.refused(serverName, error.message) })
-          }
-          if (connection.status._tag === "Stopped") {
-            return new CallError({ reason: "Stopped", message: texts.stopped(serverName, howText(connection, texts)) })
-          }
-          return new CallError({ reason: "Unreachable", message: texts.unreachable(serverName, errorText(error)) })
-        }
-        const result = yield* Effect.tryPromise({
-          try: async (signal) => {
-            try {
-              return await connection.client.request(
-                {
-                  method: "tools/call",
-                  params: {
-                    name: remote,
-                    arguments: input as Record<string, unknown>,
-                    _meta: { [callIdKey]: context.id }
-                  }
-                },
-                CallToolResultSchema,
-                { signal, timeout }
-              )
-            } catch (error) {
-              // A write to a child that is exiting fails before its exit is known: wait for it.
-              if (!(error instanceof McpError) && !signal.aborted) await connection.child?.settled(2000)
-              throw error
-            }
-          },
-          catch: failed
+        const params = { name: remote, arguments: input as Record<string, unknown>, _meta: { [callIdKey]: context.id } }
+        const answer = yield* Effect.tryPromise({
+          try: (signal) => send(connection, params, signal, timeout),
+          catch: (error) => failure(error, connection, serverName, texts, catalog, timeout)
         })
+        const checked = CallResult.check(answer)
+        if (checked._tag === "OffSpec") {
+          return yield* new CallError({
+            reason: "OffSpec",
+            ran: "unknown",
+            message: texts.offSpec(serverName, Messages.bounded(checked.problem))
+          })
+        }
+        const result = checked.result
         if (result.isError === true) {
           const text = CallResult.text(result)
-          return yield* new CallError({ reason: "ToolError", message: text === "" ? texts.noMessage : text })
+          return yield* new CallError({
+            reason: "ToolError",
+            ran: "yes",
+            message: text === "" ? texts.noMessage : text
+          })
         }
         return result
       })
   })
+
+/**
+ * A mounted tool's outcome in the executor's words, so that retry safety is right: a call that
+ * never arrived (`ran: "no"`) is `Refused` (nothing ran: `RetrySafety` says `did_not_run`), one
+ * whose outcome is unknown (`ran: "unknown"`) is `Failed` with `OutcomeUnknown`; any other
+ * outcome is as it is.
+ *
+ * @since 0.1.0
+ */
+export const refine = (outcome: Outcome.Outcome): Outcome.Outcome => {
+  if (outcome._tag !== "Failed" || outcome.failure._tag !== "ToolError") return outcome
+  const error = outcome.failure.error
+  if (!(error instanceof CallError)) return outcome
+  if (error.ran === "no") {
+    return { _tag: "Refused", id: outcome.id, name: outcome.name, reason: error.message, content: outcome.content }
+  }
+  if (error.ran === "unknown") return { ...outcome, failure: { _tag: "OutcomeUnknown" } }
+  return outcome
+}
+
+/**
+ * The executor middleware that `refine`s every mounted tool's outcome (others pass as they
+ * are). Put it innermost, so a journal records the refined outcome:
+ * `Compose.middlewares(gate, journal, Mount.outcomes)`.
+ *
+ * @since 0.1.0
+ */
+export const outcomes: Execute.Middleware = (_call, _tool, run) => Effect.map(run, refine)
 
 interface Listed {
   readonly name: string
@@ -401,7 +670,7 @@ const mountWith = (
     if (server._tag === "Http" && !URL.canParse(server.url)) return yield* fail(`'${server.url}' is not a URL`)
     const connectTimeout = millisOf(options?.connectTimeout, 30_000)
     const callTimeout = millisOf(options?.callTimeout, 60_000)
-    const connection = yield* open(server, options)
+    const connection = yield* open(server, options, connectTimeout)
     const { client } = connection
     /** Why the handshake failed, in words. */
     const handshake = (error: unknown): MountError => {

@@ -4,7 +4,10 @@
  * the exit (code or signal) and the tail of stderr, so a dead server's calls say why, and it
  * kills the child on close: stdin is ended, then SIGTERM after 2 s, then SIGKILL after 2 s more.
  * Messages are newline-delimited JSON, read in linear time whatever their size; a line that is
- * not a JSON-RPC message is reported through `onerror` and skipped.
+ * not a JSON-RPC message is reported through `onerror` and skipped, except an off-spec answer
+ * to a request (a JSON object with an `id` and no `method`): that request is answered at once
+ * with a JSON-RPC error whose `data[offSpecKey]` says what is wrong, instead of waiting for
+ * its timeout.
  *
  * @since 0.1.0
  */
@@ -53,6 +56,37 @@ export interface Ended {
 }
 
 const tailLength = 1000
+
+/**
+ * The key of a JSON-RPC error's `data` that marks an error this transport made for an off-spec
+ * answer; its value says what is wrong (`its 'error' is not a JSON-RPC error object`).
+ *
+ * @since 0.1.0
+ */
+export const offSpecKey = "agent-harness/off-spec"
+
+/** What is wrong with an answer that is not a JSON-RPC response. */
+const offSpecProblem = (answer: Record<string, unknown>): string => {
+  if (answer.jsonrpc !== "2.0") return `its 'jsonrpc' is not "2.0"`
+  const hasResult = "result" in answer
+  const hasError = "error" in answer
+  if (hasResult && hasError) return "it has both 'result' and 'error'"
+  if (hasError) return "its 'error' is not a JSON-RPC error object with a numeric code and a message"
+  if (!hasResult) return "it has neither 'result' nor 'error'"
+  const result = answer.result
+  return typeof result !== "object" || result === null || Array.isArray(result)
+    ? "its 'result' is not an object"
+    : "it is not a JSON-RPC response"
+}
+
+/** The id of an answer to a request, when the line is one (an object with an id and no method). */
+const answerId = (parsed: unknown): string | number | undefined => {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined
+  const record = parsed as Record<string, unknown>
+  if ("method" in record) return undefined
+  const id = record.id
+  return typeof id === "string" || typeof id === "number" ? id : undefined
+}
 
 /**
  * The transport. `start` resolves once the child is running, and rejects when it cannot be
@@ -163,14 +197,29 @@ export class StdioChild implements Transport {
 
   #deliver(line: string): void {
     if (line.trim() === "") return
-    let message: JSONRPCMessage
+    let parsed: unknown
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line))
+      parsed = JSON.parse(line)
     } catch {
+      this.onerror?.(new Error(`the server wrote a line that is not JSON: ${line.slice(0, 200)}`))
+      return
+    }
+    const checked = JSONRPCMessageSchema.safeParse(parsed)
+    if (checked.success) {
+      this.onmessage?.(checked.data)
+      return
+    }
+    const id = answerId(parsed)
+    if (id === undefined) {
       this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${line.slice(0, 200)}`))
       return
     }
-    this.onmessage?.(message)
+    const problem = offSpecProblem(parsed as Record<string, unknown>)
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32603, message: `off-spec answer: ${problem}`, data: { [offSpecKey]: problem } }
+    })
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -340,7 +340,10 @@ describe("Mount over Streamable HTTP", slow, () => {
       await server.close()
       const down = await run(tools, "fx__echo", { text: "hi" })
       expect(down._tag).toBe("Failed")
-      expect(down.content).toMatch(/^the MCP server 'fixture' could not be reached: fetch failed/)
+      // The request went out on a connection the server had closed: whether it ran is unknown.
+      expect(down.content).toMatch(
+        /^(the call was sent to the MCP server 'fixture' and the connection broke before an answer \(fetch failed|the call never reached the MCP server 'fixture' \(fetch failed)/
+      )
     } finally {
       await close()
     }
