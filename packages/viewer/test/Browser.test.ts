@@ -23,7 +23,9 @@ beforeAll(async () => {
   if ("browser" in launched) browser = launched.browser
   else {
     reason = launched.reason
-    console.warn(`\n*** Browser tests ${inCI(process.env.CI) ? `failed (CI=${process.env.CI})` : "skipped"}: ${reason} ***\n`)
+    console.warn(
+      `\n*** Browser tests ${inCI(process.env.CI) ? `failed (CI=${process.env.CI})` : "skipped"}: ${reason} ***\n`
+    )
   }
 }, timeout)
 

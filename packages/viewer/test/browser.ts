@@ -43,8 +43,7 @@ export const launch = async (): Promise<{ readonly browser: Browser } | { readon
  * given (`process.env.CI` at the call), never defaulted: a default would also stand in for an
  * explicit `undefined`, and "outside CI" could then not be tested inside CI.
  */
-export const inCI = (ci: string | undefined): boolean =>
-  ci !== undefined && ci !== "" && ci !== "false" && ci !== "0"
+export const inCI = (ci: string | undefined): boolean => ci !== undefined && ci !== "" && ci !== "false" && ci !== "0"
 
 /**
  * What a test does without Chromium: outside CI it is skipped, saying why; with `CI=true` (CI
