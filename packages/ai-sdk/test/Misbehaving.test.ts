@@ -43,15 +43,16 @@ describe("a provider that never answers, or stalls", () => {
         const fake = yield* FakeProvider.scoped({ openai: [FakeProvider.hang(), FakeProvider.hang()] })
         const started = Date.now()
         const { exit, events } = yield* runLoop(
-          chatOf(fake, { requestTimeout: "300 millis", retry: { attempts: 2, base: "1 millis" } }),
+          // Long enough that a request reaches the fake before its timeout on a loaded machine.
+          chatOf(fake, { requestTimeout: "1500 millis", retry: { attempts: 2, base: "1 millis" } }),
           opening
         )
         const failure = failureOf(exit)
         if (failure._tag !== "ModelError") throw new Error(failure.message)
         expect(failure.reason).toBeInstanceOf(ProviderError.ProviderTimeout)
-        expect(failure.reason).toMatchObject({ timeoutMs: 300, attempts: 2 })
+        expect(failure.reason).toMatchObject({ timeoutMs: 1500, attempts: 2 })
         expect(failure.message).toBe(
-          "model call 1: openai.chat gave no complete reply within the request timeout of 300 ms, after 2 attempts"
+          `model call 1: openai.chat gave no complete reply within the request timeout of ${ProviderError.showMillis(1500)}, after 2 attempts`
         )
         expect(fake.requests).toHaveLength(2)
         expect(retries(events)).toEqual([
@@ -60,7 +61,7 @@ describe("a provider that never answers, or stalls", () => {
             turn: 1,
             attempt: 1,
             delay_ms: expect.any(Number),
-            message: "no complete reply within 300 ms (the request was aborted)"
+            message: `no complete reply within ${ProviderError.showMillis(1500)} (the request was aborted)`
           }
         ])
         expect(Date.now() - started).toBeLessThan(20_000)
@@ -78,7 +79,7 @@ describe("a provider that never answers, or stalls", () => {
             FakeProvider.reply([Message.text("Hola.")])
           ]
         })
-        const { exit, events } = yield* runLoop(anthropicOf(fake, { requestTimeout: "400 millis" }), opening)
+        const { exit, events } = yield* runLoop(anthropicOf(fake, { requestTimeout: "1500 millis" }), opening)
         expect(successOf(exit).text).toBe("Hola.")
         expect(fake.requests).toHaveLength(2)
         expect(new Set(fake.requests.map((r) => r.body)).size).toBe(1)
@@ -95,7 +96,9 @@ describe("a provider that never answers, or stalls", () => {
           openai: [FakeProvider.hang(), FakeProvider.reply([Message.text("por fin")])]
         })
         const { exit } = yield* runLoop(
-          chatOf(fake, { requestTimeout: "300 millis", retry: { budget: "100 millis", base: "1 millis" } }),
+          // The first attempt runs to its timeout, longer than the whole budget; the budget (still
+          // wide enough for a loaded machine between the failure and the retry) starts after it.
+          chatOf(fake, { requestTimeout: "2500 millis", retry: { budget: "1 second", base: "1 millis" } }),
           opening
         )
         expect(successOf(exit).text).toBe("por fin")
