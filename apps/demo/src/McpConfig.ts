@@ -297,8 +297,8 @@ export const childEnvironment = (
 
 /**
  * A declaration as `Mount.mountAll` takes it: `${…}` expanded from `env` (`expand`), `cwd`
- * resolved against `folder`, the environment built (`childEnvironment`), the timeouts as Mount
- * options. Fails naming the field.
+ * resolved against `folder`, the environment built (`childEnvironment`), the timeouts and
+ * `trust` (`Trust.Options`) as Mount options. Fails naming the field.
  *
  * @since 0.1.0
  */
@@ -311,6 +311,8 @@ export const entryOf = (
     const callTimeout = d.callTimeoutMs ?? d.timeout
     const options: Mount.Options = {
       prefix: d.prefix,
+      // Trust.Options' `trust`: what Mount judges a server's hints by (issue 20), the user's to give.
+      ...(d.trust === undefined ? {} : { trust: d.trust }),
       ...(d.timeout === undefined ? {} : { connectTimeout: Duration.millis(d.timeout) }),
       ...(callTimeout === undefined ? {} : { callTimeout: Duration.millis(callTimeout) })
     }

@@ -321,6 +321,9 @@ describe("McpConfig.childEnvironment", () => {
     assert.strictEqual(server.env?.npm_config_cache, "/home/me/.npm")
     assert.isUndefined(server.env?.ANTHROPIC_API_KEY)
     assert.strictEqual(options?.prefix, "fs")
+    assert.isFalse("trust" in (options ?? {}))
+    const trusted = McpConfig.entryOf({ command: "x", trust: true, prefix: "t" }, "/", {})
+    assert.isTrue(Result.isSuccess(trusted) && (trusted.success.options as { trust?: boolean }).trust === true)
     assert.strictEqual(String(options?.connectTimeout), String(options?.callTimeout))
     const calls = McpConfig.entryOf(
       { url: "http://127.0.0.1/mcp", timeout: 5000, callTimeoutMs: 70, prefix: "w" },
