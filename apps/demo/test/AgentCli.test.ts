@@ -223,53 +223,62 @@ describe("harness agent", () => {
     assert.strictEqual(fake.requests.length, 0)
   })
 
-  it("an MCP server's tools join the toolset, behind the same gate", SPAWNS, async () => {
-    const fake = await start({
-      anthropic: [
-        FakeProvider.reply([
-          Message.toolUse("m1", "calculator__divide", { a: 6, b: 3 }),
-          Message.toolUse("m2", "calculator__calls", {})
-        ]),
-        FakeProvider.reply([Message.text("6 / 3 = 2.")])
-      ]
-    })
-    const server = join(scenariosDir, "mcp", "calculator.mjs")
-    const r = await agent(fake, "anthropic", [
-      "--root",
-      rootWith(),
-      "--mcp",
-      `node '${server}'`,
-      "--deny",
-      "calculator__calls",
-      "--trace",
-      temp.path("mcp.jsonl"),
-      "What is 6 / 3?"
-    ])
-    assert.strictEqual(r.code, 0, r.stderr)
-    expect(r.lines).toContain("  ok    m1: 2")
-    expect(r.lines).toContain(`  error m2: not executed: denied: --deny "calculator__calls"`)
-    const tools = list(isRecord(fake.requests[0]?.json) ? fake.requests[0]?.json.tools : undefined)
-      .filter(isRecord)
-      .map((tool) => tool.name)
-    expect(tools).toStrictEqual([
-      "read",
-      "list",
-      "search",
-      "write",
-      "append",
-      "calculator__divide",
-      "calculator__calls"
-    ])
-    // The capture mounts the server again (as it was mounted) to replay, behind the same policy.
-    const out = temp.path("mcp-captured.json")
-    const captured = harness(["capture", temp.path("mcp.jsonl"), "--out", out])
-    assert.strictEqual(captured.code, 0, captured.stderr)
-    const scenario = JSON.parse(readFileSync(out, "utf8")) as Json
-    assert.deepStrictEqual(scenario.mcp, [
-      { command: "node", args: [server], cwd: resolve(demoDir), prefix: "calculator" }
-    ])
-    assert.strictEqual(harness(["run", out]).code, 0)
-  })
+  it(
+    "an MCP server's tools join the toolset, behind the same gate; its own read-only hint is not believed",
+    SPAWNS,
+    async () => {
+      const fake = await start({
+        anthropic: [
+          FakeProvider.reply([
+            Message.toolUse("m1", "calculator__divide", { a: 6, b: 3 }),
+            Message.toolUse("m2", "calculator__calls", {})
+          ]),
+          FakeProvider.reply([Message.text("6 / 3 = 2.")])
+        ]
+      })
+      const server = join(scenariosDir, "mcp", "calculator.mjs")
+      const r = await agent(fake, "anthropic", [
+        "--root",
+        rootWith(),
+        "--mcp",
+        `node '${server}'`,
+        "--deny",
+        "calculator__calls",
+        "--trace",
+        temp.path("mcp.jsonl"),
+        "What is 6 / 3?"
+      ])
+      assert.strictEqual(r.code, 0, r.stderr)
+      // divide says it is read-only, but the server is not trusted: the default policy asks, and
+      // with no one to ask the call is denied (the model reads why), never run on the server's word.
+      expect(r.lines).toContain(
+        "  error m1: not executed: denied: this call needs someone's approval, and no one could be asked"
+      )
+      expect(r.stderr).toContain("not trusted, so the annotations it claims")
+      expect(r.lines).toContain(`  error m2: not executed: denied: --deny "calculator__calls"`)
+      const tools = list(isRecord(fake.requests[0]?.json) ? fake.requests[0]?.json.tools : undefined)
+        .filter(isRecord)
+        .map((tool) => tool.name)
+      expect(tools).toStrictEqual([
+        "read",
+        "list",
+        "search",
+        "write",
+        "append",
+        "calculator__divide",
+        "calculator__calls"
+      ])
+      // The capture mounts the server again (as it was mounted) to replay, behind the same policy.
+      const out = temp.path("mcp-captured.json")
+      const captured = harness(["capture", temp.path("mcp.jsonl"), "--out", out])
+      assert.strictEqual(captured.code, 0, captured.stderr)
+      const scenario = JSON.parse(readFileSync(out, "utf8")) as Json
+      assert.deepStrictEqual(scenario.mcp, [
+        { command: "node", args: [server], cwd: resolve(demoDir), prefix: "calculator" }
+      ])
+      assert.strictEqual(harness(["run", out]).code, 0)
+    }
+  )
 
   it(
     "bad usage exits 2 before anything is sent: a policy file, a glob, an --mcp line, a server, the model",

@@ -100,7 +100,8 @@ describe("scenarios that mount MCP servers", () => {
     assert.strictEqual(captured.code, 0, captured.stderr)
     const json = loadJson(out)
     assert.deepStrictEqual(json.mcp, [
-      { command: "node", args: ["calculator.mjs"], prefix: "calc", cwd: join(scenariosDir, "mcp") }
+      // The trust given in the scenario travels with it: the replay believes the same server's hints.
+      { command: "node", args: ["calculator.mjs"], prefix: "calc", trust: true, cwd: join(scenariosDir, "mcp") }
     ])
     const replayed = harness(["run", out])
     assert.strictEqual(replayed.code, 0, replayed.stdout + replayed.stderr)

@@ -21,12 +21,12 @@ import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/
 import { type Cause, Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"
 import * as CallResult from "./CallResult.ts"
-import * as Hints from "./Hints.ts"
 import * as InputSchema from "./InputSchema.ts"
 import * as Messages from "./Messages.ts"
 import { callIdKey } from "./Serve.ts"
 import * as StdioChild from "./StdioChild.ts"
 import * as ToolName from "./ToolName.ts"
+import * as Trust from "./Trust.ts"
 
 /**
  * A server started as a child process, spoken to over its stdio.
@@ -102,7 +102,7 @@ export const describe = (server: Server): string =>
  *
  * @since 0.1.0
  */
-export interface Options {
+export interface Options extends Trust.Options {
   /** The tools' prefix (default: the server's name, made safe). Letters, digits, `_`, `-`; 32 at most. */
   readonly prefix?: string | undefined
   /** Between the prefix and the remote name (default `__`). */
@@ -542,14 +542,15 @@ const makeTool = (
   serverName: string,
   name: string,
   remote: string,
-  listed: { readonly description?: unknown; readonly annotations?: unknown; readonly title?: unknown },
+  listed: { readonly description?: unknown },
+  judged: Trust.Judged,
   imported: InputSchema.Imported,
   timeout: number
 ): McpTool =>
   Tool.make(name, {
     description: typeof listed.description === "string" ? listed.description : "",
     parameters: imported.parameters,
-    annotations: Hints.toAnnotations(listed.annotations, listed.title),
+    annotations: judged.annotations,
     content: CallResult.text,
     failureMessage: (error: CallError) => error.message,
     run: (input: object, context) =>
@@ -719,6 +720,8 @@ const mountWith = (
     const remotes = new Set<string>()
     const tools: Array<McpTool> = []
     const mounted: Array<MountedTool> = []
+    // Tools whose annotations the server claimed and the user did not trust: one warning for all.
+    const distrusted: Array<string> = []
     listed.forEach((entry, index) => {
       if (!isListed(entry)) {
         warnings.push(`tool #${index + 1} skipped: it has no name`)
@@ -746,9 +749,16 @@ const mountWith = (
       for (const u of imported.unenforced) {
         warnings.push(`tool '${name}': ${u.path === "" ? "input schema" : u.path}: ${u.what}`)
       }
-      tools.push(makeTool(connection, serverName, name, remote, entry, imported, callTimeout))
+      const judged = Trust.judge(entry.annotations, entry.title, options)
+      if (Trust.warning(name, judged) !== undefined) distrusted.push(name)
+      tools.push(makeTool(connection, serverName, name, remote, entry, judged, imported, callTimeout))
       mounted.push({ name, remoteName: remote, checkedBy: imported.checkedBy, unenforced: imported.unenforced })
     })
+    if (distrusted.length > 0) {
+      warnings.push(
+        `not trusted, so the annotations it claims (read-only, idempotent…) are not believed for ${distrusted.length} tool${distrusted.length === 1 ? "" : "s"} (${distrusted.join(", ")}): each is treated as not read-only, destructive, not idempotent and open-world; mount the server with trust to believe them`
+      )
+    }
     return {
       toolset: Toolset.make(...tools),
       server: { name: serverName, version: info?.version ?? "" },

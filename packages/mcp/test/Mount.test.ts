@@ -60,11 +60,31 @@ const isRunning = (pid: number): boolean => {
   }
 }
 
+describe("Mount of a server the user does not trust (the default)", slow, () => {
+  it("its claimed hints are not believed: every tool gets MCP's defaults, and one warning names them", async () => {
+    const untrusted = await mountIn(sdkServer, { prefix: "fx" })
+    try {
+      const echo = Toolset.get(untrusted.mounted.toolset, "fx__echo")
+      // The server says echo is read-only and idempotent; that is its word, not the user's.
+      expect(echo?.annotations).toStrictEqual({ title: "Echo", ...Tool.defaultAnnotations })
+      expect(echo !== undefined && Tool.isIdempotent(echo)).toBe(false)
+      expect(untrusted.mounted.warnings).toHaveLength(1)
+      expect(untrusted.mounted.warnings[0]).toMatch(
+        /^not trusted, so the annotations it claims \(read-only, idempotent…\) are not believed for \d+ tools? \(fx__echo[,)]/
+      )
+      expect(untrusted.mounted.warnings[0]).toContain("mount the server with trust to believe them")
+    } finally {
+      await untrusted.close()
+    }
+  }, 120_000)
+})
+
 describe("Mount over stdio: the official SDK's McpServer as the server", slow, () => {
   let fx: Awaited<ReturnType<typeof mountIn>>
   let tools: Toolset.Toolset<Tool.Any>
   beforeAll(async () => {
-    fx = await mountIn(sdkServer, { prefix: "fx" })
+    // Trusted: these tests are about what the server's hints become (see the next describe for an untrusted one).
+    fx = await mountIn(sdkServer, { prefix: "fx", trust: true })
     tools = fx.mounted.toolset
   }, 120_000)
   afterAll(() => fx.close(), 60_000)
@@ -363,7 +383,7 @@ describe("Mount over Streamable HTTP", slow, () => {
         )
       )
       const mounted = await Effect.runPromise(
-        Mount.mount(Mount.http(listening.url), { connectTimeout }).pipe(Scope.provide(scope))
+        Mount.mount(Mount.http(listening.url), { connectTimeout, trust: true }).pipe(Scope.provide(scope))
       )
       expect(mounted.prefix).toBe("ours")
       expect(Toolset.get(mounted.toolset, "ours__read")?.annotations).toStrictEqual({

@@ -46,7 +46,8 @@ const mountAllIn = (scope: Scope.Scope, entries: ReadonlyArray<Mount.Entry>) =>
 
 const http = (url: string, prefix?: string): Mount.Entry => ({
   server: Mount.http(url),
-  options: { connectTimeout, ...(prefix === undefined ? {} : { prefix }) }
+  // Trusted: these tests are about prefixes and warnings of their own, not about trust.
+  options: { connectTimeout, trust: true, ...(prefix === undefined ? {} : { prefix }) }
 })
 
 describe("Mount.mountAll", slow, () => {
