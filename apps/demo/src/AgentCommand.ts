@@ -137,12 +137,17 @@ const serversOf = (
 const mountAll = (
   servers: ReadonlyArray<Server>
 ): Effect.Effect<
-  { readonly toolset: Toolset.Toolset<Tool.Any>; readonly declared: ReadonlyArray<Mounter.Declaration> },
+  {
+    readonly toolset: Toolset.Toolset<Tool.Any>
+    readonly declared: ReadonlyArray<Mounter.Declaration>
+    /** The mounted tools' outcomes in the executor's words (`Mount.outcomes`), innermost; none without servers. */
+    readonly outcomes: ReadonlyArray<Execute.Middleware>
+  },
   ExitCode.ExitCode,
   Scope.Scope
 > =>
   Effect.gen(function* () {
-    if (servers.length === 0) return { toolset: Toolset.make(), declared: [] }
+    if (servers.length === 0) return { toolset: Toolset.make(), declared: [], outcomes: [] }
     const { Mount } = yield* Effect.promise(() => import("@agent-harness/mcp"))
     const all = yield* Effect.catch(Mount.mountAll(servers.map((server) => server.entry)), (error) =>
       usage(`--mcp: ${error.message}`)
@@ -150,6 +155,7 @@ const mountAll = (
     for (const warning of all.warnings) yield* Console.error(Report.printable(`harness agent: mcp ${warning}`))
     return {
       toolset: all.toolset,
+      outcomes: [Mount.outcomes],
       declared: all.mounted.flatMap((one, i) => {
         const server = servers[i]
         return server === undefined ? [] : [server.declare(one.prefix)]
@@ -285,7 +291,7 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       return yield* session(options, { policy, maxTurns, mounted, files }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
-        Effect.provideService(Execute.Middleware, Compose.middlewares(gate, ...journal)),
+        Effect.provideService(Execute.Middleware, Compose.middlewares(gate, ...journal, ...mounted.outcomes)),
         Effect.provideService(Approver.Approver, asking.approver),
         Effect.provideService(Files.Files, files),
         Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang]),
