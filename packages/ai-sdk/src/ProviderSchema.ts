@@ -20,6 +20,7 @@
  * @since 0.1.0
  */
 import type { JsonSchema } from "@agent-harness/tool-schema"
+import { strictKeys } from "./internal/schemaRules.ts"
 
 /**
  * Who a schema is written for: the Anthropic Messages API, OpenAI Chat Completions (and any
@@ -299,32 +300,6 @@ const toObjectRoot = (input: Node, changes: Array<Change>): Node => {
   }
   return root
 }
-
-/** The keywords OpenAI's strict mode supports (Structured Outputs' list), per kind of schema. */
-const strictKeys = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "$ref",
-  "$defs",
-  "definitions",
-  "description",
-  "title",
-  "pattern",
-  "format",
-  "multipleOf",
-  "maximum",
-  "exclusiveMaximum",
-  "minimum",
-  "exclusiveMinimum",
-  "minItems",
-  "maxItems"
-])
 
 /** The string formats OpenAI's strict mode supports. */
 const strictFormats = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"])

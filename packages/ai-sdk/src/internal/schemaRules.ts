@@ -31,8 +31,8 @@ export const anthropicInputSchema = (i: number, schema: unknown): Array<string> 
   return out
 }
 
-/** The keywords OpenAI's strict mode accepts. */
-const strictKeys = new Set([
+/** The keywords OpenAI's strict mode accepts (Structured Outputs' documented list): what the fake refuses past, and what `ProviderSchema` keeps. */
+export const strictKeys: ReadonlySet<string> = new Set([
   "type",
   "properties",
   "required",
