@@ -20,7 +20,7 @@ export const maxBytes: number = 10 * 1024 * 1024
  *
  * @since 0.1.0
  */
-export const errorCode = -32600
+export const errorCode: -32600 = -32600
 
 /**
  * The error text of a message of `bytes` bytes (or more) that is over the limit.

@@ -616,7 +616,11 @@ export const refine = (outcome: Outcome.Outcome): Outcome.Outcome => {
  *
  * @since 0.1.0
  */
-export const outcomes: Execute.Middleware = (_call, _tool, run) => Effect.map(run, refine)
+export const outcomes: Execute.Middleware = <R>(
+  _call: Execute.Call,
+  _tool: Tool.Any,
+  run: Effect.Effect<Outcome.Outcome, never, R>
+): Effect.Effect<Outcome.Outcome, never, R> => Effect.map(run, refine)
 
 interface Listed {
   readonly name: string
