@@ -94,6 +94,9 @@ describe("harness agent: tool schemas the Anthropic API refuses", () => {
           root,
           "--mcp",
           `node '${server}' '${everything}' '${filesystem}' '${union}'`,
+          // The server is not trusted, so its read-only hints are not believed: the user allows echo.
+          "--allow",
+          "mcp-servers_everything__echo",
           "Echo hola."
         ],
         env(),
