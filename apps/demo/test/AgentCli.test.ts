@@ -11,7 +11,8 @@ import { join, resolve } from "node:path"
 import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
-import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
+import { afterAll, assert, describe, expect, it } from "@effect/vitest"
+import { fakeProviders } from "./fixtures/fakes.ts"
 import { harness, harnessAsync } from "./fixtures/harness.ts"
 import { demoDir, type Json, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 
@@ -21,16 +22,7 @@ const SPAWNS = { timeout: 240_000 }
 const temp = tempFolder("agent")
 afterAll(() => temp.remove())
 
-const fakes: Array<FakeProvider.Fake> = []
-afterEach(async () => {
-  for (const fake of fakes.splice(0)) await fake.close()
-})
-
-const start = async (options: FakeProvider.Options): Promise<FakeProvider.Fake> => {
-  const fake = await FakeProvider.start({ apiKey: "test-key", ...options })
-  fakes.push(fake)
-  return fake
-}
+const start = fakeProviders()
 
 /** The environment of a run: no key nor base URL of the machine's, these instead. */
 const envWith = (vars: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {

@@ -11,9 +11,10 @@ import { join } from "node:path"
 import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
-import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
+import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as Providers from "../src/Providers.ts"
+import { fakeProviders } from "./fixtures/fakes.ts"
 import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
@@ -23,16 +24,7 @@ const SPAWNS = { timeout: 180_000 }
 const temp = tempFolder("agent-providers")
 afterAll(() => temp.remove())
 
-const fakes: Array<FakeProvider.Fake> = []
-afterEach(async () => {
-  for (const fake of fakes.splice(0)) await fake.close()
-})
-
-const start = async (options: FakeProvider.Options): Promise<FakeProvider.Fake> => {
-  const fake = await FakeProvider.start({ apiKey: "test-key", ...options })
-  fakes.push(fake)
-  return fake
-}
+const start = fakeProviders()
 
 /** The environment of a run: no key nor base URL of the machine's, the test's key instead. */
 const env = (): NodeJS.ProcessEnv => {

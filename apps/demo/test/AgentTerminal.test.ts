@@ -15,6 +15,7 @@ import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, it } from "@effect/vitest"
+import { fakeProviders } from "./fixtures/fakes.ts"
 import { demoDir, tempFolder } from "./fixtures/scenarios.ts"
 
 /** The whole test: a CLI run on a loaded 2-core machine, a few questions. */
@@ -167,16 +168,7 @@ const terminal = (fake: FakeProvider.Fake, args: ReadonlyArray<string>): Person 
   }
 }
 
-const fakes: Array<FakeProvider.Fake> = []
-afterEach(async () => {
-  for (const fake of fakes.splice(0)) await fake.close()
-})
-
-const start = async (options: FakeProvider.Options): Promise<FakeProvider.Fake> => {
-  const fake = await FakeProvider.start({ apiKey: "test-key", ...options })
-  fakes.push(fake)
-  return fake
-}
+const start = fakeProviders()
 
 let folders = 0
 const freshRoot = (): string => {

@@ -17,6 +17,7 @@ import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { fakeProviders } from "./fixtures/fakes.ts"
 import { harnessAsync } from "./fixtures/harness.ts"
 import { scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 
@@ -26,10 +27,9 @@ const SPAWNS = { timeout: 180_000 }
 const temp = tempFolder("mcp-config")
 afterAll(() => temp.remove())
 
-const fakes: Array<FakeProvider.Fake> = []
+const start = fakeProviders()
 const listeners: Array<Server> = []
 afterEach(async () => {
-  for (const fake of fakes.splice(0)) await fake.close()
   for (const listener of listeners.splice(0)) {
     await new Promise<void>((resolve) => {
       listener.close(() => resolve())
@@ -37,12 +37,6 @@ afterEach(async () => {
     })
   }
 })
-
-const start = async (options: FakeProvider.Options): Promise<FakeProvider.Fake> => {
-  const fake = await FakeProvider.start({ apiKey: "test-key", ...options })
-  fakes.push(fake)
-  return fake
-}
 
 /** An `npx` that needs what the real one needs: PATH (to find node), HOME, npm's cache; never the API key. */
 const bin = temp.write(

@@ -13,7 +13,8 @@ import { join } from "node:path"
 import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
-import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
+import { afterAll, assert, describe, expect, it } from "@effect/vitest"
+import { fakeProviders } from "./fixtures/fakes.ts"
 import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
@@ -28,10 +29,7 @@ const server = join(import.meta.dirname, "fixtures", "replay-tools-server.mjs")
 const temp = tempFolder("provider-schemas")
 afterAll(() => temp.remove())
 
-const fakes: Array<FakeProvider.Fake> = []
-afterEach(async () => {
-  for (const fake of fakes.splice(0)) await fake.close()
-})
+const start = fakeProviders()
 
 const env = (): NodeJS.ProcessEnv => {
   const vars: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
@@ -71,8 +69,7 @@ describe("harness agent: tool schemas the Anthropic API refuses", () => {
       temp.write("root/list.txt", "bread\n")
       const union = temp.path("union.tools.json")
       temp.write("union.tools.json", JSON.stringify(unionTool))
-      const fake = await FakeProvider.start({
-        apiKey: "test-key",
+      const fake = await start({
         anthropic: [
           FakeProvider.reply([
             Message.toolUse("c1", "mcp-servers_everything__echo", { message: "hola" }),
@@ -82,7 +79,6 @@ describe("harness agent: tool schemas the Anthropic API refuses", () => {
           FakeProvider.reply([Message.text("Done.")])
         ]
       })
-      fakes.push(fake)
       const r = await harnessAsync(
         [
           "agent",
