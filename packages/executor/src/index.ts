@@ -18,5 +18,7 @@ export * as Message from "./Message.ts"
 export * as Model from "./Model.ts"
 /** What happened to one tool call, as a typed value carrying the exact text the model is shown. @since 0.1.0 */
 export * as Outcome from "./Outcome.ts"
+/** Progress of a running tool call: `Progress.report`, and the `Reporter` that decides where it goes. @since 0.1.0 */
+export * as Progress from "./Progress.ts"
 /** Traces of the loop as JSON Lines: the events, their Schemas, and where they go (`jsonl`, `memory`). @since 0.1.0 */
 export * as Trace from "./Trace.ts"
