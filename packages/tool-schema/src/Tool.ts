@@ -115,6 +115,12 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
    * the meaning (`path`), whatever a locale spells the field. A field not listed means its name.
    */
   readonly fields: FieldMeanings
+  /**
+   * The lane its calls run in (`mcp:<server>` for a mounted server's tools): in one turn the
+   * loop runs calls of one lane one after another in call order, and different lanes at the
+   * same time. No lane: the calls of every tool without one form one lane.
+   */
+  readonly lane?: string | undefined
 }
 
 /**
@@ -144,6 +150,12 @@ export interface Any {
    * the meaning (`path`), whatever a locale spells the field. A field not listed means its name.
    */
   readonly fields?: FieldMeanings | undefined
+  /**
+   * The lane its calls run in (`mcp:<server>` for a mounted server's tools): in one turn the
+   * loop runs calls of one lane one after another in call order, and different lanes at the
+   * same time. No lane: the calls of every tool without one form one lane.
+   */
+  readonly lane?: string | undefined
 }
 
 /** The services a tool needs. @since 0.1.0 */
@@ -192,6 +204,8 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
     readonly envelope?: boolean | undefined
     /** What some input fields mean (`{ ruta: "path" }`); a field not listed means its name. */
     readonly fields?: FieldMeanings | undefined
+    /** The lane its calls run in (see `Tool.lane`); default none. */
+    readonly lane?: string | undefined
   }
 ): Tool<Name, P, A, E, R> => ({
   name,
@@ -202,7 +216,8 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
   content: options.content ?? renderValue,
   failureMessage: options.failureMessage ?? defaultFailureMessage,
   envelope: options.envelope ?? false,
-  fields: options.fields ?? {}
+  fields: options.fields ?? {},
+  ...(options.lane === undefined ? {} : { lane: options.lane })
 })
 
 /**
