@@ -5,10 +5,15 @@
  * breaker set to `stop`, after a turn with the same call made too often (`repeated_call`). The
  * harness never fixes or retries a call: the model reads what happened and decides.
  *
+ * The calls of one turn run in lanes (`Tool.lane`): one lane's calls one after another in call
+ * order, different lanes at the same time, so a slow MCP server does not hold up another's
+ * calls. A tool's progress (`Progress.report`) is recorded as a `tool.progress` trace event
+ * (and passed on to a reporter provided around the run); it never reaches the model.
+ *
  * @since 0.1.0
  */
 import { Budget, Deadline } from "@agent-harness/budgets"
-import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { type Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Data, type Duration, Effect, Result } from "effect"
 import * as Boundary from "./Boundary.ts"
 import * as Breaker from "./Breaker.ts"
@@ -26,6 +31,7 @@ import {
   type Usage
 } from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
+import * as Progress from "./Progress.ts"
 import * as Trace from "./Trace.ts"
 
 /**
@@ -53,7 +59,12 @@ export interface Options<T extends Tool.Any> {
   readonly turns?: Budget.Budget | undefined
   /** Wall-clock time for the whole run, checked before each model call. */
   readonly timeLimit?: Duration.Input | undefined
-  /** How many calls of one turn run at once; results stay in call order. Default 1. */
+  /**
+   * How many calls of one turn without a lane (`Tool.lane`) run at once; default 1. Calls of a
+   * lane (a mounted MCP server's tools: `mcp:<prefix>`) run one after another in call order,
+   * and the lanes, the calls without one among them, run at the same time. Results stay in call
+   * order either way.
+   */
   readonly concurrency?: number | "unbounded" | undefined
   /** Per-call timeout. */
   readonly timeout?: Execute.Options["timeout"]
@@ -172,6 +183,59 @@ const usageEvent = (turn: number, usage: Usage): Trace.Event => {
   return { type: "model.usage", turn, ...fields }
 }
 
+/** A tool's lane, read without trusting the tool (a throwing getter means no lane). */
+const laneOf = (tool: Tool.Any | undefined): string | undefined => {
+  try {
+    const lane: unknown = tool?.lane
+    return typeof lane === "string" ? lane : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The calls of one turn grouped by lane, each group in call order, as indices into `calls`;
+ * the calls without a lane (or of an unknown tool) are the group of `undefined`.
+ */
+const lanesOf = <T extends Tool.Any>(
+  toolset: Toolset.Toolset<T>,
+  calls: ReadonlyArray<Message.ToolUseBlock>
+): Map<string | undefined, Array<number>> => {
+  const lanes = new Map<string | undefined, Array<number>>()
+  calls.forEach((call, index) => {
+    const lane = laneOf(Toolset.get(toolset, call.name))
+    const group = lanes.get(lane)
+    if (group === undefined) lanes.set(lane, [index])
+    else group.push(index)
+  })
+  return lanes
+}
+
+/**
+ * The reporter of one turn: each update recorded as a `tool.progress` event naming the call's
+ * tool, then passed on to the reporter the run was given (when it was given one).
+ */
+const turnReporter =
+  (
+    turn: number,
+    calls: ReadonlyArray<Message.ToolUseBlock>,
+    record: (event: Trace.Event) => Effect.Effect<void>,
+    outer: Progress.Reporter
+  ): Progress.Reporter =>
+  (id, update) => {
+    const name = calls.find((call) => call.id === id)?.name
+    const event: Trace.Event = {
+      type: "tool.progress",
+      turn,
+      tool_use_id: id,
+      ...(name === undefined ? {} : { name }),
+      progress: update.progress,
+      ...(update.total === undefined ? {} : { total: update.total }),
+      ...(update.message === undefined ? {} : { message: update.message })
+    }
+    return outer === Progress.none ? record(event) : Effect.andThen(record(event), outer(id, update))
+  }
+
 /**
  * Runs the loop. Fails with `InvalidOption` before anything runs when an option is invalid, and
  * otherwise only with a `ModelError` (a failure that belongs to no tool call: the model failed
@@ -196,6 +260,9 @@ export const run = <T extends Tool.Any>(
     const harness = yield* Execute.harness
     const direct =
       concurrency === 1 && options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
+    // Lanes are looked for only when some tool has one (a toolset of local tools pays nothing).
+    const laned = options.toolset.tools.some((tool) => laneOf(tool) !== undefined)
+    const outerReporter = yield* Progress.Reporter
     const messages: Array<Message.Message> = [...options.messages]
     const turns: Array<Turn> = []
     const breaker = options.breaker
@@ -278,26 +345,49 @@ export const run = <T extends Tool.Any>(
         return yield* finish("end", Message.replyText(reply))
       }
       let outcomes: ReadonlyArray<Outcome.Outcome>
-      if (direct) {
+      const lanes = laned ? lanesOf(options.toolset, calls) : undefined
+      const withProgress =
+        trace === Trace.none
+          ? <A>(effect: Effect.Effect<A, never, Tool.Services<T>>) => effect
+          : <A>(effect: Effect.Effect<A, never, Tool.Services<T>>) =>
+              Effect.provideService(effect, Progress.Reporter, turnReporter(turn, calls, record, outerReporter))
+      const one = (call: Message.ToolUseBlock) =>
+        Effect.andThen(record({ type: "call", turn, call }), Execute.execute(options.toolset, call, executeOptions))
+      if (lanes !== undefined && lanes.size > 1) {
+        // Lanes side by side; in each, its calls in call order (the calls without a lane as
+        // `concurrency` says); every outcome put back at its call's place.
+        const done: Array<Outcome.Outcome> = new Array(calls.length)
+        yield* withProgress(
+          Effect.forEach(
+            [...lanes],
+            ([lane, indices]) =>
+              Effect.forEach(
+                indices,
+                (index) =>
+                  Effect.map(one(calls[index] as Message.ToolUseBlock), (outcome) => {
+                    done[index] = outcome
+                  }),
+                { concurrency: lane === undefined ? concurrency : 1, discard: true }
+              ),
+            { concurrency: "unbounded", discard: true }
+          )
+        )
+        outcomes = done
+      } else if (lanes !== undefined && !lanes.has(undefined)) {
+        // One lane: its calls one after another.
+        outcomes = yield* withProgress(Effect.forEach(calls, one, { concurrency: 1 }))
+      } else if (direct) {
         // One call at a time, nothing around `execute`: its synchronous core, without an Effect
         // per call (a tool that returns an Effect or a promise is finished in this fiber).
         const done: Array<Outcome.Outcome> = []
         for (const call of calls) {
           if (trace !== Trace.none) yield* record({ type: "call", turn, call })
           const now = Execute.executeSync(options.toolset, call, harness)
-          done.push(Effect.isEffect(now) ? yield* now : now)
+          done.push(Effect.isEffect(now) ? yield* withProgress(now) : now)
         }
         outcomes = done
       } else {
-        outcomes = yield* Effect.forEach(
-          calls,
-          (call) =>
-            Effect.andThen(
-              record({ type: "call", turn, call }),
-              Execute.execute(options.toolset, call, executeOptions)
-            ),
-          { concurrency }
-        )
+        outcomes = yield* withProgress(Effect.forEach(calls, one, { concurrency }))
       }
       const checked = watch === undefined ? undefined : watch.check(turn, calls, outcomes)
       if (checked !== undefined) outcomes = checked.outcomes

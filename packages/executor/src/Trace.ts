@@ -260,6 +260,30 @@ export const BreakerTripped: Schema.Struct<{
   action: Schema.Literals(["tell", "stop"])
 })
 
+/**
+ * A running tool call reported progress (`Progress.report`): for people watching, never shown to
+ * the model. `progress` grows with each update; `total`, when known, is where it ends.
+ *
+ * @since 0.1.0
+ */
+export const ToolProgress: Schema.Struct<{
+  readonly type: Schema.Literal<"tool.progress">
+  readonly turn: Schema.Int
+  readonly tool_use_id: Schema.String
+  readonly name: Schema.optionalKey<Schema.String>
+  readonly progress: Schema.Finite
+  readonly total: Schema.optionalKey<Schema.Finite>
+  readonly message: Schema.optionalKey<Schema.String>
+}> = Schema.Struct({
+  type: Schema.Literal("tool.progress"),
+  turn: Schema.Int,
+  tool_use_id: Schema.String,
+  name: Schema.optionalKey(Schema.String),
+  progress: Schema.Finite,
+  total: Schema.optionalKey(Schema.Finite),
+  message: Schema.optionalKey(Schema.String)
+})
+
 /** The loop stopped. @since 0.1.0 */
 export const Stop: Schema.Struct<{
   readonly type: Schema.Literal<"stop">
@@ -291,6 +315,7 @@ export const Event: Schema.Union<
     typeof Observation,
     typeof Decision,
     typeof BreakerTripped,
+    typeof ToolProgress,
     typeof Stop
   ]
 > = Schema.Union([
@@ -305,6 +330,7 @@ export const Event: Schema.Union<
   Observation,
   Decision,
   BreakerTripped,
+  ToolProgress,
   Stop
 ])
 
