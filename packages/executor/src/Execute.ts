@@ -9,10 +9,19 @@
  *
  * @since 0.1.0
  */
-import { MessageCatalog, Render, ResponseContract, type Tool, Toolset, Violation } from "@agent-harness/tool-schema"
+import {
+  MessageCatalog,
+  Render,
+  ResponseContract,
+  type Tool,
+  ToolContent,
+  Toolset,
+  Violation
+} from "@agent-harness/tool-schema"
 import { Cause, Context, Duration, Effect, Exit, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import * as Boundary from "./Boundary.ts"
+import * as Rich from "./internal/rich.ts"
 import type * as Outcome from "./Outcome.ts"
 
 /**
@@ -27,7 +36,52 @@ export interface Options {
    * nothing runs).
    */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * The most characters of a result's text the model is shown (default: the `Limits` in use);
+   * past it the text is cut with a marker saying how many were not shown. A number above zero
+   * (`Infinity`: no cut); anything else refuses the call.
+   */
+  readonly maxContent?: number | undefined
+  /**
+   * The most bytes (decoded) of one image, sound or blob of a rich result (default: the
+   * `Limits` in use); a bigger part is dropped and the text says so. A number of at least zero.
+   */
+  readonly maxPartBytes?: number | undefined
 }
+
+/**
+ * How much of a result the model is shown: `maxContent` characters of text (past it, the text
+ * is cut with a marker: `… 12,345 more characters not shown`) and `maxPartBytes` bytes per
+ * image, sound or blob (a bigger one is dropped, and the text says so).
+ *
+ * @since 0.1.0
+ */
+export interface Limits {
+  /** The most characters of a result's text; `Infinity`: no cut. */
+  readonly maxContent: number
+  /** The most bytes (decoded) of one rich part. */
+  readonly maxPartBytes: number
+}
+
+/**
+ * The default limits: 120,000 characters, above what the file tools ever answer (100,000 bytes
+ * of lines and their own line saying what they left out), so their cut is the one the model
+ * reads; 5 MiB per part, Anthropic's limit for one image.
+ *
+ * @since 0.1.0
+ */
+export const defaultLimits: Limits = { maxContent: 120_000, maxPartBytes: 5 * 1024 * 1024 }
+
+/**
+ * The limits in use: `defaultLimits` unless provided
+ * (`Effect.provideService(Execute.Limits, { maxContent: 20_000, maxPartBytes: 1_000_000 })`);
+ * the loop and every `execute` read them. `Options` override them per call.
+ *
+ * @since 0.1.0
+ */
+export const Limits: Context.Reference<Limits> = Context.Reference<Limits>("@agent-harness/executor/Limits", {
+  defaultValue: () => defaultLimits
+})
 
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
@@ -79,10 +133,70 @@ const failureText = (catalog: MessageCatalog.MessageCatalog, tool: Tool.Any, fai
   }
 }
 
+/** The outcome of a typed failure: its text (cut), and its parts when it is a `ToolContent`. */
+const fromFailure = (
+  catalog: MessageCatalog.MessageCatalog,
+  limits: Limits,
+  tool: Tool.Any,
+  id: string,
+  failure: unknown
+): Outcome.Outcome => {
+  if (ToolContent.isContent(failure)) {
+    const rich = Rich.fromContent(catalog, limits, failure)
+    const content = rich.content === "" ? thrownMessage(catalog, failure) : rich.content
+    return rich.parts === undefined
+      ? { _tag: "Failed", id, name: tool.name, failure: { _tag: "ToolError", error: failure }, content }
+      : {
+          _tag: "Failed",
+          id,
+          name: tool.name,
+          failure: { _tag: "ToolError", error: failure },
+          content,
+          parts: rich.parts
+        }
+  }
+  return {
+    _tag: "Failed",
+    id,
+    name: tool.name,
+    failure: { _tag: "ToolError", error: failure },
+    content: Rich.cut(catalog, limits.maxContent, failureText(catalog, tool, failure))
+  }
+}
+
+/** A success: its text (cut), and its parts and structured content when it is a `ToolContent`. */
+const succeeded = (
+  catalog: MessageCatalog.MessageCatalog,
+  limits: Limits,
+  id: string,
+  name: string,
+  value: unknown,
+  rendered: unknown
+): Outcome.Outcome => {
+  if (typeof rendered === "string") {
+    return { _tag: "Succeeded", id, name, value, content: Rich.cut(catalog, limits.maxContent, rendered) }
+  }
+  if (!ToolContent.isContent(rendered)) {
+    throw new TypeError(`the tool's content function returned ${rendered === null ? "null" : typeof rendered}`)
+  }
+  const rich = Rich.fromContent(catalog, limits, rendered)
+  const outcome: { -readonly [K in keyof Outcome.Succeeded]: Outcome.Succeeded[K] } = {
+    _tag: "Succeeded",
+    id,
+    name,
+    value,
+    content: rich.content
+  }
+  if (rich.parts !== undefined) outcome.parts = rich.parts
+  if (rich.structured !== undefined) outcome.structured = rich.structured
+  return outcome
+}
+
 /** The outcome of a value the tool returned: its content, or the status error its envelope says. */
 const fromValue = (
   catalog: MessageCatalog.MessageCatalog,
   parser: ResponseContract.Parser,
+  limits: Limits,
   tool: Tool.Any,
   id: string,
   returned: unknown
@@ -106,11 +220,14 @@ const fromValue = (
       // An ok envelope without content (`answer: null`) is an empty answer, not the text "null".
       if (value === null) return { _tag: "Succeeded", id, name, value, content: "" }
     }
-    const content: unknown = (tool.content as (value: unknown) => unknown)(value)
-    if (typeof content !== "string") throw new TypeError(`the tool's content function returned ${typeof content}`)
-    return { _tag: "Succeeded", id, name, value, content }
+    // A run function that returned a `ToolContent` gave its content itself.
+    const rendered: unknown =
+      typeof value === "object" && value !== null && ToolContent.isContent(value)
+        ? value
+        : (tool.content as (value: unknown) => unknown)(value)
+    return succeeded(catalog, limits, id, name, value, rendered)
   } catch (defect) {
-    return fromDefect(catalog, tool, id, defect)
+    return fromDefect(catalog, tool, id, defect, limits)
   }
 }
 
@@ -119,18 +236,20 @@ const fromDefect = (
   catalog: MessageCatalog.MessageCatalog,
   tool: Tool.Any,
   id: string,
-  defect: unknown
+  defect: unknown,
+  limits: Limits = defaultLimits
 ): Outcome.Outcome => ({
   _tag: "Failed",
   id,
   name: tool.name,
   failure: { _tag: "Defect", defect },
-  content: thrownMessage(catalog, defect)
+  content: Rich.cut(catalog, limits.maxContent, thrownMessage(catalog, defect))
 })
 
 const fromExit = (
   catalog: MessageCatalog.MessageCatalog,
   parser: ResponseContract.Parser,
+  limits: Limits,
   tool: Tool.Any,
   id: string,
   exit: Exit.Exit<Option.Option<unknown>, unknown>,
@@ -148,22 +267,13 @@ const fromExit = (
         content: MessageCatalog.say(catalog, (c) => c.timedOut(ms))
       })
     }
-    return Effect.succeed(fromValue(catalog, parser, tool, id, exit.value.value))
+    return Effect.succeed(fromValue(catalog, parser, limits, tool, id, exit.value.value))
   }
   const cause = exit.cause
   const error = Cause.findError(cause)
-  if (Result.isSuccess(error)) {
-    const failure = error.success
-    return Effect.succeed({
-      _tag: "Failed",
-      id,
-      name,
-      failure: { _tag: "ToolError", error: failure },
-      content: failureText(catalog, tool, failure)
-    })
-  }
+  if (Result.isSuccess(error)) return Effect.succeed(fromFailure(catalog, limits, tool, id, error.success))
   const defect = Cause.findDefect(cause)
-  if (Result.isSuccess(defect)) return Effect.succeed(fromDefect(catalog, tool, id, defect.success))
+  if (Result.isSuccess(defect)) return Effect.succeed(fromDefect(catalog, tool, id, defect.success, limits))
   // Only interruptions are left. An interruption of the caller never reaches this point (the
   // fiber stops at `Effect.exit`), so this is the tool interrupting itself: it ran and failed.
   return Effect.succeed({
@@ -229,6 +339,8 @@ export interface Harness {
   readonly catalog: MessageCatalog.MessageCatalog
   /** How envelope tools' responses are read (`ResponseParser`). */
   readonly parser: ResponseContract.Parser
+  /** How much of a result the model is shown (`Limits`; `defaultLimits` when absent). */
+  readonly limits?: Limits | undefined
 }
 
 /**
@@ -239,11 +351,16 @@ export interface Harness {
 export const harness: Effect.Effect<Harness> = Effect.withFiber((fiber) =>
   Effect.succeed({
     catalog: fiber.getRef(MessageCatalog.MessageCatalog),
-    parser: fiber.getRef(ResponseContract.ResponseParser)
+    parser: fiber.getRef(ResponseContract.ResponseParser),
+    limits: fiber.getRef(Limits)
   })
 )
 
-const defaultHarness: Harness = { catalog: MessageCatalog.english, parser: ResponseContract.contract() }
+const defaultHarness: Harness = {
+  catalog: MessageCatalog.english,
+  parser: ResponseContract.contract(),
+  limits: defaultLimits
+}
 
 /** A refused call's outcome. */
 const notExecuted = (
@@ -314,6 +431,7 @@ const start = (
   if (Result.isFailure(decoded)) return notExecuted(catalog, call, decoded.failure)
   const tool = entry.tool
   const id = call.id
+  const limits = harness.limits ?? defaultLimits
   let out: unknown
   // One guard around the call and around telling what it returned: `Effect.isEffect` and
   // `then` read the value, and a revoked Proxy or a throwing `then` getter throws there.
@@ -321,12 +439,13 @@ const start = (
     out = (tool.run as (input: unknown, context: Tool.CallContext) => unknown)(decoded.success, { id })
     // Strings, numbers, `undefined`...: neither an Effect nor a promise.
     if ((typeof out === "object" || typeof out === "function") && out !== null) {
-      if (Effect.isEffect(out)) return finishLater(catalog, harness.parser, tool, id, out)
+      if (Effect.isEffect(out)) return finishLater(catalog, harness.parser, limits, tool, id, out)
       if (isPromiseLike(out)) {
         const promise = out
         return finishLater(
           catalog,
           harness.parser,
+          limits,
           tool,
           id,
           Effect.promise(() => promise)
@@ -334,21 +453,24 @@ const start = (
       }
     }
   } catch (defect) {
-    return fromDefect(catalog, tool, id, defect)
+    return fromDefect(catalog, tool, id, defect, limits)
   }
-  return fromValue(catalog, harness.parser, tool, id, out)
+  return fromValue(catalog, harness.parser, limits, tool, id, out)
 }
 
 /** The rest of a call whose tool returned an Effect or a promise: run it once, answer its exit. */
 const finishLater = (
   catalog: MessageCatalog.MessageCatalog,
   parser: ResponseContract.Parser,
+  limits: Limits,
   tool: Tool.Any,
   id: string,
   running: Effect.Effect<unknown, unknown, unknown>
 ): Pending =>
   new Pending(
-    Effect.flatMap(Effect.exit(Effect.asSome(running)), (exit) => fromExit(catalog, parser, tool, id, exit, undefined))
+    Effect.flatMap(Effect.exit(Effect.asSome(running)), (exit) =>
+      fromExit(catalog, parser, limits, tool, id, exit, undefined)
+    )
   )
 
 /** A call refused because an option of the harness is invalid: nothing runs. */
@@ -375,6 +497,7 @@ const invalidOption = (
 const harnesses = new WeakMap<object, FiberHarness>()
 
 interface FiberHarness extends Harness {
+  readonly limits: Limits
   readonly middleware: Middleware | undefined
 }
 
@@ -384,6 +507,7 @@ const harnessOf = (context: object, fiber: { readonly getRef: <A>(ref: Context.R
     current = {
       catalog: fiber.getRef(MessageCatalog.MessageCatalog),
       parser: fiber.getRef(ResponseContract.ResponseParser),
+      limits: fiber.getRef(Limits),
       middleware: fiber.getRef(Middleware)
     }
     harnesses.set(context, current)
@@ -423,8 +547,20 @@ const executeIn = (
   options: Options | undefined
 ): Effect.Effect<Outcome.Outcome, never, unknown> =>
   Effect.withFiber((fiber) => {
-    const current = harnessOf(fiber.context, fiber)
+    let current = harnessOf(fiber.context, fiber)
     const { catalog, parser, middleware } = current
+    if (options?.maxContent !== undefined || options?.maxPartBytes !== undefined) {
+      const maxContent = options.maxContent ?? current.limits.maxContent
+      const maxPartBytes = options.maxPartBytes ?? current.limits.maxPartBytes
+      if (typeof maxContent !== "number" || !(maxContent > 0)) {
+        return Effect.succeed(invalidOption(catalog, call, "maxContent", options.maxContent))
+      }
+      if (typeof maxPartBytes !== "number" || !(maxPartBytes >= 0)) {
+        return Effect.succeed(invalidOption(catalog, call, "maxPartBytes", options.maxPartBytes))
+      }
+      current = { ...current, limits: { maxContent, maxPartBytes } }
+    }
+    const limits = current.limits
     if (middleware === undefined && options?.timeout === undefined) {
       // Nothing stands between the call and its tool: the synchronous core, which enters no
       // Effect of its own for plain-value tools.
@@ -455,7 +591,9 @@ const executeIn = (
     const running = runTool(tool, input, call.id)
     const bounded =
       millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
-    const run = Effect.flatMap(Effect.exit(bounded), (exit) => fromExit(catalog, parser, tool, call.id, exit, millis))
+    const run = Effect.flatMap(Effect.exit(bounded), (exit) =>
+      fromExit(catalog, parser, limits, tool, call.id, exit, millis)
+    )
     if (middleware === undefined) return run
     const asRuns: Call = { id: call.id, name: call.name, input, raw }
     return around(middleware, asRuns, tool, run, catalog)

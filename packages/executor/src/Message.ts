@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { ToolContent } from "@agent-harness/tool-schema"
 import { Schema } from "effect"
 
 /**
@@ -58,17 +59,28 @@ export const ToolUseBlock: Schema.Struct<{
 /** A tool call as the model wrote it: its id, the tool's name and the input as sent. @since 0.1.0 */
 export type ToolUseBlock = typeof ToolUseBlock.Type
 
-/** The observation the model reads for one tool call. @since 0.1.0 */
+/**
+ * The observation the model reads for one tool call: `content` is its text (what every reader
+ * reads); a rich result also has `parts` (images, resources: sent to providers that accept
+ * them, and said in `content` in one line each) and `structured` content (JSON). Results
+ * recorded before parts existed have neither.
+ *
+ * @since 0.1.0
+ */
 export const ToolResultBlock: Schema.Struct<{
   readonly type: Schema.Literal<"tool_result">
   readonly tool_use_id: Schema.String
   readonly content: Schema.String
   readonly is_error: Schema.Boolean
+  readonly parts: Schema.optionalKey<Schema.$Array<typeof ToolContent.Part>>
+  readonly structured: Schema.optionalKey<Schema.Unknown>
 }> = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
   content: Schema.String,
-  is_error: Schema.Boolean
+  is_error: Schema.Boolean,
+  parts: Schema.optionalKey(Schema.Array(ToolContent.Part)),
+  structured: Schema.optionalKey(Schema.Unknown)
 })
 
 /** The observation of one tool call: the call's id, what the model reads, and whether it is an error. @since 0.1.0 */
@@ -158,13 +170,30 @@ export const reasoning = (value: string, metadata?: ProviderMetadata): Reasoning
     ? { type: "reasoning", text: value }
     : { type: "reasoning", text: value, provider_metadata: metadata }
 
-/** A tool_result block: the observation the model reads for the call `toolUseId`. @since 0.1.0 */
-export const toolResult = (toolUseId: string, content: string, isError: boolean): ToolResultBlock => ({
-  type: "tool_result",
-  tool_use_id: toolUseId,
-  content,
-  is_error: isError
-})
+/**
+ * A tool_result block: the observation the model reads for the call `toolUseId`, with its rich
+ * parts and structured content when it has any.
+ *
+ * @since 0.1.0
+ */
+export const toolResult = (
+  toolUseId: string,
+  content: string,
+  isError: boolean,
+  rich?: { readonly parts?: ReadonlyArray<ToolContent.Part> | undefined; readonly structured?: unknown }
+): ToolResultBlock => {
+  const block: { -readonly [K in keyof ToolResultBlock]: ToolResultBlock[K] } = {
+    type: "tool_result",
+    tool_use_id: toolUseId,
+    content,
+    is_error: isError
+  }
+  if (rich !== undefined) {
+    if (rich.parts !== undefined && rich.parts.length > 0) block.parts = rich.parts
+    if (rich.structured !== undefined) block.structured = rich.structured
+  }
+  return block
+}
 
 /** A system message. @since 0.1.0 */
 export const system = (content: string): SystemMessage => ({ role: "system", content })

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { MessageCatalog, type Violation } from "@agent-harness/tool-schema"
+import { MessageCatalog, type ToolContent, type Violation } from "@agent-harness/tool-schema"
 import * as Message from "./Message.ts"
 
 /** The call failed its schema or named no tool: nothing ran. @since 0.1.0 */
@@ -93,6 +93,8 @@ export interface Failed {
   readonly failure: Failure
   /** What the model is shown (an error result). */
   readonly content: string
+  /** Rich parts of the error (a failure made with `ToolContent.make`), said in `content` too. */
+  readonly parts?: ReadonlyArray<ToolContent.Part> | undefined
 }
 
 /** The call ran and returned. @since 0.1.0 */
@@ -107,6 +109,10 @@ export interface Succeeded {
   readonly value: unknown
   /** What the model is shown (the tool's `content` of the value). */
   readonly content: string
+  /** Rich parts of the result (images, resources), each said in `content` too. */
+  readonly parts?: ReadonlyArray<ToolContent.Part> | undefined
+  /** The structured content of the result (JSON), when it has any. */
+  readonly structured?: unknown
 }
 
 /**
@@ -150,6 +156,10 @@ export interface Replayed {
   readonly isError: boolean
   /** The recorded observation, given again. */
   readonly content: string
+  /** The recorded rich parts, given again. */
+  readonly parts?: ReadonlyArray<ToolContent.Part> | undefined
+  /** The recorded structured content, given again. */
+  readonly structured?: unknown
 }
 
 /**
@@ -205,9 +215,33 @@ export const denied = (
 export const isDenied = (outcome: Outcome): boolean => outcome._tag === "Refused" && outcome.denied === true
 
 /**
- * The wire block the model reads: `{ type: "tool_result", tool_use_id, content, is_error }`.
+ * The rich parts of an outcome (none for most).
  *
  * @since 0.1.0
  */
-export const toToolResult = (outcome: Outcome): Message.ToolResultBlock =>
-  Message.toolResult(outcome.id, outcome.content, isError(outcome))
+export const partsOf = (outcome: Outcome): ReadonlyArray<ToolContent.Part> =>
+  (outcome._tag === "Succeeded" || outcome._tag === "Failed" || outcome._tag === "Replayed"
+    ? outcome.parts
+    : undefined) ?? []
+
+/**
+ * The structured content of an outcome, when it has any.
+ *
+ * @since 0.1.0
+ */
+export const structuredOf = (outcome: Outcome): unknown =>
+  outcome._tag === "Succeeded" || outcome._tag === "Replayed" ? outcome.structured : undefined
+
+/**
+ * The wire block the model reads: `{ type: "tool_result", tool_use_id, content, is_error }`,
+ * with `parts` and `structured` when the outcome has them.
+ *
+ * @since 0.1.0
+ */
+export const toToolResult = (outcome: Outcome): Message.ToolResultBlock => {
+  const parts = partsOf(outcome)
+  const structured = structuredOf(outcome)
+  return parts.length === 0 && structured === undefined
+    ? Message.toolResult(outcome.id, outcome.content, isError(outcome))
+    : Message.toolResult(outcome.id, outcome.content, isError(outcome), { parts, structured })
+}

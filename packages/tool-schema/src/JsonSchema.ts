@@ -84,3 +84,20 @@ export const anthropicTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArra
  * @since 0.1.0
  */
 export const openAiTools = (toolset: Toolset.Toolset<Tool.Any>): ReadonlyArray<OpenAiTool> => toolset.tools.map(openAi)
+
+/**
+ * The JSON Schema (draft 2020-12) of a tool's success value, when it declares an `output`
+ * schema (MCP's `outputSchema`); definitions inlined under `$defs`. `undefined` for a tool
+ * without one.
+ *
+ * @since 0.1.0
+ */
+export const output = (tool: Tool.Any): JsonSchema | undefined => {
+  const schema = tool.output
+  if (schema === undefined) return undefined
+  const document = Schema.toJsonSchemaDocument(schema)
+  const definitions = document.definitions
+  return Object.keys(definitions).length === 0
+    ? (document.schema as JsonSchema)
+    : { ...(document.schema as JsonSchema), $defs: definitions }
+}

@@ -46,7 +46,32 @@ export interface MessageCatalog {
    * of a call made `count` times within `window` turns with the same input and the same result.
    */
   readonly repeatedCall: (count: number, window: number) => string
+  /**
+   * The marker that ends an observation cut to the executor's `maxContent`: how many characters
+   * were not shown (`… 12,345 more characters not shown`). Optional: a catalogue without it
+   * says it in English.
+   */
+  readonly contentCut?: ((hidden: number) => string) | undefined
+  /**
+   * The line that replaces a rich part of a result (an image, a resource) the executor dropped:
+   * `what` says which part (`image image/png`), `why` the reason, `limit` the byte limit it
+   * passed. Optional: a catalogue without it says it in English.
+   */
+  readonly partDropped?: ((what: string, why: PartDropped, limit: number) => string) | undefined
 }
+
+/**
+ * Why a rich part of a result was dropped: bigger than the limit, data that is not base64, a
+ * part that cannot be read (a throwing getter, an unknown type), or structured content that is
+ * not JSON.
+ *
+ * @since 0.1.0
+ */
+export type PartDropped = "too_large" | "not_base64" | "unreadable" | "not_json"
+
+/** A whole number with its thousands grouped by `separator` (`12,345`). */
+const grouped = (n: number, separator: string): string =>
+  Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, separator) : String(n)
 
 /**
  * Why repeating a call is or is not safe, as the retry note says it.
@@ -184,7 +209,20 @@ export const english: MessageCatalog = {
   invalidOption: (option, value) => `the harness option '${option}' is invalid: ${value}`,
   denied: (reason) => `denied: ${reason}`,
   repeatedCall: (count, window) =>
-    `note: you have made this exact call (same tool, same input) ${count} times ${window === 1 ? "in this turn" : `in the last ${window} turns`}, with this same result each time; repeating it will not change it: try something else`
+    `note: you have made this exact call (same tool, same input) ${count} times ${window === 1 ? "in this turn" : `in the last ${window} turns`}, with this same result each time; repeating it will not change it: try something else`,
+  contentCut: (hidden) => `… ${grouped(hidden, ",")} more ${hidden === 1 ? "character" : "characters"} not shown`,
+  partDropped: (what, why, limit) => {
+    switch (why) {
+      case "too_large":
+        return `[${what}: not shown, more than the ${grouped(limit, ",")} bytes allowed]`
+      case "not_base64":
+        return `[${what}: not shown, its data is not base64]`
+      case "unreadable":
+        return `[${what}: not shown, it cannot be read]`
+      case "not_json":
+        return `[${what}: not shown, it is not JSON]`
+    }
+  }
 }
 
 /**
@@ -239,7 +277,21 @@ export const spanish: MessageCatalog = {
   invalidOption: (option, value) => `la opción '${option}' del harness no es válida: ${value}`,
   denied: (reason) => `permiso denegado: ${reason}`,
   repeatedCall: (count, window) =>
-    `nota: has hecho esta misma llamada (misma herramienta, misma entrada) ${count} veces ${window === 1 ? "en este turno" : `en los últimos ${window} turnos`}, con este mismo resultado cada vez; repetirla no lo cambiará: prueba otra cosa`
+    `nota: has hecho esta misma llamada (misma herramienta, misma entrada) ${count} veces ${window === 1 ? "en este turno" : `en los últimos ${window} turnos`}, con este mismo resultado cada vez; repetirla no lo cambiará: prueba otra cosa`,
+  contentCut: (hidden) =>
+    hidden === 1 ? "… falta 1 carácter por mostrar" : `… faltan ${grouped(hidden, ".")} caracteres por mostrar`,
+  partDropped: (what, why, limit) => {
+    switch (why) {
+      case "too_large":
+        return `[${what}: no se muestra, supera los ${grouped(limit, ".")} bytes permitidos]`
+      case "not_base64":
+        return `[${what}: no se muestra, sus datos no están en base64]`
+      case "unreadable":
+        return `[${what}: no se muestra, no se puede leer]`
+      case "not_json":
+        return `[${what}: no se muestra, no es JSON]`
+    }
+  }
 }
 
 /**

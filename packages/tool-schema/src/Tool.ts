@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import type { Effect, Schema, SchemaAST } from "effect"
+import { type Effect, Result, Schema, type SchemaAST, SchemaIssue, SchemaParser } from "effect"
 import * as Render from "./Render.ts"
+import * as ToolContent from "./ToolContent.ts"
 
 /**
  * What a tool may do to its environment, with the meanings of MCP's tool annotation hints.
@@ -101,8 +102,12 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
   readonly annotations: Annotations
   /** Runs a decoded call: an Effect, a promise or a plain value. */
   readonly run: (input: P["Type"], context: CallContext) => RunResult<A, E, R>
-  /** The observation content of a success; strings as they are, other values as JSON. */
-  readonly content: (value: A) => string
+  /**
+   * The observation content of a success; strings as they are, other values as JSON (a tool
+   * with an `output` schema: its encoded value, as text and as structured content). A
+   * `ToolContent` gives rich parts beside the text.
+   */
+  readonly content: (value: A) => string | ToolContent.Content
   /** The observation content of a typed failure. */
   readonly failureMessage: (error: E) => string
   /**
@@ -121,6 +126,11 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
    * same time. No lane: the calls of every tool without one form one lane.
    */
   readonly lane?: string | undefined
+  /**
+   * The Schema of its success value, when it declares one: the value is encoded with it (JSON)
+   * and sent as structured content (MCP's `structuredContent`, described by `outputSchema`).
+   */
+  readonly output?: Schema.Top | undefined
 }
 
 /**
@@ -139,8 +149,8 @@ export interface Any {
   readonly annotations: Annotations
   /** Runs a decoded call. */
   readonly run: (input: never, context: CallContext) => unknown
-  /** The observation content of a success. */
-  readonly content: (value: never) => string
+  /** The observation content of a success: a text, or a `ToolContent` with rich parts. */
+  readonly content: (value: never) => string | ToolContent.Content
   /** The observation content of a typed failure. */
   readonly failureMessage: (error: never) => string
   /** Whether the run function returns a status envelope. */
@@ -156,6 +166,8 @@ export interface Any {
    * same time. No lane: the calls of every tool without one form one lane.
    */
   readonly lane?: string | undefined
+  /** The Schema of its success value (structured content), when it declares one. */
+  readonly output?: Schema.Top | undefined
 }
 
 /** The services a tool needs. @since 0.1.0 */
@@ -172,6 +184,31 @@ type EffectServices<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R
 export const renderValue: (value: unknown) => string = Render.value
 
 const defaultFailureMessage = (error: unknown): string => Render.messageOf(error) ?? Render.value(error)
+
+/**
+ * The content of a tool with an `output` schema: the value encoded as JSON, as structured
+ * content and as its text. A value the schema cannot encode throws, naming the problem (the
+ * executor answers it as a failure of the tool).
+ */
+const structuredContent = (
+  output: Schema.Top,
+  content: ((value: never) => string | ToolContent.Content) | undefined
+): ((value: unknown) => ToolContent.Content) => {
+  const encode = SchemaParser.encodeUnknownResult(Schema.toCodecJson(output as Schema.Codec<unknown, unknown>))
+  const format = SchemaIssue.makeFormatterDefault()
+  return (value) => {
+    const encoded = encode(value)
+    if (Result.isFailure(encoded)) {
+      throw new TypeError(`the tool's result does not match its output schema: ${format(encoded.failure)}`)
+    }
+    const structured = encoded.success
+    if (content === undefined) return ToolContent.make({ text: Render.value(structured), structured })
+    const own = (content as (value: unknown) => string | ToolContent.Content)(value)
+    return ToolContent.isContent(own)
+      ? ToolContent.make({ text: own.text, parts: own.parts, structured, described: own.described })
+      : ToolContent.make({ text: own, structured })
+  }
+}
 
 /**
  * Defines a tool.
@@ -198,7 +235,7 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
     readonly parameters: P
     readonly annotations?: Partial<Annotations> | undefined
     readonly run: (input: P["Type"], context: CallContext) => RunResult<A, E, R>
-    readonly content?: ((value: A) => string) | undefined
+    readonly content?: ((value: A) => string | ToolContent.Content) | undefined
     readonly failureMessage?: ((error: E) => string) | undefined
     /** The run function returns a status envelope, read by the tool-response contract. */
     readonly envelope?: boolean | undefined
@@ -206,6 +243,11 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
     readonly fields?: FieldMeanings | undefined
     /** The lane its calls run in (see `Tool.lane`); default none. */
     readonly lane?: string | undefined
+    /**
+     * The Schema of the success value: the value is encoded with it and sent as structured
+     * content; its JSON is the text, unless `content` gives the text.
+     */
+    readonly output?: Schema.Codec<A, unknown> | undefined
   }
 ): Tool<Name, P, A, E, R> => ({
   name,
@@ -213,11 +255,18 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
   parameters: options.parameters,
   annotations: { ...defaultAnnotations, ...options.annotations },
   run: options.run,
-  content: options.content ?? renderValue,
+  content:
+    options.output === undefined
+      ? (options.content ?? renderValue)
+      : structuredContent(
+          options.output,
+          options.content as ((value: never) => string | ToolContent.Content) | undefined
+        ),
   failureMessage: options.failureMessage ?? defaultFailureMessage,
   envelope: options.envelope ?? false,
   fields: options.fields ?? {},
-  ...(options.lane === undefined ? {} : { lane: options.lane })
+  ...(options.lane === undefined ? {} : { lane: options.lane }),
+  ...(options.output === undefined ? {} : { output: options.output })
 })
 
 /**

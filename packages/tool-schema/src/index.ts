@@ -19,6 +19,8 @@ export * as Render from "./Render.ts"
 export * as ResponseContract from "./ResponseContract.ts"
 /** A tool: name, description, Schema parameters, annotations and a run function (`Tool.make`). @since 0.1.0 */
 export * as Tool from "./Tool.ts"
+/** A tool's rich result: text, images, resource links and structured content, beside the text (`ToolContent.make`). @since 0.1.0 */
+export * as ToolContent from "./ToolContent.ts"
 /** Provider-safe tool names: the alias a provider is sent for a name it would refuse. @since 0.1.0 */
 export * as ToolName from "./ToolName.ts"
 /** The tools a model may call, by name, and decoding a raw call into a typed call or a violation. @since 0.1.0 */
