@@ -37,9 +37,17 @@ export interface Messages {
   readonly offSpec: (server: string, problem: string) => string
   /** A Streamable HTTP session ended (the server restarted) and a new one could not be started. */
   readonly sessionLost: (server: string, reason: string) => string
+  /** The call's message is larger than the limit both sides read: it was not sent. */
+  readonly callTooLarge: (server: string, bytes: number, limit: number) => string
+  /** The server's answer is larger than the limit: it was not read, whether the call ran is unknown. */
+  readonly answerTooLarge: (server: string, bytes: number, limit: number) => string
   /** The tool reported an error with no text. */
   readonly noMessage: string
 }
+
+/** A size in bytes, and in MiB when it is that large. */
+const size = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${bytes} bytes (${(bytes / (1024 * 1024)).toFixed(1)} MiB)` : `${bytes} bytes`
 
 /** `how`, with the last line the process wrote to stderr (300 characters at most). */
 const withStderr = (how: string, ended: StdioChild.Ended): string => {
@@ -72,6 +80,10 @@ export const english: Messages = {
     `the MCP server '${server}' answered the call off-spec (${problem}); whether it ran is unknown`,
   sessionLost: (server, reason) =>
     `the MCP server '${server}' had ended its session and a new one could not be started (${reason}); nothing ran`,
+  callTooLarge: (server, bytes, limit) =>
+    `the call was not sent to the MCP server '${server}': its message is ${size(bytes)}, more than the limit of ${size(limit)}; nothing ran (send less at once)`,
+  answerTooLarge: (server, bytes, limit) =>
+    `the MCP server '${server}' answered with a message of ${size(bytes)}, more than the limit of ${size(limit)}, so it was not read; whether the call ran is unknown`,
   noMessage: "the tool reported an error without a message"
 }
 
@@ -99,6 +111,10 @@ export const spanish: Messages = {
     `el servidor MCP '${server}' ha contestado fuera del protocolo (${problem}); no se sabe si la llamada se ha ejecutado`,
   sessionLost: (server, reason) =>
     `el servidor MCP '${server}' había terminado su sesión y no se ha podido abrir otra (${reason}); no se ha ejecutado nada`,
+  callTooLarge: (server, bytes, limit) =>
+    `la llamada no se ha enviado al servidor MCP '${server}': su mensaje ocupa ${size(bytes)}, más que el límite de ${size(limit)}; no se ha ejecutado nada (envía menos de una vez)`,
+  answerTooLarge: (server, bytes, limit) =>
+    `el servidor MCP '${server}' ha contestado con un mensaje de ${size(bytes)}, más que el límite de ${size(limit)}, y no se ha leído; no se sabe si la llamada se ha ejecutado`,
   noMessage: "la herramienta ha informado de un error sin mensaje"
 }
 

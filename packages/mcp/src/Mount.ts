@@ -10,7 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Execute, type Outcome } from "@agent-harness/executor"
+import { Buffer } from "node:buffer"
+import { Execute, type Outcome, Progress } from "@agent-harness/executor"
 import { type MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { Client } from "@modelcontextprotocol/sdk/client"
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
@@ -22,6 +23,7 @@ import { type Cause, Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"
 import * as CallResult from "./CallResult.ts"
 import * as InputSchema from "./InputSchema.ts"
+import * as MessageSize from "./MessageSize.ts"
 import * as Messages from "./Messages.ts"
 import { callIdKey } from "./Serve.ts"
 import * as StdioChild from "./StdioChild.ts"
@@ -146,7 +148,8 @@ const reasons = [
   "ConnectionLost",
   "OffSpec",
   "HttpStatus",
-  "NotSent"
+  "NotSent",
+  "TooLarge"
 ] as const
 
 const CallErrorBase: Schema.Class<
@@ -171,8 +174,9 @@ const CallErrorBase: Schema.Class<
  * the tool said so (`ToolError`, the server's `isError`), or the server received the call and
  * answered a JSON-RPC error (`ServerError`). Its outcome is unknown (`ran: "unknown"`): it
  * `TimedOut`, the server `Stopped` during it, the connection broke after it was sent
- * (`ConnectionLost`), the server answered an `HttpStatus` that proves nothing (a 500), or the
- * answer was `OffSpec`. It never arrived (`ran: "no"`, `NotSent`, or `Stopped` before it was sent): the
+ * (`ConnectionLost`), the server answered an `HttpStatus` that proves nothing (a 500), the
+ * answer was `OffSpec`, or `TooLarge` to read (over `MessageSize.maxBytes`). A call whose own
+ * message is over that limit is `TooLarge` too, with `ran: "no"`: it is never sent. It never arrived (`ran: "no"`, `NotSent`, or `Stopped` before it was sent): the
  * connection was refused, the host does not exist, or the server answered an HTTP status that
  * proves it did not run it. `message` is the observation text. `refine` (or the `outcomes`
  * middleware) makes these the executor's outcomes, so retry safety follows `ran`.
@@ -341,9 +345,17 @@ class SessionRenewFailed {
   }
 }
 
-/** An HTTP 404 to a request that carried a session id: the server no longer knows the session, and did not run it. */
+/**
+ * The server no longer knows the session of a request that carried a session id, and did not
+ * run it: an HTTP 404 (MCP's rule), or the 400 the official SDK's servers answer when their
+ * session is gone (`Bad Request: Server not initialized` from a restarted transport, `Bad
+ * Request: No valid session ID provided` from the SDK's examples' session map).
+ */
 const isSessionGone = (error: unknown, client: Client): boolean =>
-  error instanceof StreamableHTTPError && error.code === 404 && client.transport?.sessionId !== undefined
+  error instanceof StreamableHTTPError &&
+  client.transport?.sessionId !== undefined &&
+  (error.code === 404 ||
+    (error.code === 400 && /server not initialized|no valid session id/i.test(error.message.slice(0, 1000))))
 
 /**
  * HTTP statuses that prove the server did not run the call: every 4xx (the server refused the
@@ -414,12 +426,17 @@ const send = async (
   connection: Connection,
   params: Record<string, unknown>,
   signal: AbortSignal,
-  timeout: number
+  timeout: number,
+  onprogress: ((progress: unknown) => void) | undefined
 ): Promise<unknown> => {
   const deadline = Date.now() + timeout
   const once = async (client: Client, millis: number): Promise<unknown> => {
     try {
-      return await client.request({ method: "tools/call", params }, Answer, { signal, timeout: millis })
+      return await client.request({ method: "tools/call", params }, Answer, {
+        signal,
+        timeout: millis,
+        ...(onprogress === undefined ? {} : { onprogress })
+      })
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         const data: unknown = error.data
@@ -448,6 +465,33 @@ const send = async (
       throw new SessionRenewFailed(cause)
     }
     return await once(connection.client, Math.max(1, deadline - Date.now()))
+  }
+}
+
+/** A call whose JSON-RPC message is over `MessageSize.maxBytes`: not sent. */
+class TooLargeToSend {
+  readonly bytes: number
+  constructor(bytes: number) {
+    this.bytes = bytes
+  }
+}
+
+/**
+ * The size in bytes of the `tools/call` message for `params`, as the SDK writes it (with a
+ * progress token and an id of at most 15 digits: a little over, never under), or `undefined`
+ * when it cannot be written (the SDK would fail to send it, and says why).
+ */
+const messageBytes = (params: Record<string, unknown>): number | undefined => {
+  try {
+    const meta = params._meta
+    const withToken = {
+      ...params,
+      _meta: { ...(typeof meta === "object" && meta !== null ? meta : {}), progressToken: 999_999_999_999_999 }
+    }
+    const line = JSON.stringify({ method: "tools/call", params: withToken, jsonrpc: "2.0", id: 999_999_999_999_999 })
+    return typeof line === "string" ? Buffer.byteLength(line) + 1 : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -484,8 +528,24 @@ const failure = (
     const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
     return new CallError({ reason: "Stopped", ran: "unknown", message: texts.stoppedDuringCall(server, how) })
   }
+  if (error instanceof TooLargeToSend) {
+    return new CallError({
+      reason: "TooLarge",
+      ran: "no",
+      message: texts.callTooLarge(server, error.bytes, MessageSize.maxBytes)
+    })
+  }
   if (error instanceof McpError) {
     const data: unknown = error.data
+    const tooLarge =
+      typeof data === "object" && data !== null ? (data as Record<string, unknown>)[StdioChild.tooLargeKey] : undefined
+    if (typeof tooLarge === "number") {
+      return new CallError({
+        reason: "TooLarge",
+        ran: "unknown",
+        message: texts.answerTooLarge(server, tooLarge, MessageSize.maxBytes)
+      })
+    }
     const offSpec =
       typeof data === "object" && data !== null ? (data as Record<string, unknown>)[StdioChild.offSpecKey] : undefined
     if (typeof offSpec === "string") {
@@ -545,7 +605,8 @@ const makeTool = (
   listed: { readonly description?: unknown },
   judged: Trust.Judged,
   imported: InputSchema.Imported,
-  timeout: number
+  timeout: number,
+  lane: string
 ): McpTool =>
   Tool.make(name, {
     description: typeof listed.description === "string" ? listed.description : "",
@@ -553,6 +614,7 @@ const makeTool = (
     annotations: judged.annotations,
     content: CallResult.text,
     failureMessage: (error: CallError) => error.message,
+    lane,
     run: (input: object, context) =>
       Effect.gen(function* () {
         const texts = yield* Messages.current
@@ -565,8 +627,25 @@ const makeTool = (
         }
         const { catalog } = yield* Execute.harness
         const params = { name: remote, arguments: input as Record<string, unknown>, _meta: { [callIdKey]: context.id } }
+        // Progress is asked for (a progress token sent) only when someone listens.
+        const reporter = yield* Progress.Reporter
+        const onprogress =
+          reporter === Progress.none
+            ? undefined
+            : (progress: unknown) => {
+                const update = Progress.check(progress)
+                if (update !== undefined) {
+                  Effect.runFork(
+                    Effect.provideService(Progress.report(context.id, update), Progress.Reporter, reporter)
+                  )
+                }
+              }
         const answer = yield* Effect.tryPromise({
-          try: (signal) => send(connection, params, signal, timeout),
+          try: (signal) => {
+            const bytes = messageBytes(params)
+            if (bytes !== undefined && bytes > MessageSize.maxBytes) return Promise.reject(new TooLargeToSend(bytes))
+            return send(connection, params, signal, timeout, onprogress)
+          },
           catch: (error) => failure(error, connection, serverName, texts, catalog, timeout)
         })
         const checked = CallResult.check(answer)
@@ -755,7 +834,7 @@ const mountWith = (
       }
       const judged = Trust.judge(entry.annotations, entry.title, options)
       if (Trust.warning(name, judged) !== undefined) distrusted.push(name)
-      tools.push(makeTool(connection, serverName, name, remote, entry, judged, imported, callTimeout))
+      tools.push(makeTool(connection, serverName, name, remote, entry, judged, imported, callTimeout, `mcp:${prefix}`))
       mounted.push({ name, remoteName: remote, checkedBy: imported.checkedBy, unenforced: imported.unenforced })
     })
     if (distrusted.length > 0) {

@@ -7,16 +7,21 @@
  * not a JSON-RPC message is reported through `onerror` and skipped, except an off-spec answer
  * to a request (a JSON object with an `id` and no `method`): that request is answered at once
  * with a JSON-RPC error whose `data[offSpecKey]` says what is wrong, instead of waiting for
- * its timeout.
+ * its timeout. A message longer than `MessageSize.maxBytes` (the bound our server and the
+ * official SDK's agree on) is not kept: it is read through to its end, and when it is an answer
+ * whose id can be read, that request is answered at once with a JSON-RPC error whose
+ * `data[tooLargeKey]` is its size in bytes; the connection goes on.
  *
  * @since 0.1.0
  */
+import { Buffer } from "node:buffer"
 import { type ChildProcess, spawn } from "node:child_process"
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as MessageSize from "./MessageSize.ts"
 
 /**
  * What to start.
@@ -37,8 +42,11 @@ export interface Options {
   readonly cwd?: string | undefined
   /** Each chunk the child writes to stderr (kept in a tail either way). */
   readonly onStderr?: ((text: string) => void) | undefined
-  /** The longest message accepted, in characters (default 64 MiB); a longer one is skipped. */
-  readonly maxMessageLength?: number | undefined
+  /**
+   * The longest message read, in bytes of its line (default `MessageSize.maxBytes`, 10 MiB); a
+   * longer one is skipped, and the request it answers is answered with a `tooLargeKey` error.
+   */
+  readonly maxMessageBytes?: number | undefined
 }
 
 /**
@@ -64,6 +72,34 @@ const tailLength = 1000
  * @since 0.1.0
  */
 export const offSpecKey = "agent-harness/off-spec"
+
+/**
+ * The key of a JSON-RPC error's `data` that marks an error this transport made for an answer
+ * longer than the limit; its value is the answer's size in bytes.
+ *
+ * @since 0.1.0
+ */
+export const tooLargeKey = "agent-harness/too-large"
+
+/** How much of an over-size message's start and end is kept, to find its id. */
+const edge = 256
+
+/**
+ * The id of an over-size answer, from its first or last characters: an object that starts
+ * `{"jsonrpc":"2.0","id":…` or ends `"id":…}` (as the SDK writes its answers). Only a top-level
+ * id matches either: a nested one is followed by more closing braces, or preceded by other keys.
+ */
+const idAtEdges = (head: string, tail: string): string | number | undefined => {
+  const id =
+    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")\s*[,}]/.exec(head)?.[1] ??
+    /"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")\s*\}\s*$/.exec(tail)?.[1]
+  if (id === undefined) return undefined
+  return id.startsWith('"') ? id.slice(1, -1) : Number(id)
+}
+
+/** Whether an over-size message is an answer (it has a result or an error, and no method). */
+const looksLikeAnswer = (head: string, tail: string): boolean =>
+  !/"method"\s*:/.test(head) && (/"(?:result|error)"\s*:/.test(head) || /"(?:result|error)"\s*:/.test(tail))
 
 /** What is wrong with an answer that is not a JSON-RPC response. */
 const offSpecProblem = (answer: Record<string, unknown>): string => {
@@ -107,7 +143,8 @@ export class StdioChild implements Transport {
   #stderr = ""
   #chunks: Array<string> = []
   #length = 0
-  #skipping = false
+  /** An over-size message being read through: its first and last characters and its size. */
+  #skipping: { head: string; tail: string; bytes: number } | undefined
 
   /** A transport that starts the child on `start`. */
   constructor(options: Options) {
@@ -173,26 +210,68 @@ export class StdioChild implements Transport {
   }
 
   #read(chunk: string): void {
-    const max = this.options.maxMessageLength ?? 64 * 1024 * 1024
+    const max = this.options.maxMessageBytes ?? MessageSize.maxBytes
     let rest = chunk
     for (let newline = rest.indexOf("\n"); newline !== -1; newline = rest.indexOf("\n")) {
-      const line = this.#chunks.join("") + rest.slice(0, newline)
+      const piece = rest.slice(0, newline)
       rest = rest.slice(newline + 1)
+      const skipping = this.#skipping
+      if (skipping !== undefined) {
+        this.#skipped(skipping, piece)
+        this.#skipping = undefined
+        continue
+      }
+      const bytes = this.#length + Buffer.byteLength(piece)
+      if (bytes > max) {
+        const head = (this.#chunks.join("") + piece).slice(0, edge)
+        this.#chunks = []
+        this.#length = 0
+        this.#skipped({ head, tail: "", bytes: bytes - Buffer.byteLength(piece) }, piece)
+        continue
+      }
+      const line = this.#chunks.join("") + piece
       this.#chunks = []
       this.#length = 0
-      if (this.#skipping) this.#skipping = false
-      else this.#deliver(line.endsWith("\r") ? line.slice(0, -1) : line)
+      this.#deliver(line.endsWith("\r") ? line.slice(0, -1) : line)
     }
-    if (this.#skipping || rest === "") return
-    if (this.#length + rest.length > max) {
+    if (rest === "") return
+    const skipping = this.#skipping
+    if (skipping !== undefined) {
+      skipping.bytes += Buffer.byteLength(rest)
+      skipping.tail = (skipping.tail + rest).slice(-edge)
+      return
+    }
+    const bytes = Buffer.byteLength(rest)
+    if (this.#length + bytes > max) {
+      const head = (this.#chunks.join("") + rest).slice(0, edge)
+      this.#skipping = { head, tail: rest.slice(-edge), bytes: this.#length + bytes }
       this.#chunks = []
       this.#length = 0
-      this.#skipping = true
-      this.onerror?.(new Error(`the server sent a message longer than ${max} characters: skipped`))
       return
     }
     this.#chunks.push(rest)
-    this.#length += rest.length
+    this.#length += bytes
+  }
+
+  /** An over-size message has ended with `last`: its request, when it answers one, is answered with an error. */
+  #skipped(skipping: { head: string; tail: string; bytes: number }, last: string): void {
+    const bytes = skipping.bytes + Buffer.byteLength(last)
+    const tail = (skipping.tail + last).replace(/\r$/, "").slice(-edge)
+    const id = looksLikeAnswer(skipping.head, tail) ? idAtEdges(skipping.head, tail) : undefined
+    const max = this.options.maxMessageBytes ?? MessageSize.maxBytes
+    if (id === undefined) {
+      this.onerror?.(new Error(`the server sent a message of ${bytes} bytes, more than the limit of ${max}: skipped`))
+      return
+    }
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32603,
+        message: `the answer is ${bytes} bytes, more than the limit of ${max} bytes: it was not read`,
+        data: { [tooLargeKey]: bytes }
+      }
+    })
   }
 
   #deliver(line: string): void {
