@@ -155,14 +155,7 @@ export const middleware = (
           }
           return refused
         }
-        const replayed: Outcome.Outcome = {
-          _tag: "Replayed",
-          id: call.id,
-          name: call.name,
-          original: recorded.observation.original,
-          isError: recorded.observation.is_error,
-          content: recorded.observation.content
-        }
+        const replayed: Outcome.Outcome = Journal.replayed(call, recorded.observation)
         return replayed
       }).pipe(Effect.tap((outcome) => (seen === undefined ? Effect.void : seen(outcome))))
     return durable

@@ -17,11 +17,12 @@
  * @since 0.1.0
  */
 import { Execute, Outcome } from "@agent-harness/executor"
-import { Canonical, MessageCatalog, Tool } from "@agent-harness/tool-schema"
+import { Canonical, MessageCatalog, Tool, ToolContent } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Layer, Result, Schema, SchemaParser } from "effect"
 
 /**
- * What the model was shown for a call, as recorded.
+ * What the model was shown for a call, as recorded: its text, and its rich parts and
+ * structured content when it had any (records written before these existed have neither).
  *
  * @since 0.1.0
  */
@@ -29,10 +30,14 @@ export const Observation: Schema.Struct<{
   readonly original: Schema.Literals<readonly ["NotExecuted", "Refused", "Failed", "Succeeded"]>
   readonly is_error: Schema.Boolean
   readonly content: Schema.String
+  readonly parts: Schema.optionalKey<Schema.$Array<typeof ToolContent.Part>>
+  readonly structured: Schema.optionalKey<Schema.Unknown>
 }> = Schema.Struct({
   original: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded"]),
   is_error: Schema.Boolean,
-  content: Schema.String
+  content: Schema.String,
+  parts: Schema.optionalKey(Schema.Array(ToolContent.Part)),
+  structured: Schema.optionalKey(Schema.Unknown)
 })
 
 /** What the model was shown for a call, as recorded. @since 0.1.0 */
@@ -262,11 +267,41 @@ export interface Store {
  *
  * @since 0.1.0
  */
-export const observationOf = (outcome: Outcome.Outcome): Observation => ({
-  original: outcome._tag === "Replayed" ? outcome.original : outcome._tag,
-  is_error: Outcome.isError(outcome),
-  content: outcome.content
-})
+export const observationOf = (outcome: Outcome.Outcome): Observation => {
+  const observation: { -readonly [K in keyof Observation]: Observation[K] } = {
+    original: outcome._tag === "Replayed" ? outcome.original : outcome._tag,
+    is_error: Outcome.isError(outcome),
+    content: outcome.content
+  }
+  const parts = Outcome.partsOf(outcome)
+  const structured = Outcome.structuredOf(outcome)
+  if (parts.length > 0) observation.parts = parts
+  if (structured !== undefined) observation.structured = structured
+  return observation
+}
+
+/**
+ * A recorded observation given again for the call `call`: `Replayed`, with the recorded text,
+ * parts and structured content.
+ *
+ * @since 0.1.0
+ */
+export const replayed = (
+  call: { readonly id: string; readonly name: string },
+  observation: Observation
+): Outcome.Replayed => {
+  const outcome: { -readonly [K in keyof Outcome.Replayed]: Outcome.Replayed[K] } = {
+    _tag: "Replayed",
+    id: call.id,
+    name: call.name,
+    original: observation.original,
+    isError: observation.is_error,
+    content: observation.content
+  }
+  if (observation.parts !== undefined) outcome.parts = observation.parts
+  if (observation.structured !== undefined) outcome.structured = observation.structured
+  return outcome
+}
 
 const NotRecordedBase: Schema.Class<
   NotRecorded,
@@ -371,15 +406,8 @@ export const middleware =
           return refuse(`call id '${call.id}' was already used for another call (${entry.tool} ${shown})`)
         }
         if (entry.state === "done" && entry.observation !== undefined) {
-          const replayed: Outcome.Outcome = {
-            _tag: "Replayed",
-            id: call.id,
-            name: call.name,
-            original: entry.observation.original,
-            isError: entry.observation.is_error,
-            content: entry.observation.content
-          }
-          return replayed
+          const again: Outcome.Outcome = replayed(call, entry.observation)
+          return again
         }
         if (!idempotent) {
           const unknown: Outcome.Outcome = {
