@@ -97,6 +97,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
   const policy = Retry.resolve(retry)
   const timeout = Retry.timeoutOf(requestTimeout)
   const errors = errorResults ?? ProviderPrompt.errorResultsFor(model.provider)
+  const media = ProviderPrompt.mediaResultsFor(model.provider)
   const provider = model.provider
   /** The schema changes already logged, so each is logged once per tool. */
   const logged = new Set<string>()
@@ -114,7 +115,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
       const declared = ToolAliases.forProvider(request.toolset, provider)
       const call: LanguageModelV4CallOptions = {
         ...settings,
-        prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors),
+        prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors, media),
         ...(declared.tools.length === 0 ? {} : { tools: [...declared.tools] })
       }
       const sent = Retry.send({

@@ -280,6 +280,47 @@ const arrayOf = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : 
 const blocksOf = (content: unknown): ReadonlyArray<Json> =>
   typeof content === "string" ? [{ type: "text", text: content }] : arrayOf(content).filter(isObject)
 
+const anthropicImageTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"]
+
+/** What a `tool_result`'s content breaks: only text, image and document blocks, images as the API takes them. */
+const toolResultContentProblems = (at: string, block: Json): Array<string> => {
+  if (typeof block.content === "string" || block.content === undefined) return []
+  if (!Array.isArray(block.content)) return [`${at}.tool_result.content: Input should be a valid list`]
+  const problems: Array<string> = []
+  for (const [k, part] of block.content.entries()) {
+    const where = `${at}.tool_result.content.${k}`
+    if (!isObject(part)) {
+      problems.push(`${where}: Input should be a valid dictionary`)
+      continue
+    }
+    if (part.type === "text") {
+      if (typeof part.text !== "string" || part.text === "")
+        problems.push(`${where}: text content blocks must be non-empty`)
+    } else if (part.type === "image") {
+      const source = isObject(part.source) ? part.source : {}
+      if (source.type === "base64") {
+        if (!anthropicImageTypes.includes(String(source.media_type))) {
+          problems.push(
+            `${where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`
+          )
+        }
+        if (typeof source.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(source.data)) {
+          problems.push(`${where}.image.source.base64.data: the image data is not valid base64`)
+        }
+      } else if (source.type !== "url" && source.type !== "file") {
+        problems.push(
+          `${where}.image.source: Input tag ${JSON.stringify(source.type)} does not match 'base64', 'url' or 'file'`
+        )
+      }
+    } else if (part.type !== "document" && part.type !== "search_result" && part.type !== "tool_reference") {
+      problems.push(
+        `${where}: Input tag ${JSON.stringify(part.type)} found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document', 'tool_reference'`
+      )
+    }
+  }
+  return problems
+}
+
 /** What a Messages request breaks, in the real API's words where it has some. */
 const anthropicProblems = (body: unknown): Array<string> => {
   if (!isObject(body)) return ["the body is not a JSON object"]
@@ -350,12 +391,14 @@ const anthropicProblems = (body: unknown): Array<string> => {
               .map((b) => b.id)
           : []
       )
-      for (const block of blocks) {
+      for (const [j, block] of blocks.entries()) {
         if (block.type === "tool_result" && !calls.has(block.tool_use_id)) {
           problems.push(
             `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`
           )
         }
+        if (block.type === "tool_result")
+          problems.push(...toolResultContentProblems(`messages.${i}.content.${j}`, block))
       }
     }
   }
@@ -385,6 +428,19 @@ const openAiProblems = (body: unknown): Array<string> => {
   let open: number | undefined
   for (const [i, message] of messages.entries()) {
     if (message.role === "tool") {
+      // Tool messages are text only: a string, or text parts.
+      for (const [j, part] of (Array.isArray(message.content) ? message.content : []).entries()) {
+        const type = isObject(part) ? part.type : undefined
+        if (type === "image_url") {
+          problems.push(
+            `Invalid 'messages[${i}]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.`
+          )
+        } else if (type !== "text") {
+          problems.push(
+            `Invalid value: ${JSON.stringify(type)}. Supported values are: 'text'. (messages[${i}].content[${j}].type)`
+          )
+        }
+      }
       if (!pending.delete(message.tool_call_id)) {
         problems.push(
           `Invalid parameter: messages[${i}]: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${JSON.stringify(message.tool_call_id)}).`

@@ -10,6 +10,9 @@
  * - the results of a turn go back as one `tool` message, in call order, each under its call's
  *   id; an `is_error` result is sent as an error (`error-text`: Anthropic's `is_error: true`,
  *   OpenAI's `{"error": …}`), or, for providers without an error flag, as text that says it;
+ * - a result's images go as image parts beside its text to providers that take images in tool
+ *   results (Anthropic, OpenAI Responses); to the others (OpenAI Chat, whose tool messages are
+ *   text only) the text alone, which says what each part is;
  * - a tool call's arguments are parsed as JSON; arguments that are not JSON reach the executor
  *   as the string they are (and are answered `not executed`); empty arguments are `{}`;
  *   arguments nested deeper than `inputLimits.depth` or longer than `inputLimits.size` are not
@@ -54,6 +57,25 @@ export type ErrorResults = "flag" | "text"
 export const errorResultsFor = (provider: string): ErrorResults =>
   /^(anthropic|openai|azure)\./.test(provider) ? "flag" : "text"
 
+/**
+ * How a result's rich parts reach the provider: `"parts"` as the SDK's `content` output (its
+ * text, then each image as a file part), for providers that accept images in tool results;
+ * `"text"` as the text alone (it says in one line what each part is).
+ *
+ * @since 0.1.0
+ */
+export type MediaResults = "parts" | "text"
+
+/**
+ * The default for a provider id: `"parts"` for Anthropic (`anthropic.messages`) and OpenAI
+ * Responses (`openai.responses`), whose APIs take images in tool results; `"text"` for any
+ * other (OpenAI Chat tool messages are text only).
+ *
+ * @since 0.1.0
+ */
+export const mediaResultsFor = (provider: string): MediaResults =>
+  /^anthropic\./.test(provider) || provider === "openai.responses" ? "parts" : "text"
+
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Provider metadata as the SDK's provider options: only its object entries. */
@@ -70,12 +92,32 @@ const optionsOf = (metadata: Message.ProviderMetadata | undefined): SharedV4Prov
   return options
 }
 
-const output = (result: Message.ToolResultBlock, errors: ErrorResults): LanguageModelV4ToolResultOutput =>
-  !result.is_error
-    ? { type: "text", value: result.content }
-    : errors === "flag"
-      ? { type: "error-text", value: result.content }
-      : { type: "text", value: JSON.stringify({ error: result.content }) }
+/** The images of a result as the SDK's file parts (the only parts both APIs take in a tool result). */
+const imageParts = (result: Message.ToolResultBlock) =>
+  (result.parts ?? []).flatMap((part) =>
+    part.type === "image"
+      ? [{ type: "file" as const, mediaType: part.mediaType, data: { type: "data" as const, data: part.data } }]
+      : []
+  )
+
+const output = (
+  result: Message.ToolResultBlock,
+  errors: ErrorResults,
+  media: MediaResults
+): LanguageModelV4ToolResultOutput => {
+  if (!result.is_error) {
+    const images = media === "parts" ? imageParts(result) : []
+    return images.length === 0
+      ? { type: "text", value: result.content }
+      : {
+          type: "content",
+          value: result.content === "" ? images : [{ type: "text", text: result.content }, ...images]
+        }
+  }
+  return errors === "flag"
+    ? { type: "error-text", value: result.content }
+    : { type: "text", value: JSON.stringify({ error: result.content }) }
+}
 
 /** One block of an assistant message as a prompt part; a tool call's id is noted with its alias. */
 const assistantPart = (block: Message.ReplyBlock, aliases: ToolAliases.Aliases, names: Map<string, string>) => {
@@ -100,7 +142,8 @@ const assistantPart = (block: Message.ReplyBlock, aliases: ToolAliases.Aliases, 
 export const toPrompt = (
   messages: ReadonlyArray<Message.Message>,
   aliases: ToolAliases.Aliases,
-  errors: ErrorResults
+  errors: ErrorResults,
+  media: MediaResults = "text"
 ): LanguageModelV4Prompt => {
   const names = new Map<string, string>()
   const prompt: Array<LanguageModelV4Message> = []
@@ -128,7 +171,7 @@ export const toPrompt = (
               type: "tool-result",
               toolCallId: block.tool_use_id,
               toolName: names.get(block.tool_use_id) ?? "",
-              output: output(block, errors)
+              output: output(block, errors, media)
             })
           } else texts.push({ type: "text", text: block.text })
         }
