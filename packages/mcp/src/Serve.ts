@@ -14,14 +14,12 @@
  * @since 0.1.0
  */
 import { Console as NodeConsole } from "node:console"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import process from "node:process"
 import type { Readable, Writable } from "node:stream"
-import { Execute } from "@agent-harness/executor"
+import { Execute, Progress } from "@agent-harness/executor"
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { Server } from "@modelcontextprotocol/sdk/server"
-// @ts-types="@modelcontextprotocol/sdk/server/streamableHttp"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 // @ts-types="@modelcontextprotocol/sdk/types"
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
@@ -36,6 +34,8 @@ import * as z from "zod"
 import { type Cause, Console, type Duration, Effect, FiberSet, Logger, Schema, type Scope } from "effect"
 import * as CallResult from "./CallResult.ts"
 import * as Hints from "./Hints.ts"
+import * as HttpEndpoint from "./internal/HttpEndpoint.ts"
+import * as ServedProgress from "./internal/ServedProgress.ts"
 import { StdioServer } from "./internal/StdioServer.ts"
 
 const ServeErrorBase: Schema.Class<
@@ -180,9 +180,18 @@ export const server = (
       // A tool without parameters is often called without arguments.
       input: params.arguments ?? {}
     }
-    const answer = Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout }).pipe(
-      Effect.map(CallResult.fromOutcome)
-    )
+    const executed = Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout })
+    // A client that sent a progress token hears the tool's `Progress.report`s.
+    const token = ServedProgress.tokenOf(params.meta)
+    const answer = (
+      token === undefined
+        ? executed
+        : Effect.provideService(
+            executed,
+            Progress.Reporter,
+            ServedProgress.reporter(call.id, token, (notification) => extra.sendNotification(notification))
+          )
+    ).pipe(Effect.map(CallResult.fromOutcome))
     try {
       return await run(answer, extra.signal)
     } catch {
@@ -321,21 +330,23 @@ export interface Listening {
   readonly port: number
 }
 
-const reply = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers })
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }))
-}
-
 /** The `Host` and `Origin` headers a loopback server accepts (DNS rebinding protection). */
 const loopbackNames = (port: number): ReadonlySet<string> =>
   new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
 
 /**
- * Serves a toolset over Streamable HTTP on a loopback address, stateless (each POST is one
- * exchange; JSON responses, no sessions), until the scope closes: then it stops listening,
- * closes its connections and interrupts running calls. Requests whose `Host` or `Origin` is
- * not this loopback server are refused (403), so a web page cannot reach the tools through DNS
- * rebinding. A port in use, or an address that is not loopback, is a `ServeError`.
+ * Serves a toolset over Streamable HTTP on a loopback address until the scope closes: then it
+ * stops listening, closes its connections and sessions and interrupts running calls. A client
+ * that initializes gets a session (`Mcp-Session-Id`), so its `notifications/cancelled` reaches
+ * the call it names (the call's Effect is interrupted and no result is sent) and the progress
+ * of a call it gave a progress token travels on that call's event stream; at most 256 sessions
+ * are kept (the oldest is closed first), `DELETE` ends one, and an unknown one is answered 404
+ * (after a restart the client initializes again). A POST without a session that is not an
+ * `initialize` is one exchange on its own (stateless). A request body over
+ * `MessageSize.maxBytes` is answered with a JSON-RPC error naming the limit, and the server
+ * keeps serving. Requests whose `Host` or `Origin` is not this loopback server are refused
+ * (403), so a web page cannot reach the tools through DNS rebinding. A port in use, or an
+ * address that is not loopback, is a `ServeError`.
  *
  * @since 0.1.0
  */
@@ -356,31 +367,15 @@ export const http = <T extends Tool.Any>(
     const path = options.path ?? "/mcp"
     const { tools, run, interrupted } = yield* prepare(toolset)
     let allowed: ReadonlySet<string> = new Set()
-    const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      const origin = req.headers.origin
-      if (
-        !allowed.has(req.headers.host ?? "") ||
-        (origin !== undefined && !allowed.has(origin.replace(/^http:\/\//, "")))
-      ) {
-        return reply(res, 403, "Forbidden: this server only answers its own loopback address")
-      }
-      if (new URL(req.url ?? "/", "http://localhost").pathname !== path)
-        return reply(res, 404, `Not found: use ${path}`)
-      if (req.method !== "POST")
-        return reply(res, 405, "Method not allowed: this server is stateless", { allow: "POST" })
-      const mcp = server(toolset, tools, run, interrupted, options)
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }) // no session id: stateless
-      res.on("close", () => {
-        void transport.close().catch(() => undefined)
-        void mcp.close().catch(() => undefined)
-      })
-      await mcp.connect(transport)
-      await transport.handleRequest(req, res)
-    }
+    const endpoint = HttpEndpoint.make({
+      path,
+      allowed: () => allowed,
+      newServer: () => server(toolset, tools, run, interrupted, options)
+    })
     const listener = createServer((req, res) => {
-      handle(req, res).catch((error: unknown) => {
+      endpoint.handle(req, res).catch((error: unknown) => {
         if (!res.headersSent)
-          reply(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`)
+          HttpEndpoint.reply(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`)
         else res.destroy()
       })
     })
@@ -408,6 +403,7 @@ export const http = <T extends Tool.Any>(
         Effect.callback<void>((resume) => {
           listener.close(() => resume(Effect.void))
           listener.closeAllConnections()
+          void endpoint.close()
         })
     )
     allowed = loopbackNames(port)

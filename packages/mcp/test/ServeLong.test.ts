@@ -1,0 +1,189 @@
+/**
+ * Long served calls, with the official SDK's Client: a client cancels a call (its Effect is
+ * interrupted, its finalizer runs, no result is sent, the next call is answered) and a client
+ * that sends a progress token hears the tool's progress, increasing only. Over stdio (a child
+ * like `harness mcp serve`) and over Streamable HTTP (`Serve.http`).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import process from "node:process"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Exit, Scope } from "effect"
+import { Serve } from "../src/index.ts"
+import { longTools } from "./fixtures/long-tools.ts"
+
+const script = fileURLToPath(new URL("./fixtures/serve-long-stdio.ts", import.meta.url))
+// A loaded 2-core machine: starting Node with the SDK and effect can take seconds.
+const slow = { timeout: 120_000 }
+
+/** What a server said about its `wait` calls, with the time it was heard. */
+class Heard {
+  readonly events: Array<{ readonly what: string; readonly at: number }> = []
+  readonly #waiting: Array<{ readonly what: string; readonly resolve: (at: number) => void }> = []
+  hear(what: string): void {
+    const at = performance.now()
+    this.events.push({ what, at })
+    for (const w of this.#waiting.filter((w) => w.what === what)) w.resolve(at)
+  }
+  /** When `what` was heard (waits for it, up to 60 s). */
+  when(what: string): Promise<number> {
+    const seen = this.events.find((e) => e.what === what)
+    if (seen !== undefined) return Promise.resolve(seen.at)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`never heard '${what}'`)), 60_000)
+      this.#waiting.push({
+        what,
+        resolve: (at) => {
+          clearTimeout(timer)
+          resolve(at)
+        }
+      })
+    })
+  }
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown>, signal?: AbortSignal) =>
+  client.callTool({ name, arguments: args }, undefined, {
+    timeout: 60_000,
+    ...(signal === undefined ? {} : { signal })
+  }) as Promise<CallToolResult>
+
+const textOf = (result: CallToolResult) => result.content.map((b) => (b.type === "text" ? b.text : b.type)).join("")
+
+/** What every transport must do with long calls. */
+const contract = (connect: () => Promise<{ readonly client: Client; readonly heard: Heard }>) => {
+  let client: Client
+  let heard: Heard
+  beforeAll(async () => {
+    ;({ client, heard } = await connect())
+  }, 120_000)
+  afterAll(async () => {
+    await client.close()
+  }, 60_000)
+
+  it("a cancelled Effect tool is interrupted: its finalizer runs within a second, and the next call is answered", async () => {
+    const abort = new AbortController()
+    const running = call(client, "wait", { ms: 30_000, tag: "cancelled" }, abort.signal)
+    running.catch(() => undefined)
+    await heard.when("started cancelled")
+    const cancelledAt = performance.now()
+    abort.abort("the user pressed Esc")
+    await expect(running).rejects.toThrow()
+    const finalizedAt = await heard.when("finalized cancelled")
+    expect(finalizedAt - cancelledAt).toBeLessThan(1_000)
+    expect(textOf(await call(client, "wait", { ms: 1, tag: "next" }))).toBe("waited next")
+  })
+
+  it("sends progress to a client that sent a progress token, increasing only", async () => {
+    const updates: Array<Progress> = []
+    const result = (await client.callTool({ name: "count", arguments: { to: 4 } }, undefined, {
+      timeout: 60_000,
+      onprogress: (update) => void updates.push(update)
+    })) as CallToolResult
+    expect(textOf(result)).toBe("counted to 4")
+    expect(updates).toStrictEqual([1, 2, 3, 4].map((n) => ({ progress: n, total: 4, message: `step ${n}` })))
+  })
+
+  it("a call without a progress token is answered without progress", async () => {
+    expect(textOf(await call(client, "count", { to: 3 }))).toBe("counted to 3")
+  })
+}
+
+describe("long calls over stdio (a child like `harness mcp serve`)", slow, () => {
+  contract(async () => {
+    const heard = new Heard()
+    const transport = new StdioClientTransport({ command: process.execPath, args: [script], stderr: "pipe" })
+    let buffer = ""
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString("utf8")
+      const lines = buffer.split("\n")
+      buffer = lines.pop() ?? ""
+      for (const line of lines) heard.hear(line.trim())
+    })
+    const client = new Client({ name: "test", version: "1.0.0" })
+    await client.connect(transport, { timeout: 60_000 })
+    return { client, heard }
+  })
+
+  it("sends no result for a cancelled request (raw JSON-RPC)", async () => {
+    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [script])
+    const heard = new Heard()
+    const lines: Array<{ readonly id?: unknown; readonly method?: unknown }> = []
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      const parts = out.split("\n")
+      out = parts.pop() ?? ""
+      for (const part of parts) if (part.trim() !== "") lines.push(JSON.parse(part))
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString("utf8")
+      const parts = err.split("\n")
+      err = parts.pop() ?? ""
+      for (const part of parts) heard.hear(part.trim())
+    })
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`)
+    const answered = (id: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (lines.some((l) => l.id === id) ? resolve() : setTimeout(check, 10))
+        check()
+      })
+    try {
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+      })
+      await answered(1)
+      send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "wait", arguments: { ms: 30_000, tag: "raw" } }
+      })
+      await heard.when("started raw")
+      send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "no longer needed" } })
+      await heard.when("finalized raw")
+      send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "wait", arguments: { ms: 1, tag: "after" } }
+      })
+      await answered(3)
+      // Anything the server would still send for 2 has been written before 3's answer.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(lines.filter((l) => l.id === 2)).toStrictEqual([])
+    } finally {
+      child.kill()
+    }
+  })
+})
+
+describe("long calls over Streamable HTTP (Serve.http)", slow, () => {
+  let scope: Scope.Closeable
+  beforeAll(async () => {
+    scope = await Effect.runPromise(Scope.make())
+  })
+  afterAll(async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+  contract(async () => {
+    const heard = new Heard()
+    const tools = longTools({
+      started: (tag) => heard.hear(`started ${tag}`),
+      finalized: (tag) => heard.hear(`finalized ${tag}`)
+    })
+    const listening = await Effect.runPromise(Scope.provide(Serve.http(tools, { port: 0 }), scope))
+    const client = new Client({ name: "test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(listening.url)), { timeout: 60_000 })
+    return { client, heard }
+  })
+})
