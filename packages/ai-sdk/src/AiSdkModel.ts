@@ -4,7 +4,8 @@
  * the provider never runs a tool and never validates a call; the loop's executor does both.
  * The history goes out losslessly (`ProviderPrompt`), tool names as provider-safe aliases
  * (`ToolAliases`) with schemas the provider accepts (`ProviderSchema`: what was relaxed is
- * logged once per tool as a warning), each request is bounded by a timeout on the whole reply (`requestTimeout`),
+ * logged once per tool as a warning), OpenAI's strict mode on for every tool it costs nothing
+ * (`strict`), each request is bounded by a timeout on the whole reply (`requestTimeout`),
  * and failed requests are retried within bounds (`Retry`) and otherwise fail typed
  * (`ProviderError`). Usage and finish reason of every reply reach the loop's turns and
  * trace; a reply cut off (`length`), filtered or ended by an error fails the run with
@@ -24,11 +25,12 @@
  *
  * @since 0.1.0
  */
-import { Model } from "@agent-harness/executor"
+import { type Message, Model } from "@agent-harness/executor"
 import type { LanguageModelV4, LanguageModelV4CallOptions, SharedV4Warning } from "@ai-sdk/provider"
 import { type Duration, Effect, type Layer } from "effect"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
+import type * as ProviderSchema from "./ProviderSchema.ts"
 import * as Retry from "./Retry.ts"
 import * as ToolAliases from "./ToolAliases.ts"
 
@@ -55,6 +57,19 @@ export interface Options
   readonly requestTimeout?: Duration.Input | undefined
   /** How `is_error` tool results are sent; chosen from the provider id when not given. */
   readonly errorResults?: ProviderPrompt.ErrorResults | undefined
+  /**
+   * OpenAI's strict mode for tools (`ToolAliases.Strict`), `"auto"` when not given: with
+   * OpenAI's own API (Chat Completions or Responses) a tool is sent `strict: true` when its
+   * schema follows strict mode's rules at no cost (nothing relaxed, nothing the tool accepts
+   * made impossible), so the model's arguments are guaranteed to match; any other tool goes
+   * without, and a warning says once why. `true` sends every tool strict, `false` none. A
+   * `null` the model sends for a property it left out (strict mode makes optional properties
+   * required and nullable) reaches the executor as the property left out. Anthropic and other
+   * OpenAI-compatible servers are not sent strict tools (except with `true`, for the latter).
+   */
+  readonly strict?: "auto" | boolean | undefined
+  /** The schema rules tools are written for (`ProviderSchema.Target`); from the provider id when not given. */
+  readonly schemaTarget?: ProviderSchema.Target | undefined
 }
 
 /**
@@ -79,6 +94,15 @@ const describeWarning = (warning: SharedV4Warning): string => {
   }
 }
 
+/** The reply's calls with their arguments as the tools' own schemas expect them (`ProviderTools.restore`). */
+const restored = (
+  content: ReadonlyArray<Message.ReplyBlock>,
+  declared: ToolAliases.ProviderTools
+): ReadonlyArray<Message.ReplyBlock> =>
+  content.map((block) =>
+    block.type === "tool_use" ? { ...block, input: declared.restore(block.name, block.input) } : block
+  )
+
 /**
  * The loop's model over an AI SDK model. Throws a `TypeError` when `model` is not a
  * `LanguageModelV4` and a `RangeError` naming the option when the retry policy or the request
@@ -93,26 +117,19 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
       `AiSdkModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4", as @ai-sdk/* 4.x providers give), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
     )
   }
-  const { retry, errorResults, requestTimeout, ...settings } = options ?? {}
+  const { retry, errorResults, requestTimeout, strict, schemaTarget, ...settings } = options ?? {}
   const policy = Retry.resolve(retry)
   const timeout = Retry.timeoutOf(requestTimeout)
   const errors = errorResults ?? ProviderPrompt.errorResultsFor(model.provider)
   const media = ProviderPrompt.mediaResultsFor(model.provider)
   const provider = model.provider
-  /** The schema changes already logged, so each is logged once per tool. */
-  const logged = new Set<string>()
-  const logChanges = (changes: ToolAliases.ProviderTools["changes"]) =>
-    Effect.forEach(changes, (change) => {
-      const key = `${change.tool}\u0000${change.what}`
-      if (logged.has(key)) return Effect.void
-      logged.add(key)
-      const line = `${provider}: tool '${change.tool}': schema ${change.what}`
-      return change.relaxed ? Effect.logWarning(line) : Effect.logDebug(line)
-    })
+  const declaring: ToolAliases.ProviderOptions = { target: schemaTarget, strict: strict ?? "auto" }
+  /** Says each schema change and notice once per tool. */
+  const report = ToolAliases.reporter()
   const respond = (request: Model.Request): Effect.Effect<Model.Response, ProviderError.ProviderError> =>
     Effect.suspend(() => {
       const aliases = ToolAliases.of(request.toolset)
-      const declared = ToolAliases.forProvider(request.toolset, provider)
+      const declared = ToolAliases.forProvider(request.toolset, provider, declaring)
       const call: LanguageModelV4CallOptions = {
         ...settings,
         prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors, media),
@@ -132,13 +149,13 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
         ),
         Effect.map(
           (result): Model.Response => ({
-            content: ProviderPrompt.fromContent(result.content, aliases),
+            content: restored(ProviderPrompt.fromContent(result.content, aliases), declared),
             usage: ProviderPrompt.usageOf(result.usage),
             ...ProviderPrompt.finishOf(result.finishReason)
           })
         )
       )
-      return Effect.andThen(logChanges(declared.changes), sent)
+      return Effect.andThen(report(declared), sent)
     })
   return {
     respond,

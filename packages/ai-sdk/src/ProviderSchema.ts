@@ -11,8 +11,10 @@
  * top-level `anyOf`/`oneOf` of objects sent as one object with the union's properties and only
  * the fields every member requires (relaxed), `type: "object"` added at the top; for OpenAI
  * strict, also every property required (an optional one may be `null`), `additionalProperties:
- * false` everywhere and unsupported keywords dropped. Every change is listed (`Change`), and
- * those that let a provider's model send more than the tool accepts are marked relaxed. The
+ * false` everywhere and unsupported keywords dropped; `restore` maps the model's `null` for a
+ * property it left out back to an absent one. Every change is listed (`Change`): those that let
+ * a provider's model send more than the tool accepts are marked relaxed, those that keep it from
+ * sending what the tool accepts (strict mode closing a record) restricting. The
  * provider's schema only guides the model: the harness still checks every call against the
  * tool's own schema, so nothing the tool refuses gets through. Never throws: a schema that
  * cannot be read (throwing getters, cycles, absurd depth) is sent as any object, and said so.
@@ -42,6 +44,13 @@ export interface Change {
   readonly what: string
   /** Whether the provider's schema now accepts more than the tool's. */
   readonly relaxed: boolean
+  /**
+   * Whether the provider's schema now refuses something the tool accepts (strict mode closing an
+   * object that takes any keys: the model could only send `{}` there). Absent when it does not.
+   */
+  readonly restricts?: true
+  /** Made for OpenAI strict mode's rules only (absent for what every target gets). */
+  readonly strict?: true
 }
 
 /**
@@ -54,6 +63,35 @@ export interface Normalized {
   readonly schema: JsonSchema.JsonSchema
   /** What was changed, in order. */
   readonly changes: ReadonlyArray<Change>
+  /**
+   * Strict mode only: where a `null` from the model stands for a property it left out (an
+   * optional property made required and nullable whose own schema refuses `null`); `restore`
+   * reads it. Absent when no `null` needs mapping back.
+   */
+  readonly nulls?: Nulls | undefined
+}
+
+/**
+ * Where, in a value, a `null` stands for a property left out: per property, whether a `null`
+ * there means absent and the plan for its value; the plan for array items; one plan per
+ * `anyOf` variant; a `$ref` to another plan (by its JSON Pointer, `#/$defs/Node`, looked up in
+ * the root's `defs`).
+ *
+ * @since 0.1.0
+ */
+export interface Nulls {
+  /** Per property: `absent` when a `null` there means the property was left out; the plan of its value. */
+  readonly properties?: Readonly<Record<string, { readonly absent: boolean; readonly value?: Nulls | undefined }>>
+  /** The plan for every item of an array. */
+  readonly items?: Nulls | undefined
+  /** The plans of an `anyOf`'s variants, in order (a value takes the variant whose keys it has). */
+  readonly anyOf?: ReadonlyArray<Nulls | undefined>
+  /** An object variant's property names (strict mode: exactly the keys a value of it has), to tell `anyOf` variants apart. */
+  readonly keys?: ReadonlyArray<string> | undefined
+  /** A reference to the plan of a definition (`#/$defs/Name`, or `#` for the root). */
+  readonly ref?: string | undefined
+  /** At the root only: the plans of the definitions, by JSON Pointer. */
+  readonly defs?: Readonly<Record<string, Nulls>>
 }
 
 /**
@@ -304,75 +342,167 @@ const toObjectRoot = (input: Node, changes: Array<Change>): Node => {
 /** The string formats OpenAI's strict mode supports. */
 const strictFormats = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"])
 
-/** A type list or type with `null` added. */
+/** Keywords that only annotate a value: dropping them for strict mode lets nothing more through. */
+const annotationOnly = (key: string): boolean =>
+  key.startsWith("x-") ||
+  [
+    "$id",
+    "$anchor",
+    "$comment",
+    "examples",
+    "default",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "contentMediaType",
+    "contentEncoding"
+  ].includes(key)
+
+/** Whether a schema lets `null` through (conservatively: a `$ref` or `not` does not). */
+const allowsNull = (schema: unknown, depth = 0): boolean => {
+  if (schema === true) return true
+  if (!isNode(schema) || depth > maxDepth) return false
+  if (schema.type !== undefined) {
+    return schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null"))
+  }
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null)
+  if (Object.hasOwn(schema, "const")) return schema.const === null
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((s) => allowsNull(s, depth + 1))
+  if (Array.isArray(schema.oneOf)) return schema.oneOf.some((s) => allowsNull(s, depth + 1))
+  if (Array.isArray(schema.allOf)) return schema.allOf.every((s) => allowsNull(s, depth + 1))
+  return schema.$ref === undefined && schema.not === undefined
+}
+
+/** A schema that also lets `null` through (as it is when it already does). */
 const nullable = (input: unknown): unknown => {
-  if (!isNode(input)) return input
+  if (!isNode(input) || allowsNull(input)) return input
   const schema =
     Array.isArray(input.enum) && !input.enum.includes(null) ? { ...input, enum: [...input.enum, null] } : input
-  if (typeof schema.type === "string")
-    return schema.type === "null" ? schema : { ...schema, type: [schema.type, "null"] }
-  if (Array.isArray(schema.type))
-    return schema.type.includes("null") ? schema : { ...schema, type: [...schema.type, "null"] }
+  if (typeof schema.type === "string") return { ...schema, type: [schema.type, "null"] }
+  if (Array.isArray(schema.type)) return { ...schema, type: [...schema.type, "null"] }
+  if (Array.isArray(schema.anyOf) && Object.keys(schema).every((k) => k === "anyOf" || k === "description")) {
+    return { ...schema, anyOf: [...schema.anyOf, { type: "null" }] }
+  }
   return { anyOf: [schema, { type: "null" }] }
 }
 
-/** A schema under strict mode's rules, every change named with the JSON Pointer of where it was. */
-const strictify = (schema: unknown, at: string, dropped: Map<string, Set<string>>, notes: Array<Change>): unknown => {
-  if (!isNode(schema)) return schema
+/** What strict mode's rewrite gathers on its way: keywords dropped (by keyword: where), notes, plans of definitions. */
+interface StrictContext {
+  readonly dropped: Map<string, Set<string>>
+  readonly annotations: Map<string, Set<string>>
+  readonly notes: Array<Change>
+  readonly defs: Record<string, Nulls>
+}
+
+type MutableNulls = { -readonly [K in keyof Nulls]: Nulls[K] }
+
+/** A JSON Pointer token. */
+const token = (name: string): string => name.replaceAll("~", "~0").replaceAll("/", "~1")
+
+/**
+ * A schema under strict mode's rules, every change named with the JSON Pointer of where it was
+ * (`at`); `pointer` is where it is in the sent schema (to key the plans of definitions). Gives
+ * the plan for the `null`s to map back, and an object schema's property names.
+ */
+const strictify = (
+  schema: unknown,
+  at: string,
+  pointer: string,
+  cx: StrictContext
+): { readonly schema: unknown; readonly plan: Nulls | undefined; readonly keys?: ReadonlyArray<string> } => {
+  if (!isNode(schema)) return { schema, plan: undefined }
   const out: Node = {}
   for (const [key, value] of Object.entries(schema)) {
     if (key === "$schema") continue
     if (!strictKeys.has(key) || (key === "format" && !(typeof value === "string" && strictFormats.has(value)))) {
-      const set = dropped.get(key) ?? new Set<string>()
+      const into = annotationOnly(key) ? cx.annotations : cx.dropped
+      const set = into.get(key) ?? new Set<string>()
       set.add(at === "" ? "/" : at)
-      dropped.set(key, set)
+      into.set(key, set)
       continue
     }
     out[key] = value
   }
-  if (Array.isArray(out.allOf)) delete out.allOf
-  if (isNode(out.items)) out.items = strictify(out.items, `${at}/items`, dropped, notes)
-  if (Array.isArray(out.anyOf)) out.anyOf = out.anyOf.map((s, i) => strictify(s, `${at}/anyOf/${i}`, dropped, notes))
+  const plan: MutableNulls = {}
+  if (typeof out.$ref === "string") plan.ref = out.$ref
+  if (isNode(out.items)) {
+    const r = strictify(out.items, `${at}/items`, `${pointer}/items`, cx)
+    out.items = r.schema
+    if (r.plan !== undefined) plan.items = r.plan
+  }
+  if (Array.isArray(out.anyOf)) {
+    const variants = out.anyOf.map((s, i) => strictify(s, `${at}/anyOf/${i}`, `${pointer}/anyOf/${i}`, cx))
+    out.anyOf = variants.map((r) => r.schema)
+    if (variants.some((r) => r.plan !== undefined)) {
+      // Which variant a value is of is told by its keys (strict mode: every property required, no others).
+      plan.anyOf = variants.map((r) => (r.keys === undefined ? r.plan : { ...r.plan, keys: r.keys }))
+    }
+  }
   for (const defs of ["$defs", "definitions"] as const) {
     if (isNode(out[defs])) {
       const next: Node = {}
-      for (const [name, s] of Object.entries(out[defs] as Node))
-        next[name] = strictify(s, `${at}/${defs}/${name}`, dropped, notes)
+      for (const [name, s] of Object.entries(out[defs] as Node)) {
+        const key = `${pointer}/${defs}/${token(name)}`
+        const r = strictify(s, `${at}/${defs}/${name}`, key, cx)
+        next[name] = r.schema
+        if (r.plan !== undefined) cx.defs[`#${key}`] = r.plan
+      }
       out[defs] = next
     }
   }
   const isObject =
     out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || isNode(out.properties)
-  if (isObject) {
-    const props: Node = isNode(out.properties) ? out.properties : {}
-    const required = new Set(stringsOf(out.required))
-    const next: Node = {}
-    const optional: Array<string> = []
-    for (const [name, s] of Object.entries(props)) {
-      const strict = strictify(s, `${at}/properties/${name}`, dropped, notes)
-      if (required.has(name)) next[name] = strict
-      else {
-        next[name] = nullable(strict)
-        optional.push(name)
-      }
-    }
-    out.properties = next
-    out.required = Object.keys(next)
-    if (optional.length > 0) {
-      notes.push({
-        what: `${at === "" ? "" : `${at}: `}optional ${optional.map((n) => `'${n}'`).join(", ")} made required and nullable (strict mode)`,
-        relaxed: true
-      })
-    }
-    if (out.additionalProperties !== false) {
-      notes.push({
-        what: `${at === "" ? "top level" : at}: additionalProperties set to false (strict mode)`,
-        relaxed: false
-      })
-      out.additionalProperties = false
+  if (!isObject) return { schema: out, plan: Object.keys(plan).length === 0 ? undefined : plan }
+  const props: Node = isNode(out.properties) ? out.properties : {}
+  const required = new Set(stringsOf(out.required))
+  const next: Node = {}
+  const optional: Array<string> = []
+  const entries: Record<string, { readonly absent: boolean; readonly value?: Nulls | undefined }> = {}
+  for (const [name, s] of Object.entries(props)) {
+    const r = strictify(s, `${at}/properties/${name}`, `${pointer}/properties/${token(name)}`, cx)
+    if (required.has(name)) {
+      next[name] = r.schema
+      if (r.plan !== undefined) entries[name] = { absent: false, value: r.plan }
+    } else {
+      next[name] = nullable(r.schema)
+      optional.push(name)
+      // A null the tool's own schema refuses can only mean the model left the property out.
+      const absent = !allowsNull(s)
+      if (absent || r.plan !== undefined) entries[name] = r.plan === undefined ? { absent } : { absent, value: r.plan }
     }
   }
-  return out
+  if (Object.keys(entries).length > 0) plan.properties = entries
+  out.properties = next
+  out.required = Object.keys(next)
+  if (optional.length > 0) {
+    cx.notes.push({
+      what: `${at === "" ? "" : `${at}: `}optional ${optional.map((n) => `'${n}'`).join(", ")} made required and nullable (strict mode; a null the tool refuses is taken as left out)`,
+      relaxed: false,
+      strict: true
+    })
+  }
+  if (out.additionalProperties !== false) {
+    const open = out.additionalProperties
+    const where = at === "" ? "top level" : at
+    // Closing an object of declared properties costs nothing; closing one that takes any keys
+    // (a record, a free-form object) leaves the model nothing to send.
+    const extra = isNode(open) && Object.keys(open).length > 0
+    const bare = Object.keys(next).length === 0 && (at !== "" || open !== undefined)
+    if (extra || bare) {
+      cx.notes.push({
+        what: `${where}: additionalProperties set to false (strict mode), so the model can send none of the ${
+          bare ? "keys this object takes (only {})" : "keys beyond its declared properties"
+        }`,
+        relaxed: false,
+        restricts: true,
+        strict: true
+      })
+    } else {
+      cx.notes.push({ what: `${where}: additionalProperties set to false (strict mode)`, relaxed: false, strict: true })
+    }
+    out.additionalProperties = false
+  }
+  return { schema: out, plan: Object.keys(plan).length === 0 ? undefined : plan, keys: Object.keys(next) }
 }
 
 /** The schema of any object, as a target accepts it. */
@@ -381,9 +511,23 @@ const anyObject = (target: Target): JsonSchema.JsonSchema =>
     ? { type: "object", properties: {}, required: [], additionalProperties: false }
     : { type: "object" }
 
+/** What sending any object costs in strict mode: the model can only send `{}`. */
+const anyObjectChanges = (target: Target): ReadonlyArray<Change> =>
+  target === "openai-strict"
+    ? [
+        {
+          what: "strict mode: sent as an empty closed object, so the model can only send {}",
+          relaxed: false,
+          restricts: true,
+          strict: true
+        }
+      ]
+    : []
+
 /**
  * What is sent for a schema that could not be read (reading it threw `error`, or it nests too
- * deep, or refers to itself): any object, and a relaxed change saying why.
+ * deep, or refers to itself): any object, and a relaxed change saying why (in strict mode, also
+ * that the model can then only send `{}`).
  *
  * @since 0.1.0
  */
@@ -399,9 +543,20 @@ export const unreadable = (error: unknown, target: Target): Normalized => {
   }
   return {
     schema: anyObject(target),
-    changes: [{ what: `the schema could not be read (${why.slice(0, 200)}): sent as any object`, relaxed: true }]
+    changes: [
+      { what: `the schema could not be read (${why.slice(0, 200)}): sent as any object`, relaxed: true },
+      ...anyObjectChanges(target)
+    ]
   }
 }
+
+/** Every keyword dropped, with where, as changes. */
+const droppedChanges = (dropped: Map<string, Set<string>>, annotations: boolean): Array<Change> =>
+  [...dropped].map(([key, where]) => ({
+    what: `${key} dropped (strict mode does not support it${annotations ? "; it only annotates" : ""}) at ${[...where].join(", ")}`,
+    relaxed: !annotations,
+    strict: true
+  }))
 
 /**
  * A schema rewritten for a target (see the module's description). Never throws.
@@ -423,22 +578,89 @@ export const normalize = (schema: unknown, target: Target): Normalized => {
         {
           what: `the schema is ${plain === null ? "null" : Array.isArray(plain) ? "an array" : `a ${typeof plain}`}, not a JSON Schema object: sent as any object`,
           relaxed: true
-        }
+        },
+        ...anyObjectChanges(target)
       ]
     }
   }
-  let root = toObjectRoot(plain, changes)
-  if (target === "openai-strict") {
-    const dropped = new Map<string, Set<string>>()
-    const notes: Array<Change> = []
-    root = strictify(root, "", dropped, notes) as Node
-    for (const [key, where] of dropped) {
-      changes.push({
-        what: `${key} dropped (strict mode does not support it) at ${[...where].join(", ")}`,
-        relaxed: true
-      })
-    }
-    changes.push(...notes)
+  const root = toObjectRoot(plain, changes)
+  if (target !== "openai-strict") return { schema: root, changes }
+  const cx: StrictContext = { dropped: new Map(), annotations: new Map(), notes: [], defs: {} }
+  const strict = strictify(root, "", "", cx)
+  changes.push(...droppedChanges(cx.dropped, false), ...droppedChanges(cx.annotations, true), ...cx.notes)
+  const defs = Object.keys(cx.defs).length > 0 ? { defs: cx.defs } : {}
+  const nulls = strict.plan === undefined && defs.defs === undefined ? undefined : { ...strict.plan, ...defs }
+  return nulls === undefined
+    ? { schema: strict.schema as Node, changes }
+    : { schema: strict.schema as Node, changes, nulls }
+}
+
+/** Deeper than this, `restore` leaves a value as it was (the model's arguments are read 64 levels deep). */
+const maxRestoreDepth = 256
+
+/** A plan with its `$ref`s followed (a chain of more than 16, or one that leads nowhere: `undefined`). */
+const follow = (plan: Nulls | undefined, root: Nulls): Nulls | undefined => {
+  let at = plan
+  for (let i = 0; at?.ref !== undefined; i++) {
+    if (i > 16) return undefined
+    at =
+      at.ref === "#"
+        ? root
+        : root.defs !== undefined && Object.hasOwn(root.defs, at.ref)
+          ? root.defs[at.ref]
+          : undefined
   }
-  return { schema: root, changes }
+  return at
+}
+
+const sameKeys = (keys: ReadonlyArray<string>, value: Node): boolean => {
+  const own = Object.keys(value)
+  return own.length === keys.length && own.every((k) => keys.includes(k))
+}
+
+const restoreWith = (value: unknown, raw: Nulls, root: Nulls, depth: number): unknown => {
+  if (depth > maxRestoreDepth) throw new Unreadable(`nested deeper than ${maxRestoreDepth} levels`)
+  const plan = follow(raw, root)
+  if (plan === undefined || value === null || typeof value !== "object") return value
+  if (Array.isArray(value)) {
+    const items = plan.items ?? plan.anyOf?.map((p) => follow(p, root)).find((p) => p?.items !== undefined)?.items
+    return items === undefined ? value : value.map((item) => restoreWith(item, items, root, depth + 1))
+  }
+  const node = value as Node
+  let props = plan.properties
+  if (plan.anyOf !== undefined) {
+    const variant = plan.anyOf.find((p) => p?.keys !== undefined && sameKeys(p.keys, node))
+    props = follow(variant, root)?.properties ?? props
+  }
+  if (props === undefined) return value
+  const out: Node = {}
+  for (const key of Object.keys(node)) {
+    const v = node[key]
+    const entry = Object.hasOwn(props, key) ? props[key] : undefined
+    if (entry !== undefined && v === null && entry.absent) continue
+    const next = entry?.value === undefined ? v : restoreWith(v, entry.value, root, depth + 1)
+    Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+/**
+ * A tool call's arguments from a model that was sent `normalized` (strict mode) mapped back to
+ * what the tool's own schema expects: a `null` for a property that strict mode made required
+ * and nullable, where the tool's schema does not allow `null`, becomes the property left out,
+ * through nested objects, arrays, `anyOf` variants and `$ref`s as normalization went. A `null`
+ * the tool allows stays. The input is not changed (the result is a copy where anything was
+ * mapped). Never throws: arguments that cannot be walked (a cycle, a throwing getter, absurd
+ * depth) come back as they were, for the tool's schema to judge.
+ *
+ * @since 0.1.0
+ */
+export const restore = (input: unknown, normalized: Normalized): unknown => {
+  const plan = normalized.nulls
+  if (plan === undefined) return input
+  try {
+    return restoreWith(input, plan, plan, 0)
+  } catch {
+    return input
+  }
 }

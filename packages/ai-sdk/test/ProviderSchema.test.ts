@@ -182,8 +182,18 @@ describe("ProviderSchema", () => {
           expect(schema?.type).toBe("object")
           expect(schema?.allOf).toBeUndefined()
         }
-        // The merge of an allOf of objects is exact: nothing relaxed, so no warning.
-        expect(logs.filter((l) => l.startsWith("Warn"))).toEqual([])
+        // The merge of an allOf of objects is exact: nothing relaxed. On OpenAI, strict mode
+        // ("auto") is on for every tool but the one whose `format: "uri"` it would drop, said once.
+        const strict = sent.tools.map((t) => t as { strict?: boolean; function?: { strict?: boolean } })
+        const strictOf = (t: (typeof strict)[number]) => (route === "openai" ? t.function?.strict : t.strict)
+        expect(strict.filter((t) => strictOf(t) === true).length).toBe(route === "anthropic" ? 0 : 26)
+        expect(logs.filter((l) => l.startsWith("Warn"))).toEqual(
+          route === "anthropic"
+            ? []
+            : [
+                `Warn openai.${route === "openai" ? "chat" : "responses"}: tool 'gzip_file_as_resource': sent without strict mode, whose rules would cost: format dropped (strict mode does not support it) at /properties/data`
+              ]
+        )
       })
     )
   }
@@ -251,7 +261,7 @@ describe("ProviderSchema", () => {
       additionalProperties: false
     })
     expect(changes.map((c) => [c.what, c.relaxed])).toEqual([
-      ["optional 'head' made required and nullable (strict mode)", true],
+      ["optional 'head' made required and nullable (strict mode; a null the tool refuses is taken as left out)", false],
       ["top level: additionalProperties set to false (strict mode)", false]
     ])
   })
@@ -331,9 +341,13 @@ describe("ProviderSchema", () => {
     ] as const) {
       for (const target of ["anthropic", "openai-chat", "openai-responses", "openai-strict"] as const) {
         const out = ProviderSchema.normalize(schema, target)
-        expect(out.changes).toEqual([
+        expect(out.changes.filter((c) => c.strict !== true)).toEqual([
           { what: `the schema could not be read (${why}): sent as any object`, relaxed: true }
         ])
+        // Strict mode can only send an empty closed object: the model could send nothing but {}.
+        expect(out.changes.filter((c) => c.strict === true).map((c) => c.restricts)).toEqual(
+          target === "openai-strict" ? [true] : []
+        )
         expect(SchemaRules.anthropicInputSchema(0, out.schema)).toEqual([])
         expect(SchemaRules.openAiParameters("t", out.schema, target === "openai-strict")).toEqual([])
       }
