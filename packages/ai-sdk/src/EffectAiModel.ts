@@ -6,7 +6,11 @@
  * `AuthenticationError` for a missing or rejected key, `InvalidRequestError`,
  * `InternalProviderError` when the provider stays unavailable or gives no reply within the
  * request timeout). Structured output is asked
- * with the provider's JSON response format and the schema's JSON Schema. Streaming is not
+ * with the provider's JSON response format and the schema's JSON Schema. Tool definitions go
+ * out as `AiSdkModel` sends them: each JSON Schema rewritten for the provider (`ProviderSchema`;
+ * the target from the provider id, or `schemaTarget`), OpenAI's strict mode as `strict` says
+ * (`"auto"` by default), what was relaxed logged once per tool; a call's arguments are mapped
+ * back to what the tool's own schema expects before effect/ai decodes them. Streaming is not
  * offered: `streamText` fails with `InvalidUserInputError`. For the loop, prefer `AiSdkModel`:
  * it keeps provider metadata and traces usage and retries per turn.
  *
@@ -32,7 +36,6 @@ import type {
   JSONSchema7,
   LanguageModelV4,
   LanguageModelV4CallOptions,
-  LanguageModelV4FunctionTool,
   LanguageModelV4Message,
   LanguageModelV4ToolChoice
 } from "@ai-sdk/provider"
@@ -46,6 +49,7 @@ import type { Options } from "./AiSdkModel.ts"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
 import * as Retry from "./Retry.ts"
+import * as ToolAliases from "./ToolAliases.ts"
 
 const aiError = (method: string, reason: AiError.AiErrorReason): AiError.AiError =>
   AiError.make({ module: "EffectAiModel", method, reason })
@@ -162,9 +166,12 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
       `EffectAiModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4"), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
     )
   }
-  const { retry, errorResults: _errorResults, requestTimeout, ...settings } = options ?? {}
+  const { retry, errorResults: _errorResults, requestTimeout, strict, schemaTarget, ...settings } = options ?? {}
   const policy = Retry.resolve(retry)
   const timeout = Retry.timeoutOf(requestTimeout)
+  const declaring: ToolAliases.ProviderOptions = { target: schemaTarget, strict: strict ?? "auto" }
+  /** Says each tool schema change and notice once per tool. */
+  const report = ToolAliases.reporter()
   return LanguageModel.make({
     generateText: (request) =>
       Effect.gen(function* () {
@@ -175,14 +182,21 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
           names.set(safe, name)
           return safe
         }
-        const tools = request.tools.map(
-          (tool): LanguageModelV4FunctionTool => ({
-            type: "function",
-            name: alias(tool.name),
-            description: Tool.getDescription(tool) ?? "",
-            inputSchema: Tool.getJsonSchema(tool) as JSONSchema7
-          })
+        // Each tool's JSON Schema rewritten for the provider, as AiSdkModel sends them.
+        const declared = ToolAliases.declare(
+          request.tools.map((tool): ToolAliases.Declared => {
+            alias(tool.name)
+            return {
+              name: tool.name,
+              description: Tool.getDescription(tool) ?? "",
+              schema: () => Tool.getJsonSchema(tool)
+            }
+          }),
+          model.provider,
+          declaring
         )
+        yield* report(declared)
+        const tools = [...declared.tools]
         const prompt = toPrompt(request.prompt, alias)
         if (typeof prompt === "string") {
           return yield* aiError("generateText", new AiError.InvalidUserInputError({ description: prompt }))
@@ -218,7 +232,7 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
               type: "tool-call",
               id: part.toolCallId,
               name: names.get(part.toolName) ?? part.toolName,
-              params: ProviderPrompt.parseInput(part.input)
+              params: declared.restore(names.get(part.toolName) ?? part.toolName, ProviderPrompt.parseInput(part.input))
             })
           }
         }

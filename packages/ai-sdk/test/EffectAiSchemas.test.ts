@@ -1,0 +1,202 @@
+/**
+ * Tool definitions through the effect/ai adapter (`EffectAiModel`) are normalized for the
+ * provider as `AiSdkModel`'s are: the official MCP servers' real `tools/list` (fixtures/), as
+ * `LanguageModelAdapter` declares them, gets past the fake's Anthropic rules; on OpenAI, strict
+ * mode is on where it costs nothing and a `null` for what the model left out reaches effect/ai's
+ * own decoding as absent.
+ */
+import { readFileSync } from "node:fs"
+import { LanguageModelAdapter, Loop, Message } from "@agent-harness/executor"
+import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { createAnthropic } from "@ai-sdk/anthropic"
+import { createOpenAI } from "@ai-sdk/openai"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Logger, Schema } from "effect"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as AiTool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
+import { EffectAiModel } from "../src/index.ts"
+import { FakeProvider } from "../src/testing.ts"
+
+const timeout = 60_000
+
+interface Listed {
+  readonly name: string
+  readonly description?: string
+  readonly inputSchema: Record<string, unknown>
+}
+const fixture = (name: string): ReadonlyArray<Listed> =>
+  (
+    JSON.parse(readFileSync(new URL(`fixtures/${name}.tools.json`, import.meta.url), "utf8")) as {
+      tools: Array<Listed>
+    }
+  ).tools
+const listed = [...fixture("mcp-server-everything"), ...fixture("mcp-server-filesystem")]
+
+/** A mounted tool checked by a JSON Schema validator: its JSON Schema is `{ type: "object", allOf: [<the server's schema>] }`. */
+const toolOf = (entry: Listed, ran: Array<string>) =>
+  Tool.make(entry.name.replaceAll("-", "_"), {
+    description: entry.description ?? entry.name,
+    parameters: Schema.Record(Schema.String, Schema.Unknown).check(
+      Schema.makeFilter(() => undefined, { toJsonSchema: () => entry.inputSchema })
+    ),
+    run: (input) =>
+      Effect.sync(() => {
+        ran.push(`${entry.name} ${JSON.stringify(input)}`)
+        return "ok"
+      })
+  })
+
+const collect = (logs: Array<string>) =>
+  Logger.layer([Logger.make((o) => logs.push(`${o.logLevel} ${String(o.message)}`))])
+
+describe("EffectAiModel tool definitions", () => {
+  it.live(
+    "the 27 tools of the official servers, declared through LanguageModelAdapter, reach the fake Anthropic API as object schemas without top-level oneOf/allOf/anyOf",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({
+          anthropic: [
+            FakeProvider.reply([Message.toolUse("c1", "echo", { message: "hola" })]),
+            FakeProvider.reply([Message.text("done")])
+          ]
+        })
+        const ran: Array<string> = []
+        const model = EffectAiModel.layer(createAnthropic({ baseURL: `${fake.url}/v1`, apiKey: "k" })("claude-test"), {
+          maxOutputTokens: 256,
+          retry: { base: "1 millis" }
+        })
+        const result = yield* Loop.run({
+          toolset: Toolset.make(...listed.map((entry) => toolOf(entry, ran))),
+          messages: [Message.user("go")]
+        }).pipe(Effect.provide(Layer.provide(LanguageModelAdapter.layer, model)))
+        expect(result.stop).toBe("end")
+        expect(fake.requests.map((r) => r.problems)).toEqual([[], []])
+        expect(ran).toEqual(['echo {"message":"hola"}'])
+        const sent = (fake.requests[0]?.json as { tools: ReadonlyArray<{ input_schema: Record<string, unknown> }> })
+          .tools
+        expect(sent.length).toBe(27)
+        for (const tool of sent) {
+          expect(tool.input_schema.type).toBe("object")
+          expect([tool.input_schema.oneOf, tool.input_schema.allOf, tool.input_schema.anyOf]).toEqual([
+            undefined,
+            undefined,
+            undefined
+          ])
+        }
+      }),
+    timeout
+  )
+
+  it.live(
+    "a raw JSON Schema with a top-level anyOf (an effect/ai dynamic tool) is flattened for Anthropic, and what was relaxed is said once",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({
+          anthropic: [FakeProvider.reply([Message.text("one")]), FakeProvider.reply([Message.text("two")])]
+        })
+        const pick = AiTool.dynamic("pick", {
+          description: "Picks",
+          parameters: {
+            anyOf: [
+              { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+              { type: "object", properties: { b: { type: "number" } }, required: ["b"] }
+            ]
+          }
+        })
+        const toolkit = Toolkit.make(pick)
+        const logs: Array<string> = []
+        const layer = Layer.mergeAll(
+          EffectAiModel.layer(createAnthropic({ baseURL: `${fake.url}/v1`, apiKey: "k" })("claude-test"), {
+            maxOutputTokens: 256,
+            retry: { base: "1 millis" }
+          }),
+          toolkit.toLayer({ pick: () => Effect.succeed(undefined) }),
+          collect(logs)
+        )
+        for (let i = 0; i < 2; i++) {
+          yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(Effect.provide(layer))
+        }
+        expect(fake.requests.map((r) => r.problems)).toEqual([[], []])
+        const schema = (fake.requests[0]?.json as { tools: ReadonlyArray<{ input_schema: Record<string, unknown> }> })
+          .tools[0]?.input_schema
+        expect(schema).toEqual({ type: "object", properties: { a: { type: "string" }, b: { type: "number" } } })
+        expect(logs.filter((l) => l.startsWith("Warn"))).toEqual([
+          "Warn anthropic.messages: tool 'pick': schema top-level anyOf of 2 schemas sent as one object with all their properties; which combination is allowed is checked locally"
+        ])
+      }),
+    timeout
+  )
+
+  it.live(
+    "a tool whose JSON Schema refers to itself is sent as any object and said so, never a crash",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({ anthropic: [FakeProvider.reply([Message.text("ok")])] })
+        const cyclic: Record<string, unknown> = { type: "object" }
+        cyclic.properties = { self: cyclic }
+        const toolkit = Toolkit.make(AiTool.dynamic("loop", { description: "Loops", parameters: cyclic }))
+        const logs: Array<string> = []
+        const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+          Effect.provide(
+            Layer.mergeAll(
+              EffectAiModel.layer(createAnthropic({ baseURL: `${fake.url}/v1`, apiKey: "k" })("claude-test"), {
+                maxOutputTokens: 256,
+                retry: { base: "1 millis" }
+              }),
+              toolkit.toLayer({ loop: () => Effect.succeed(undefined) }),
+              collect(logs)
+            )
+          )
+        )
+        expect(response.text).toBe("ok")
+        expect(fake.requests.map((r) => r.problems)).toEqual([[]])
+        expect(
+          (fake.requests[0]?.json as { tools: ReadonlyArray<{ input_schema: unknown }> }).tools[0]?.input_schema
+        ).toEqual({ type: "object" })
+        expect(logs.filter((l) => l.startsWith("Warn"))).toEqual([
+          "Warn anthropic.messages: tool 'loop': schema the schema could not be read (it refers to itself (a cycle)): sent as any object"
+        ])
+      }),
+    timeout
+  )
+
+  it.live(
+    "OpenAI: an effect/ai tool is sent strict, and the model's null for an optional parameter reaches its handler as absent",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({
+          openai: [FakeProvider.reply([Message.toolUse("c1", "read", { path: "a.txt", head: null })])]
+        })
+        const read = AiTool.make("read", {
+          description: "Reads",
+          parameters: Schema.Struct({ path: Schema.String, head: Schema.optionalKey(Schema.Finite) }),
+          success: Schema.String
+        })
+        const toolkit = Toolkit.make(read)
+        const seen: Array<unknown> = []
+        const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+          Effect.provide(
+            Layer.mergeAll(
+              EffectAiModel.layer(createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "k" }).chat("gpt-test"), {
+                retry: { base: "1 millis" }
+              }),
+              toolkit.toLayer({
+                read: (params) =>
+                  Effect.sync(() => {
+                    seen.push(params)
+                    return "contents"
+                  })
+              })
+            )
+          )
+        )
+        expect(fake.requests.map((r) => r.problems)).toEqual([[]])
+        const sent = (fake.requests[0]?.json as { tools: ReadonlyArray<{ function: { strict?: boolean } }> }).tools
+        expect(sent.map((t) => t.function.strict)).toEqual([true])
+        expect(seen).toEqual([{ path: "a.txt" }])
+        expect(response.toolResults.map((r) => [r.name, r.isFailure, r.result])).toEqual([["read", false, "contents"]])
+      }),
+    timeout
+  )
+})
