@@ -17,6 +17,7 @@ import * as AiTool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import { EffectAiModel } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
+import { jsonOf } from "./fixtures.ts"
 
 const timeout = 60_000
 
@@ -73,8 +74,7 @@ describe("EffectAiModel tool definitions", () => {
         expect(result.stop).toBe("end")
         expect(fake.requests.map((r) => r.problems)).toEqual([[], []])
         expect(ran).toEqual(['echo {"message":"hola"}'])
-        const sent = (fake.requests[0]?.json as { tools: ReadonlyArray<{ input_schema: Record<string, unknown> }> })
-          .tools
+        const sent = jsonOf<{ tools: ReadonlyArray<{ input_schema: Record<string, unknown> }> }>(fake.requests[0]).tools
         expect(sent.length).toBe(27)
         for (const tool of sent) {
           expect(tool.input_schema.type).toBe("object")
@@ -118,7 +118,7 @@ describe("EffectAiModel tool definitions", () => {
           yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(Effect.provide(layer))
         }
         expect(fake.requests.map((r) => r.problems)).toEqual([[], []])
-        const schema = (fake.requests[0]?.json as { tools: ReadonlyArray<{ input_schema: Record<string, unknown> }> })
+        const schema = jsonOf<{ tools: ReadonlyArray<{ input_schema: Record<string, unknown> }> }>(fake.requests[0])
           .tools[0]?.input_schema
         expect(schema).toEqual({ type: "object", properties: { a: { type: "string" }, b: { type: "number" } } })
         expect(logs.filter((l) => l.startsWith("Warn"))).toEqual([
@@ -152,7 +152,7 @@ describe("EffectAiModel tool definitions", () => {
         expect(response.text).toBe("ok")
         expect(fake.requests.map((r) => r.problems)).toEqual([[]])
         expect(
-          (fake.requests[0]?.json as { tools: ReadonlyArray<{ input_schema: unknown }> }).tools[0]?.input_schema
+          jsonOf<{ tools: ReadonlyArray<{ input_schema: unknown }> }>(fake.requests[0]).tools[0]?.input_schema
         ).toEqual({ type: "object" })
         expect(logs.filter((l) => l.startsWith("Warn"))).toEqual([
           "Warn anthropic.messages: tool 'loop': schema the schema could not be read (it refers to itself (a cycle)): sent as any object"
@@ -192,7 +192,7 @@ describe("EffectAiModel tool definitions", () => {
           )
         )
         expect(fake.requests.map((r) => r.problems)).toEqual([[]])
-        const sent = (fake.requests[0]?.json as { tools: ReadonlyArray<{ function: { strict?: boolean } }> }).tools
+        const sent = jsonOf<{ tools: ReadonlyArray<{ function: { strict?: boolean } }> }>(fake.requests[0]).tools
         expect(sent.map((t) => t.function.strict)).toEqual([true])
         expect(seen).toEqual([{ path: "a.txt" }])
         expect(response.toolResults.map((r) => [r.name, r.isFailure, r.result])).toEqual([["read", false, "contents"]])
