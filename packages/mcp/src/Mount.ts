@@ -6,7 +6,13 @@
  * happens: the server's `isError` results, a timeout, a server that died or cannot be reached,
  * an off-spec answer are all error observations that say whether the call ran, never a crashed
  * loop. After a stdio server dies, its tools answer at once; after a Streamable HTTP server
- * forgets the session (it restarted), a new session is started once and the call sent again. The connection lives in a `Scope`: closing it closes the client and kills the child.
+ * forgets the session (it restarted: a 404, or the SDK's 400 `Server not initialized` / `No
+ * valid session ID`), a new session is started once and the call sent again; an off-spec event
+ * stream is said to be at once. A call's message and its answer are bounded by
+ * `MessageSize.maxBytes` both ways. A server's progress notifications go to `Progress.report`
+ * (a progress token is sent when someone listens), and its tools share the lane
+ * `mcp:<prefix>`, so the loop runs one server's calls in order and different servers' side by
+ * side. The connection lives in a `Scope`: closing it closes the client and kills the child.
  *
  * @since 0.1.0
  */
@@ -22,6 +28,7 @@ import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/
 import { type Cause, Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"
 import * as CallResult from "./CallResult.ts"
+import * as SseCheck from "./internal/SseCheck.ts"
 import * as InputSchema from "./InputSchema.ts"
 import * as MessageSize from "./MessageSize.ts"
 import * as Messages from "./Messages.ts"
@@ -321,7 +328,8 @@ const open = (
 const transportOf = (server: Server, connection: Connection): Transport =>
   connection.child ??
   new StreamableHTTPClientTransport(new URL((server as Http).url), {
-    requestInit: { headers: { ...(server as Http).headers } }
+    requestInit: { headers: { ...(server as Http).headers } },
+    fetch: SseCheck.fetchChecked()
   })
 
 /** How the server stopped, in the language of `texts`. */
