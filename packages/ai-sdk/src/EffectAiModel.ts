@@ -9,7 +9,8 @@
  * with the provider's JSON response format and the schema's JSON Schema. Tool definitions go
  * out as `AiSdkModel` sends them: each JSON Schema rewritten for the provider (`ProviderSchema`;
  * the target from the provider id, or `schemaTarget`), OpenAI's strict mode as `strict` says
- * (`"auto"` by default), what was relaxed logged once per tool; a call's arguments are mapped
+ * (`"auto"` by default; a tool's own `Tool.Strict` annotation wins for it), what was relaxed
+ * logged once per tool; a call's arguments are mapped
  * back to what the tool's own schema expects before effect/ai decodes them. Streaming is not
  * offered: `streamText` fails with `InvalidUserInputError`. For the loop, prefer `AiSdkModel`:
  * it keeps provider metadata and traces usage and retries per turn.
@@ -189,7 +190,8 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
             return {
               name: tool.name,
               description: Tool.getDescription(tool) ?? "",
-              schema: () => Tool.getJsonSchema(tool)
+              schema: () => Tool.getJsonSchema(tool),
+              strict: Tool.getStrictMode(tool)
             }
           }),
           model.provider,

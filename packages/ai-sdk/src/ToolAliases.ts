@@ -93,6 +93,8 @@ export interface Declared {
   readonly description: string
   /** Reads its JSON Schema. */
   readonly schema: () => unknown
+  /** The tool's own say on strict mode (effect/ai's `Tool.Strict`), over `ProviderOptions.strict`; OpenAI only. */
+  readonly strict?: boolean | undefined
 }
 
 const aliasOf = (name: string): string => {
@@ -171,10 +173,11 @@ export const declare = (
   const tools = declared.map((tool): LanguageModelV4FunctionTool => {
     let normalized: ProviderSchema.Normalized
     let isStrict = false
-    if (target === "openai-strict" || (openAi && strict === true)) {
+    const mode: Strict = tool.strict ?? strict
+    if (target === "openai-strict" || (openAi && mode === true)) {
       normalized = normalizedOf(tool.schema, "openai-strict")
       isStrict = true
-    } else if (openAi && strict === "auto" && takesStrict(provider)) {
+    } else if (openAi && mode === "auto" && takesStrict(provider)) {
       const asStrict = normalizedOf(tool.schema, "openai-strict")
       const costs = asStrict.changes.filter((c) => c.strict === true && (c.relaxed || c.restricts === true))
       if (costs.length === 0) {

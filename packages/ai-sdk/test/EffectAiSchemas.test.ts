@@ -162,7 +162,7 @@ describe("EffectAiModel tool definitions", () => {
   )
 
   it.live(
-    "OpenAI: an effect/ai tool is sent strict, and the model's null for an optional parameter reaches its handler as absent",
+    "OpenAI: an effect/ai tool is sent strict (unless it says Tool.Strict false), and the model's null for an optional parameter reaches its handler as absent",
     () =>
       Effect.gen(function* () {
         const fake = yield* FakeProvider.scoped({
@@ -173,7 +173,12 @@ describe("EffectAiModel tool definitions", () => {
           parameters: Schema.Struct({ path: Schema.String, head: Schema.optionalKey(Schema.Finite) }),
           success: Schema.String
         })
-        const toolkit = Toolkit.make(read)
+        // A tool that says it is not to be strict is not, whatever the option.
+        const loose = AiTool.make("loose", {
+          description: "Loose",
+          parameters: Schema.Struct({ q: Schema.String })
+        }).annotate(AiTool.Strict, false)
+        const toolkit = Toolkit.make(read, loose)
         const seen: Array<unknown> = []
         const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
           Effect.provide(
@@ -186,14 +191,15 @@ describe("EffectAiModel tool definitions", () => {
                   Effect.sync(() => {
                     seen.push(params)
                     return "contents"
-                  })
+                  }),
+                loose: () => Effect.void
               })
             )
           )
         )
         expect(fake.requests.map((r) => r.problems)).toEqual([[]])
         const sent = jsonOf<{ tools: ReadonlyArray<{ function: { strict?: boolean } }> }>(fake.requests[0]).tools
-        expect(sent.map((t) => t.function.strict)).toEqual([true])
+        expect(sent.map((t) => t.function.strict)).toEqual([true, undefined])
         expect(seen).toEqual([{ path: "a.txt" }])
         expect(response.toolResults.map((r) => [r.name, r.isFailure, r.result])).toEqual([["read", false, "contents"]])
       }),
