@@ -1,24 +1,79 @@
 /**
  * MCP `tools/call` results and our observations, both ways: an `Outcome` becomes a result whose
- * `isError` is the observation's `is_error` and whose one text block is the exact text the model
- * would read; a server's result becomes the observation text (text blocks as they are, other
- * blocks described in one line, structured content as JSON when there is no content).
+ * `isError` is the observation's `is_error`, whose first text block is the exact text the model
+ * would read, followed by its rich parts as MCP blocks (images, audio, resource links, embedded
+ * resources), with its structured content as `structuredContent`; a server's result becomes the
+ * observation text (text blocks as they are, other blocks described in one line, structured
+ * content as JSON when there is no content) with its non-text blocks as rich parts and its
+ * `structuredContent` as structured content (`content`).
  *
  * @since 0.1.0
  */
 import { Outcome } from "@agent-harness/executor"
+import { JsonSchema, type Tool, ToolContent } from "@agent-harness/tool-schema"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
 
+type Block = CallToolResult["content"][number]
+
+/** A rich part as an MCP content block. */
+const toBlock = (part: ToolContent.Part): Block => {
+  switch (part.type) {
+    case "image":
+    case "audio":
+      return { type: part.type, data: part.data, mimeType: part.mediaType }
+    case "resource_link":
+      return {
+        type: "resource_link",
+        uri: part.uri,
+        name: part.name ?? part.uri,
+        ...(part.mimeType === undefined ? {} : { mimeType: part.mimeType }),
+        ...(part.description === undefined ? {} : { description: part.description })
+      }
+    case "resource":
+      return {
+        type: "resource",
+        resource:
+          part.text !== undefined
+            ? { uri: part.uri, text: part.text, ...(part.mimeType === undefined ? {} : { mimeType: part.mimeType }) }
+            : {
+                uri: part.uri,
+                blob: part.blob ?? "",
+                ...(part.mimeType === undefined ? {} : { mimeType: part.mimeType })
+              }
+      }
+  }
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
 /**
- * A result from an `Outcome`: `{ content: [{ type: "text", text }], isError }`.
+ * A result from an `Outcome`: `{ content: [{ type: "text", text }, ...parts], isError }`, with
+ * `structuredContent` when the outcome has structured content that is an object (MCP's rule).
  *
  * @since 0.1.0
  */
-export const fromOutcome = (outcome: Outcome.Outcome): CallToolResult => ({
-  content: [{ type: "text", text: outcome.content }],
-  isError: Outcome.isError(outcome)
-})
+export const fromOutcome = (outcome: Outcome.Outcome): CallToolResult => {
+  const parts = Outcome.partsOf(outcome)
+  const structured = Outcome.structuredOf(outcome)
+  const result: CallToolResult = {
+    content: [{ type: "text", text: outcome.content }, ...parts.map(toBlock)],
+    isError: Outcome.isError(outcome)
+  }
+  return isRecord(structured) ? { ...result, structuredContent: structured } : result
+}
+
+/**
+ * The `outputSchema` of a tool for `tools/list`, as an object to spread into its listing: the
+ * JSON Schema of its `output` when it declares one whose root is an object (MCP requires
+ * `type: "object"`), otherwise nothing.
+ *
+ * @since 0.1.0
+ */
+export const outputSchemaOf = (tool: Tool.Any): { readonly outputSchema?: { readonly type: "object" } } => {
+  const schema = JsonSchema.output(tool)
+  return schema !== undefined && schema.type === "object" ? { outputSchema: schema as { readonly type: "object" } } : {}
+}
 
 /**
  * An error result with a text of the harness (a call interrupted before it answered).
@@ -27,11 +82,7 @@ export const fromOutcome = (outcome: Outcome.Outcome): CallToolResult => ({
  */
 export const error = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
 
-/** The size in bytes of base64 data, without decoding it. */
-const base64Bytes = (data: string): number => {
-  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0
-  return Math.max(0, Math.floor((data.length * 3) / 4) - padding)
-}
+const base64Bytes = ToolContent.base64Bytes
 
 const field = (block: object, key: string): unknown => (block as Record<string, unknown>)[key]
 
@@ -86,6 +137,72 @@ export const text = (result: CallToolResult): string => {
   const content: ReadonlyArray<unknown> = Array.isArray(result.content) ? result.content : []
   if (content.length === 0) return result.structuredContent === undefined ? "" : json(result.structuredContent)
   return content.map(blockText).join("\n")
+}
+
+/** One content block as a rich part, when it is one (text blocks are the text). */
+const blockPart = (block: unknown): ToolContent.Part | undefined => {
+  if (typeof block !== "object" || block === null) return undefined
+  const type = field(block, "type")
+  switch (type) {
+    case "image":
+    case "audio": {
+      const data = str(field(block, "data"))
+      const mediaType = str(field(block, "mimeType"))
+      return data === undefined || mediaType === undefined ? undefined : { type, mediaType, data }
+    }
+    case "resource_link": {
+      const uri = str(field(block, "uri"))
+      if (uri === undefined) return undefined
+      const name = str(field(block, "name"))
+      const mimeType = str(field(block, "mimeType"))
+      const description = str(field(block, "description"))
+      return {
+        type,
+        uri,
+        ...(name === undefined ? {} : { name }),
+        ...(mimeType === undefined ? {} : { mimeType }),
+        ...(description === undefined ? {} : { description })
+      }
+    }
+    case "resource": {
+      const resource = field(block, "resource")
+      if (typeof resource !== "object" || resource === null) return undefined
+      const uri = str(field(resource, "uri"))
+      const text = str(field(resource, "text"))
+      const blob = str(field(resource, "blob"))
+      const mimeType = str(field(resource, "mimeType"))
+      if (uri === undefined || (text === undefined && blob === undefined)) return undefined
+      return {
+        type,
+        uri,
+        ...(mimeType === undefined ? {} : { mimeType }),
+        ...(text !== undefined ? { text } : { blob: blob as string })
+      }
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A server's result as a mounted tool's content: the observation `text` (which already says
+ * what each block is), its non-text blocks as rich parts, and its `structuredContent` as
+ * structured content. The executor checks the parts (size, base64) before they go anywhere.
+ *
+ * @since 0.1.0
+ */
+export const content = (result: CallToolResult): ToolContent.Content => {
+  const blocks: ReadonlyArray<unknown> = Array.isArray(result.content) ? result.content : []
+  const parts = blocks.flatMap((block) => {
+    const part = blockPart(block)
+    return part === undefined ? [] : [part]
+  })
+  return ToolContent.make({
+    text: text(result),
+    parts,
+    structured: result.structuredContent,
+    described: true
+  })
 }
 
 /**

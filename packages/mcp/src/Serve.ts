@@ -93,6 +93,7 @@ export const listing = (toolset: Toolset.Toolset<Tool.Any>): Effect.Effect<Reado
             ...(tool.annotations.title === undefined ? {} : { title: tool.annotations.title }),
             description: tool.description,
             inputSchema: JsonSchema.parameters(tool) as McpTool["inputSchema"],
+            ...CallResult.outputSchemaOf(tool),
             annotations: Hints.fromAnnotations(tool.annotations)
           }
         } catch (error) {

@@ -191,10 +191,16 @@ describe("Mount over stdio: the official SDK's McpServer as the server", slow, (
     expect(outcomes.map((o) => o.content)).toStrictEqual(Array.from({ length: 12 }, (_, i) => `done t${i}`))
   })
 
-  it("carries a 5 MB result whole", async () => {
-    const outcome = await run(tools, "fx__big", { bytes: 5 * 1024 * 1024 })
+  it("carries a 5 MB result whole (with the content cap lifted), and cuts it to the cap by default", async () => {
+    const call = { id: "call-big", name: "fx__big", input: { bytes: 5 * 1024 * 1024 } }
+    const uncapped = { ...Execute.defaultLimits, maxContent: Infinity }
+    const outcome = await Effect.runPromise(
+      Execute.execute(tools, call).pipe(Effect.provideService(Execute.Limits, uncapped))
+    )
     expect(outcome._tag).toBe("Succeeded")
     expect(outcome.content.length).toBe(5 * 1024 * 1024)
+    const capped = await run(tools, "fx__big", { bytes: 5 * 1024 * 1024 })
+    expect(capped.content).toMatch(/\n… 5,122,880 more characters not shown$/)
   })
 
   it("a call the server never answers times out, and the server stays usable", async () => {
