@@ -131,6 +131,11 @@ const isNode = (u: unknown): u is Node => typeof u === "object" && u !== null &&
 
 class Unreadable extends Error {}
 
+/** Sets an own property, even one named `__proto__` (a plain assignment would set the prototype). */
+const put = (node: Node, key: string, value: unknown): void => {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /**
  * A plain copy of a JSON value: own enumerable keys only, no getters run twice, cycles and
  * absurd depth refused (`Unreadable`), functions and symbols dropped.
@@ -151,7 +156,7 @@ const copy = (value: unknown, depth: number, seen: Set<object>): unknown => {
     const out: Node = {}
     for (const key of Object.keys(value)) {
       const v = copy((value as Node)[key], depth + 1, seen)
-      if (v !== undefined) out[key] = v
+      if (v !== undefined) put(out, key, v)
     }
     return out
   } finally {
@@ -212,7 +217,7 @@ const mergeAllOf = (root: Node, changes: Array<Change>, defsRoot: Node): Node =>
     merged++
     if (isNode(member.properties)) {
       for (const [key, value] of Object.entries(member.properties)) {
-        properties[key] = Object.hasOwn(properties, key) ? both(properties[key], value) : value
+        put(properties, key, Object.hasOwn(properties, key) ? both(properties[key], value) : value)
       }
     }
     for (const key of stringsOf(member.required)) required.add(key)
@@ -278,7 +283,7 @@ const flattenUnion = (root: Node, key: "anyOf" | "oneOf", changes: Array<Change>
   }
   for (const [name, list] of variants) {
     const one = list.length === 1 ? list[0] : { anyOf: list }
-    properties[name] = Object.hasOwn(properties, name) ? both(properties[name], one) : one
+    put(properties, name, Object.hasOwn(properties, name) ? both(properties[name], one) : one)
   }
   for (const k of common ?? []) shared.add(k)
   if (Object.keys(properties).length > 0) out.properties = properties
@@ -444,7 +449,7 @@ const strictify = (
       for (const [name, s] of Object.entries(out[defs] as Node)) {
         const key = `${pointer}/${defs}/${token(name)}`
         const r = strictify(s, `${at}/${defs}/${name}`, key, cx)
-        next[name] = r.schema
+        put(next, name, r.schema)
         if (r.plan !== undefined) cx.defs[`#${key}`] = r.plan
       }
       out[defs] = next
@@ -461,14 +466,15 @@ const strictify = (
   for (const [name, s] of Object.entries(props)) {
     const r = strictify(s, `${at}/properties/${name}`, `${pointer}/properties/${token(name)}`, cx)
     if (required.has(name)) {
-      next[name] = r.schema
-      if (r.plan !== undefined) entries[name] = { absent: false, value: r.plan }
+      put(next, name, r.schema)
+      if (r.plan !== undefined) put(entries, name, { absent: false, value: r.plan })
     } else {
-      next[name] = nullable(r.schema)
+      put(next, name, nullable(r.schema))
       optional.push(name)
       // A null the tool's own schema refuses can only mean the model left the property out.
       const absent = !allowsNull(s)
-      if (absent || r.plan !== undefined) entries[name] = r.plan === undefined ? { absent } : { absent, value: r.plan }
+      if (absent || r.plan !== undefined)
+        put(entries, name, r.plan === undefined ? { absent } : { absent, value: r.plan })
     }
   }
   if (Object.keys(entries).length > 0) plan.properties = entries
@@ -639,7 +645,7 @@ const restoreWith = (value: unknown, raw: Nulls, root: Nulls, depth: number): un
     const entry = Object.hasOwn(props, key) ? props[key] : undefined
     if (entry !== undefined && v === null && entry.absent) continue
     const next = entry?.value === undefined ? v : restoreWith(v, entry.value, root, depth + 1)
-    Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true })
+    put(out, key, next)
   }
   return out
 }

@@ -345,5 +345,15 @@ describe("ProviderSchema.restore", () => {
     expect(Object.keys(proto.rows[0] ?? {})).toEqual(["__proto__"])
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect((proto.rows[0] as { polluted?: unknown }).polluted).toBeUndefined()
+    // A property named __proto__ in a schema stays a property through normalization and restore.
+    const named = strictOf(
+      JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"string"}},"required":["a"]}'
+      )
+    )
+    const props = (named.schema as { properties: Record<string, unknown>; required: ReadonlyArray<string> }).properties
+    expect(Object.keys(props)).toEqual(["__proto__", "a"])
+    expect((named.schema as { required: ReadonlyArray<string> }).required).toEqual(["__proto__", "a"])
+    expect(ProviderSchema.restore(JSON.parse('{"__proto__":null,"a":"x"}'), named)).toEqual({ a: "x" })
   })
 })
