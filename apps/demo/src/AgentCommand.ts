@@ -33,6 +33,7 @@ import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope } from "effect"
 import * as AgentApprover from "./AgentApprover.ts"
+import * as AgentProgress from "./AgentProgress.ts"
 import * as AgentPolicy from "./AgentPolicy.ts"
 import * as CommandLine from "./CommandLine.ts"
 import * as ExitCode from "./ExitCode.ts"
@@ -96,6 +97,8 @@ const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
 interface Server {
   readonly entry: Mount.Entry
   readonly declare: (prefix: string) => Mounter.Declaration
+  /** Where the user gave it, as an error line leads: `--mcp-config FILE: mcpServers.fs`, `--mcp`. */
+  readonly given: string
 }
 
 /**
@@ -110,14 +113,21 @@ const serversOf = (
   Effect.gen(function* () {
     const servers: Array<Server> = []
     const configured = yield* Effect.catch(McpConfig.load(options.mcpConfig ?? [], process.env), usage)
-    for (const { declaration, entry } of configured) servers.push({ entry, declare: () => declaration })
+    for (const { file, name, declaration, entry } of configured) {
+      servers.push({
+        entry,
+        declare: () => declaration,
+        given: `--mcp-config ${file}: ${McpConfig.pathText(["mcpServers", name])}`
+      })
+    }
     for (const line of options.mcp) {
       const words = CommandLine.split(line)
       if (Result.isFailure(words)) return yield* usage(`--mcp ${JSON.stringify(line)}: ${words.failure}`)
       const [command = "", ...args] = words.success
       servers.push({
         entry: { server: { _tag: "Stdio", command, args, env: McpConfig.childEnvironment(process.env) } },
-        declare: (prefix) => ({ command, args: [...args], cwd, prefix })
+        declare: (prefix) => ({ command, args: [...args], cwd, prefix }),
+        given: "--mcp"
       })
     }
     for (const url of options.mcpUrl) {
@@ -125,7 +135,11 @@ const serversOf = (
       if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
         return yield* usage(`--mcp-url ${JSON.stringify(url)}: expected an http:// or https:// URL`)
       }
-      servers.push({ entry: { server: { _tag: "Http", url } }, declare: (prefix) => ({ url, prefix }) })
+      servers.push({
+        entry: { server: { _tag: "Http", url } },
+        declare: (prefix) => ({ url, prefix }),
+        given: "--mcp-url"
+      })
     }
     return servers
   })
@@ -150,7 +164,7 @@ const mountAll = (
     if (servers.length === 0) return { toolset: Toolset.make(), declared: [], outcomes: [] }
     const { Mount } = yield* Effect.promise(() => import("@agent-harness/mcp"))
     const all = yield* Effect.catch(Mount.mountAll(servers.map((server) => server.entry)), (error) =>
-      usage(`--mcp: ${error.message}`)
+      usage(`${(error.entry === undefined ? undefined : servers[error.entry])?.given ?? "--mcp"}: ${error.message}`)
     )
     for (const warning of all.warnings) yield* Console.error(Report.printable(`harness agent: mcp ${warning}`))
     return {
@@ -334,13 +348,15 @@ const session = (
       : systemPrompt[options.lang]
     const messages = [Message.system(system), Message.user(options.prompt)]
     yield* Transcript.opening(messages, style)
+    // A running tool's progress on stderr, as it comes (never to the model).
+    const traced = AgentProgress.tee(yield* Trace.Trace, (text) => process.stderr.write(text))
     const played = yield* Effect.result(
       Loop.run({
         toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
         messages,
         maxTurns: setup.maxTurns,
         onTurn: (turn) => Transcript.turn(turn, options.lang, style)
-      })
+      }).pipe(Effect.provideService(Trace.Trace, traced))
     )
     if (answers.length > 0) yield* note(keys.approvals, answers)
     if (tracing) yield* note(keys.finalFiles, yield* setup.files.snapshot)

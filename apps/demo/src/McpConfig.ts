@@ -506,6 +506,10 @@ export const parse = (text: string): Result.Result<ReadonlyArray<Named>, Problem
  * @since 0.1.0
  */
 export interface Loaded {
+  /** The file it is written in, as given. */
+  readonly file: string
+  /** Its name in the file's `mcpServers`. */
+  readonly name: string
   /** The declaration as written, `cwd` absolute: what a trace records. */
   readonly declaration: Mounter.Declaration
   /** What `Mount.mountAll` mounts. */
@@ -549,7 +553,7 @@ export const load = (
         }
         const declaration: Mounter.Declaration =
           written.command === undefined ? written : { ...written, cwd: path.resolve(folder, written.cwd ?? ".") }
-        loaded.push({ declaration, entry: entry.success })
+        loaded.push({ file, name, declaration, entry: entry.success })
       }
     }
     return loaded

@@ -128,15 +128,24 @@ export interface Options extends Trust.Options {
 
 const MountErrorBase: Schema.Class<
   MountError,
-  Schema.TaggedStruct<"MountError", { readonly server: Schema.String; readonly problem: Schema.String }>,
+  Schema.TaggedStruct<
+    "MountError",
+    {
+      readonly server: Schema.String
+      readonly problem: Schema.String
+      readonly entry: Schema.optionalKey<Schema.Int>
+    }
+  >,
   Cause.YieldableError
 > = Schema.TaggedError<MountError>()("MountError", {
   server: Schema.String,
-  problem: Schema.String
+  problem: Schema.String,
+  entry: Schema.optionalKey(Schema.Int)
 })
 
 /**
- * The server could not be mounted: which server, and why.
+ * The server could not be mounted: which server, and why; from `mountAll`, also which of its
+ * entries (`entry`, from 0).
  *
  * @since 0.1.0
  */
@@ -259,7 +268,38 @@ const errorText = (error: unknown): string => {
 const millisOf = (input: Duration.Input | undefined, fallback: number): number =>
   input === undefined ? fallback : Duration.toMillis(Duration.fromInputUnsafe(input))
 
+/**
+ * Progress of the calls in flight, by the progress token each was sent with. The SDK hands a
+ * `notifications/progress` to its handler a microtask late, after an answer that follows it on
+ * the wire has already removed the handler (so a server's last update was lost): the transport
+ * is tapped instead, and each update reaches its call as it is read.
+ */
+type ProgressTaps = Map<string, (params: unknown) => void>
+
+/** Sees every message `transport` delivers before the client does: progress goes to its call at once. */
+const tap = (transport: Transport | undefined, taps: ProgressTaps): void => {
+  if (transport === undefined) return
+  const deliver = transport.onmessage
+  if (deliver === undefined) return
+  transport.onmessage = (message, extra) => {
+    try {
+      const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
+      if (method === "notifications/progress" && typeof params === "object" && params !== null) {
+        const token = (params as { readonly progressToken?: unknown }).progressToken
+        if (typeof token === "string") taps.get(token)?.(params)
+      }
+    } catch {
+      // A message that cannot be read is the client's to judge.
+    }
+    deliver.call(transport, message, extra)
+  }
+}
+
+let progressTokens = 0
+
 interface Connection {
+  /** The calls in flight that listen for progress, by their progress token. */
+  readonly progress: ProgressTaps
   /** The client of the current session (a new one after a Streamable HTTP session ended). */
   client: Client
   readonly child: StdioChild.StdioChild | undefined
@@ -303,6 +343,7 @@ const open = (
         renewing ??= (async () => {
           const fresh = clientFor()
           await fresh.connect(transportOf(server, connection), { timeout: connectTimeout })
+          tap(fresh.transport, connection.progress)
           connection.client = fresh
           void stale.close().catch(() => undefined)
         })().finally(() => {
@@ -311,6 +352,7 @@ const open = (
         return renewing
       }
       const connection: Connection = {
+        progress: new Map(),
         client: clientFor(),
         child,
         status: { _tag: "Running" },
@@ -434,17 +476,12 @@ const send = async (
   connection: Connection,
   params: Record<string, unknown>,
   signal: AbortSignal,
-  timeout: number,
-  onprogress: ((progress: unknown) => void) | undefined
+  timeout: number
 ): Promise<unknown> => {
   const deadline = Date.now() + timeout
   const once = async (client: Client, millis: number): Promise<unknown> => {
     try {
-      return await client.request({ method: "tools/call", params }, Answer, {
-        signal,
-        timeout: millis,
-        ...(onprogress === undefined ? {} : { onprogress })
-      })
+      return await client.request({ method: "tools/call", params }, Answer, { signal, timeout: millis })
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         const data: unknown = error.data
@@ -485,18 +522,13 @@ class TooLargeToSend {
 }
 
 /**
- * The size in bytes of the `tools/call` message for `params`, as the SDK writes it (with a
- * progress token and an id of at most 15 digits: a little over, never under), or `undefined`
- * when it cannot be written (the SDK would fail to send it, and says why).
+ * The size in bytes of the `tools/call` message for `params`, as the SDK writes it (with an id
+ * of at most 15 digits: a little over, never under), or `undefined` when it cannot be written
+ * (the SDK would fail to send it, and says why).
  */
 const messageBytes = (params: Record<string, unknown>): number | undefined => {
   try {
-    const meta = params._meta
-    const withToken = {
-      ...params,
-      _meta: { ...(typeof meta === "object" && meta !== null ? meta : {}), progressToken: 999_999_999_999_999 }
-    }
-    const line = JSON.stringify({ method: "tools/call", params: withToken, jsonrpc: "2.0", id: 999_999_999_999_999 })
+    const line = JSON.stringify({ method: "tools/call", params, jsonrpc: "2.0", id: 999_999_999_999_999 })
     return typeof line === "string" ? Buffer.byteLength(line) + 1 : undefined
   } catch {
     return undefined
@@ -620,7 +652,7 @@ const makeTool = (
     description: typeof listed.description === "string" ? listed.description : "",
     parameters: imported.parameters,
     annotations: judged.annotations,
-    content: CallResult.content,
+    content: CallResult.text,
     failureMessage: (error: CallError) => error.message,
     lane,
     run: (input: object, context) =>
@@ -634,25 +666,29 @@ const makeTool = (
           })
         }
         const { catalog } = yield* Execute.harness
-        const params = { name: remote, arguments: input as Record<string, unknown>, _meta: { [callIdKey]: context.id } }
         // Progress is asked for (a progress token sent) only when someone listens.
         const reporter = yield* Progress.Reporter
-        const onprogress =
-          reporter === Progress.none
-            ? undefined
-            : (progress: unknown) => {
-                const update = Progress.check(progress)
-                if (update !== undefined) {
-                  Effect.runFork(
-                    Effect.provideService(Progress.report(context.id, update), Progress.Reporter, reporter)
-                  )
-                }
-              }
+        const token = reporter === Progress.none ? undefined : `agent-harness-${++progressTokens}`
+        const params = {
+          name: remote,
+          arguments: input as Record<string, unknown>,
+          _meta: { [callIdKey]: context.id, ...(token === undefined ? {} : { progressToken: token }) }
+        }
         const answer = yield* Effect.tryPromise({
-          try: (signal) => {
+          try: async (signal) => {
             const bytes = messageBytes(params)
-            if (bytes !== undefined && bytes > MessageSize.maxBytes) return Promise.reject(new TooLargeToSend(bytes))
-            return send(connection, params, signal, timeout, onprogress)
+            if (bytes !== undefined && bytes > MessageSize.maxBytes) throw new TooLargeToSend(bytes)
+            if (token === undefined) return await send(connection, params, signal, timeout)
+            connection.progress.set(token, (progress) => {
+              const update = Progress.check(progress)
+              if (update === undefined) return
+              Effect.runFork(Effect.provideService(Progress.report(context.id, update), Progress.Reporter, reporter))
+            })
+            try {
+              return await send(connection, params, signal, timeout)
+            } finally {
+              connection.progress.delete(token)
+            }
           },
           catch: (error) => failure(error, connection, serverName, texts, catalog, timeout)
         })
@@ -781,6 +817,7 @@ const mountWith = (
       try: async () => {
         try {
           await client.connect(transportOf(server, connection), { timeout: connectTimeout })
+          tap(client.transport, connection.progress)
         } catch (error) {
           // A write to a child that just exited fails before its exit is known: wait for it.
           await connection.child?.settled(2000)
@@ -931,7 +968,7 @@ export const mountAll = (entries: ReadonlyArray<Entry>): Effect.Effect<MountedAl
     const taken = new Set(given.keys())
     const mounted: Array<Mounted> = []
     const warnings: Array<string> = []
-    for (const { server, options } of entries) {
+    for (const [index, { server, options }] of entries.entries()) {
       let numbered: { readonly from: string; readonly to: string } | undefined
       const prefixOf = (wanted: string): string => {
         let prefix = wanted
@@ -942,7 +979,10 @@ export const mountAll = (entries: ReadonlyArray<Entry>): Effect.Effect<MountedAl
         if (prefix !== wanted) numbered = { from: wanted, to: prefix }
         return prefix
       }
-      const one = yield* mountWith(server, options, prefixOf)
+      const one = yield* Effect.mapError(
+        mountWith(server, options, prefixOf),
+        (error) => new MountError({ server: error.server, problem: error.problem, entry: index })
+      )
       taken.add(one.prefix)
       if (numbered !== undefined) {
         warnings.push(

@@ -61,7 +61,7 @@ describe("Mount: progress", slow, () => {
     try {
       expect((await run(all.toolset, "p__token", {})).content).toBe("none")
       const token = (await run(all.toolset, "p__token", {}, () => Effect.void)).content
-      expect(token).toMatch(/^\d+$/)
+      expect(token).toMatch(/^agent-harness-\d+$/)
     } finally {
       await close()
     }
@@ -128,7 +128,7 @@ describe("Mount: progress", slow, () => {
 })
 
 describe("Mount: calls of one turn to two servers", slow, () => {
-  it("do not wait for each other (each 2 s: well under 4 s); results in call order", async () => {
+  it("do not wait for each other (3 s each: well under 6 s); results in call order", async () => {
     const { all, close } = await mountIn([
       { server: progressServer, options: { prefix: "a" } },
       { server: progressServer, options: { prefix: "b" } }
@@ -137,8 +137,8 @@ describe("Mount: calls of one turn to two servers", slow, () => {
       expect(all.toolset.tools.map((tool) => tool.lane)).toContain("mcp:a")
       expect(new Set(all.toolset.tools.map((tool) => tool.lane))).toEqual(new Set(["mcp:a", "mcp:b"]))
       const calls = [
-        Message.toolUse("a1", "a__slow", { ms: 2000, tag: "a1" }),
-        Message.toolUse("b1", "b__slow", { ms: 2000, tag: "b1" }),
+        Message.toolUse("a1", "a__slow", { ms: 3000, tag: "a1" }),
+        Message.toolUse("b1", "b__slow", { ms: 3000, tag: "b1" }),
         Message.toolUse("a2", "a__slow", { ms: 1, tag: "a2" })
       ]
       const started = performance.now()
@@ -151,9 +151,9 @@ describe("Mount: calls of one turn to two servers", slow, () => {
         ["b1", "done b1"],
         ["a2", "done a2"]
       ])
-      // Sequential, the three would take over 4 s; side by side about 2 s (a loaded machine: loose).
-      expect(elapsed).toBeGreaterThanOrEqual(2000)
-      expect(elapsed).toBeLessThan(3900)
+      // One after the other, the three would take over 6 s; side by side about 3 s (a loaded machine: loose).
+      expect(elapsed).toBeGreaterThanOrEqual(3000)
+      expect(elapsed).toBeLessThan(5800)
     } finally {
       await close()
     }
