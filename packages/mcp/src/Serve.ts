@@ -28,6 +28,7 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
+  SetLevelRequestSchema,
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
 import * as z from "zod"
@@ -35,6 +36,7 @@ import { type Cause, Console, type Duration, Effect, FiberSet, Logger, Schema, t
 import * as CallResult from "./CallResult.ts"
 import * as Hints from "./Hints.ts"
 import * as HttpEndpoint from "./internal/HttpEndpoint.ts"
+import * as ServedLog from "./internal/ServedLog.ts"
 import * as ServedProgress from "./internal/ServedProgress.ts"
 import { StdioServer } from "./internal/StdioServer.ts"
 
@@ -77,9 +79,17 @@ export interface Options {
 export const callIdKey = "agent-harness/call-id"
 
 /**
- * How `tools/list` lists a toolset: each tool's JSON Schema (`JsonSchema.parameters`) and its
- * annotations as MCP hints. A tool whose parameters have no JSON Schema is a `ServeError` that
- * names it.
+ * The JSON Schema dialect of the listed input schemas (`$schema`): draft 2020-12, what
+ * `JsonSchema.parameters` writes.
+ *
+ * @since 0.1.0
+ */
+export const schemaDialect: string = "https://json-schema.org/draft/2020-12/schema"
+
+/**
+ * How `tools/list` lists a toolset: each tool's JSON Schema (`JsonSchema.parameters`, its
+ * dialect stated as `$schema`) and its annotations as MCP hints. A tool whose parameters have
+ * no JSON Schema is a `ServeError` that names it.
  *
  * @since 0.1.0
  */
@@ -92,7 +102,11 @@ export const listing = (toolset: Toolset.Toolset<Tool.Any>): Effect.Effect<Reado
             name: tool.name,
             ...(tool.annotations.title === undefined ? {} : { title: tool.annotations.title }),
             description: tool.description,
-            inputSchema: JsonSchema.parameters(tool) as McpTool["inputSchema"],
+            // Its dialect said, as MCP 2025-11-25 allows (2020-12 is also the default).
+            inputSchema: {
+              $schema: schemaDialect,
+              ...JsonSchema.parameters(tool)
+            } as unknown as McpTool["inputSchema"],
             ...CallResult.outputSchemaOf(tool),
             annotations: Hints.fromAnnotations(tool.annotations)
           }
@@ -165,12 +179,18 @@ export const server = (
   const mcp = new Server(
     { name: options?.name ?? "agent-harness", version: options?.version ?? "0.1.0" },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
     }
   )
   const timeout = options?.timeout
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }))
+  // The level this client asked for (one server per session or per exchange): none, no logs sent.
+  let logLevel: ServedLog.Level | undefined
+  mcp.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level
+    return {}
+  })
   // Registered past the SDK Server's own `tools/call` check (a zod dump under -32603, or -32602
   // with the dump): the params are checked here, in words.
   Protocol.prototype.setRequestHandler.call(mcp, LooseCallRequest, async (request, extra) => {
@@ -193,8 +213,17 @@ export const server = (
             ServedProgress.reporter(call.id, token, (notification) => extra.sendNotification(notification))
           )
     ).pipe(Effect.map(CallResult.fromOutcome))
+    // What the call logs reaches a client that set a level (`logging/setLevel`), on the call's own stream.
+    const logged = ServedLog.withLogger(
+      answer,
+      ServedLog.logger(
+        call.name,
+        () => logLevel,
+        (notification) => extra.sendNotification(notification)
+      )
+    )
     try {
-      return await run(answer, extra.signal)
+      return await run(logged, extra.signal)
     } catch {
       return CallResult.error(interrupted)
     }

@@ -52,6 +52,7 @@ const contract = (connect: () => Promise<Client>) => {
     const read = listed[0]
     expect(read?.title).toBe("Read a file")
     expect(read?.inputSchema).toStrictEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       properties: { path: { type: "string" } },
       required: ["path"],

@@ -1,7 +1,8 @@
 /**
  * Long served calls, with the official SDK's Client: a client cancels a call (its Effect is
  * interrupted, its finalizer runs, no result is sent, the next call is answered) and a client
- * that sends a progress token hears the tool's progress, increasing only. Over stdio (a child
+ * that sends a progress token hears the tool's progress, increasing only; one that set a log
+ * level hears what a call logs. Over stdio (a child
  * like `harness mcp serve`) and over Streamable HTTP (`Serve.http`).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
@@ -11,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type CallToolResult,
+  LoggingMessageNotificationSchema,
+  type Progress
+} from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Scope } from "effect"
 import { Serve } from "../src/index.ts"
 import { longTools } from "./fixtures/long-tools.ts"
@@ -90,6 +95,22 @@ const contract = (connect: () => Promise<{ readonly client: Client; readonly hea
 
   it("a call without a progress token is answered without progress", async () => {
     expect(textOf(await call(client, "count", { to: 3 }))).toBe("counted to 3")
+  })
+
+  it("sends what a call logs once the client set a level, at or above it", async () => {
+    const heardLogs: Array<unknown> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      heardLogs.push(notification.params)
+    })
+    expect(textOf(await call(client, "chatty", {}))).toBe("said it")
+    // No level set yet: nothing is sent.
+    expect(heardLogs).toStrictEqual([])
+    await client.setLoggingLevel("info", { timeout: 60_000 })
+    expect(textOf(await call(client, "chatty", {}))).toBe("said it")
+    expect(heardLogs).toStrictEqual([
+      { level: "info", logger: "chatty", data: 'working {"step":1}' },
+      { level: "warning", logger: "chatty", data: "careful" }
+    ])
   })
 }
 
