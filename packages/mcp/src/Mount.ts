@@ -669,6 +669,8 @@ const makeTool = (
         // Progress is asked for (a progress token sent) only when someone listens.
         const reporter = yield* Progress.Reporter
         const token = reporter === Progress.none ? undefined : `agent-harness-${++progressTokens}`
+        // Updates come from the SDK's callbacks: reported with this call's services (its reporter).
+        const run = Effect.runForkWith(yield* Effect.context<never>())
         const params = {
           name: remote,
           arguments: input as Record<string, unknown>,
@@ -682,7 +684,7 @@ const makeTool = (
             connection.progress.set(token, (progress) => {
               const update = Progress.check(progress)
               if (update === undefined) return
-              Effect.runFork(Effect.provideService(Progress.report(context.id, update), Progress.Reporter, reporter))
+              run(Progress.report(context.id, update))
             })
             try {
               return await send(connection, params, signal, timeout)
