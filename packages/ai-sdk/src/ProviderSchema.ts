@@ -383,6 +383,7 @@ const nullable = (input: unknown): unknown => {
   if (!isNode(input) || allowsNull(input)) return input
   const schema =
     Array.isArray(input.enum) && !input.enum.includes(null) ? { ...input, enum: [...input.enum, null] } : input
+  if (schema !== input && schema.type === undefined) return schema
   if (typeof schema.type === "string") return { ...schema, type: [schema.type, "null"] }
   if (Array.isArray(schema.type)) return { ...schema, type: [...schema.type, "null"] }
   if (Array.isArray(schema.anyOf) && Object.keys(schema).every((k) => k === "anyOf" || k === "description")) {
@@ -390,6 +391,9 @@ const nullable = (input: unknown): unknown => {
   }
   return { anyOf: [schema, { type: "null" }] }
 }
+
+/** What strict mode sends for a schema of any value: it wants a type, and an object or array of anything cannot be said. */
+const anyScalar: ReadonlyArray<Node> = [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "null" }]
 
 /** What strict mode's rewrite gathers on its way: keywords dropped (by keyword: where), notes, plans of definitions. */
 interface StrictContext {
@@ -455,8 +459,34 @@ const strictify = (
       out[defs] = next
     }
   }
-  const isObject =
-    out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || isNode(out.properties)
+  const where = at === "" ? "top level" : at
+  const typed =
+    out.type !== undefined ||
+    typeof out.$ref === "string" ||
+    Array.isArray(out.anyOf) ||
+    Array.isArray(out.enum) ||
+    Object.hasOwn(out, "const")
+  if (!typed && isNode(out.properties)) out.type = "object"
+  else if (!typed) {
+    out.anyOf = [...anyScalar]
+    cx.notes.push({
+      what: `${where}: a schema of any value sent as any string, number, boolean or null (strict mode wants a type)`,
+      relaxed: false,
+      restricts: true,
+      strict: true
+    })
+  }
+  const isArray = out.type === "array" || (Array.isArray(out.type) && out.type.includes("array"))
+  if (isArray && out.items === undefined) {
+    out.items = { anyOf: [...anyScalar] }
+    cx.notes.push({
+      what: `${where}: an array of any items sent as an array of strings, numbers, booleans or nulls (strict mode wants items)`,
+      relaxed: false,
+      restricts: true,
+      strict: true
+    })
+  }
+  const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object"))
   if (!isObject) return { schema: out, plan: Object.keys(plan).length === 0 ? undefined : plan }
   const props: Node = isNode(out.properties) ? out.properties : {}
   const required = new Set(stringsOf(out.required))
@@ -489,7 +519,6 @@ const strictify = (
   }
   if (out.additionalProperties !== false) {
     const open = out.additionalProperties
-    const where = at === "" ? "top level" : at
     // Closing an object of declared properties costs nothing; closing one that takes any keys
     // (a record, a free-form object) leaves the model nothing to send.
     const extra = isNode(open) && Object.keys(open).length > 0

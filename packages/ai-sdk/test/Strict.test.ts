@@ -11,6 +11,7 @@ import { createOpenAI } from "@ai-sdk/openai"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { AiSdkModel, ProviderSchema, ToolAliases } from "../src/index.ts"
+import * as SchemaRules from "../src/internal/schemaRules.ts"
 import { FakeProvider } from "../src/testing.ts"
 
 const timeout = 60_000
@@ -209,6 +210,45 @@ describe("OpenAI strict mode", () => {
       }),
     timeout
   )
+
+  it("strict mode wants a type and array items: the fake refuses a value of any type and an array without items, normalization sends what it takes at a cost auto does not pay", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        v: { description: "anything" },
+        list: { type: "array" },
+        n: { properties: { a: { type: "string" } }, required: ["a"] }
+      },
+      required: ["v", "list", "n"],
+      additionalProperties: false
+    }
+    expect(SchemaRules.openAiParameters("t", schema, true)).toEqual([
+      "Invalid schema for function 't': In context=('properties', 'v'), schema must have a 'type' key."
+    ])
+    expect(
+      SchemaRules.openAiParameters(
+        "t",
+        { type: "object", properties: { list: { type: "array" } }, required: ["list"], additionalProperties: false },
+        true
+      )
+    ).toEqual(["Invalid schema for function 't': In context=('properties', 'list'), array schema missing items."])
+    const normalized = ProviderSchema.normalize(schema, "openai-strict")
+    expect(SchemaRules.openAiParameters("t", normalized.schema, true)).toEqual([])
+    expect(normalized.changes.filter((c) => c.restricts === true).map((c) => c.what)).toEqual([
+      "/properties/v: a schema of any value sent as any string, number, boolean or null (strict mode wants a type)",
+      "/properties/list: an array of any items sent as an array of strings, numbers, booleans or nulls (strict mode wants items)"
+    ])
+    const Any = Tool.make("any", {
+      description: "Takes anything",
+      parameters: Schema.Struct({ value: Schema.Unknown }),
+      run: () => Effect.succeed("ok")
+    })
+    const declared = ToolAliases.forProvider(Toolset.make(Any), "openai.chat", { strict: "auto" })
+    expect(declared.tools.map((t) => t.strict)).toEqual([undefined])
+    expect(declared.notices.map((n) => n.what)).toEqual([
+      "sent without strict mode, whose rules would cost: /properties/value: a schema of any value sent as any string, number, boolean or null (strict mode wants a type)"
+    ])
+  })
 
   it("auto is for OpenAI's own API: an OpenAI-compatible server and Anthropic get no strict tools", () => {
     const { toolset } = toolsOf()

@@ -4,8 +4,9 @@
  * `allOf` or `anyOf` at its top level (`tools.N.custom.input_schema: input_schema does not
  * support oneOf, allOf, or anyOf at the top level`); OpenAI refuses `parameters` that are not an
  * object schema (another `type`, or a root union without `type: "object"`) and, for a tool sent with `strict: true`, any object without
- * `additionalProperties: false`, any property left out of `required`, and the keywords strict
- * mode does not support. Hostile bodies never throw: depth and cycles are bounded.
+ * `additionalProperties: false`, any property left out of `required`, the keywords strict
+ * mode does not support, a schema without a `type` (or `$ref`, `anyOf`, `enum`, `const`) and an
+ * array without `items`. Hostile bodies never throw: depth and cycles are bounded.
  *
  * @internal
  */
@@ -68,6 +69,16 @@ const strictProblem = (schema: unknown, path: Array<string>, depth: number): str
     if (!strictKeys.has(key)) return `In context=${contextOf(path)}, '${key}' is not permitted.`
   }
   const type = schema.type
+  const typed =
+    type !== undefined ||
+    schema.$ref !== undefined ||
+    Array.isArray(schema.anyOf) ||
+    schema.enum !== undefined ||
+    Object.hasOwn(schema, "const")
+  if (!typed) return `In context=${contextOf(path)}, schema must have a 'type' key.`
+  if ((type === "array" || (Array.isArray(type) && type.includes("array"))) && schema.items === undefined) {
+    return `In context=${contextOf(path)}, array schema missing items.`
+  }
   const isObj = type === "object" || (Array.isArray(type) && type.includes("object"))
   if (isObj) {
     if (schema.additionalProperties !== false) {
