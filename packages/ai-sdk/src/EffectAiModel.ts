@@ -84,17 +84,49 @@ export const toAiError = (error: ProviderError.ProviderError): AiError.AiError =
   }
 }
 
-/** An effect/ai prompt as the SDK's, tool names as aliases; file parts are refused. */
-const toPrompt = (prompt: Prompt.Prompt, alias: (name: string) => string): LanguageModelV4Message[] | string => {
+/**
+ * A successful tool result's model output as the SDK's `content` output, when the provider takes
+ * images in tool results and the output has some (base64 file parts); otherwise `undefined`.
+ */
+const contentOutput = (part: Prompt.ToolResultPart, media: ProviderPrompt.MediaResults) => {
+  if (part.isFailure || media !== "parts" || part.modelOutput === undefined) return undefined
+  const value: Array<
+    | { readonly type: "text"; readonly text: string }
+    | {
+        readonly type: "file"
+        readonly mediaType: string
+        readonly data: { readonly type: "data"; readonly data: string }
+      }
+  > = []
+  for (const output of part.modelOutput) {
+    if (output.type === "text") {
+      if (output.text !== "") value.push({ type: "text", text: output.text })
+    } else if (typeof output.data === "string" && output.mediaType.startsWith("image/")) {
+      value.push({ type: "file", mediaType: output.mediaType, data: { type: "data", data: output.data } })
+    }
+  }
+  return value.some((v) => v.type === "file") ? { type: "content" as const, value } : undefined
+}
+
+/**
+ * An effect/ai prompt as the SDK's, tool names as aliases; file parts are refused, except the
+ * images of a tool result's model output, sent to providers that take them (`media`).
+ */
+const toPrompt = (
+  prompt: Prompt.Prompt,
+  alias: (name: string) => string,
+  media: ProviderPrompt.MediaResults = "text"
+): LanguageModelV4Message[] | string => {
   const out: Array<LanguageModelV4Message> = []
   const result = (part: Prompt.ToolResultPart) => ({
     type: "tool-result" as const,
     toolCallId: part.id,
     toolName: alias(part.name),
     output:
-      typeof part.result === "string"
+      contentOutput(part, media) ??
+      (typeof part.result === "string"
         ? { type: part.isFailure ? ("error-text" as const) : ("text" as const), value: part.result }
-        : { type: part.isFailure ? ("error-text" as const) : ("text" as const), value: JSON.stringify(part.result) }
+        : { type: part.isFailure ? ("error-text" as const) : ("text" as const), value: JSON.stringify(part.result) })
   })
   for (const message of prompt.content) {
     switch (message.role) {
@@ -199,7 +231,7 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
         )
         yield* report(declared)
         const tools = [...declared.tools]
-        const prompt = toPrompt(request.prompt, alias)
+        const prompt = toPrompt(request.prompt, alias, ProviderPrompt.mediaResultsFor(model.provider))
         if (typeof prompt === "string") {
           return yield* aiError("generateText", new AiError.InvalidUserInputError({ description: prompt }))
         }

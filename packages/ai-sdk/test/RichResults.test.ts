@@ -5,13 +5,13 @@
  * function_call_output; OpenAI Chat, whose tool messages are text only, the text, which says
  * what the image is (and no base64 dumped into it).
  */
-import { Loop, Message, type Model } from "@agent-harness/executor"
+import { LanguageModelAdapter, Loop, Message, type Model } from "@agent-harness/executor"
 import { Tool, ToolContent, Toolset } from "@agent-harness/tool-schema"
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Layer, Schema } from "effect"
-import { AiSdkModel, ProviderPrompt } from "../src/index.ts"
+import { Effect, Layer, Schema } from "effect"
+import { AiSdkModel, EffectAiModel, ProviderPrompt } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
 import { jsonOf, successOf } from "./fixtures.ts"
 
@@ -164,6 +164,38 @@ describe("rich tool results to real providers", () => {
         expect(fake.requests.at(-1)?.problems.join("\n")).toContain(
           "image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
         )
+      }),
+    timeout
+  )
+
+  it.live(
+    "through effect/ai (LanguageModelAdapter + EffectAiModel): Anthropic gets the image, OpenAI Chat the text",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({ apiKey: "k", anthropic: script, openai: script })
+        const anthropic = EffectAiModel.layer(
+          createAnthropic({ baseURL: `${fake.url}/v1`, apiKey: "k" })("claude-test"),
+          { maxOutputTokens: 256 }
+        )
+        expect((yield* run(Layer.provide(LanguageModelAdapter.layer, anthropic))).stop).toBe("end")
+        const second = fake.requestsTo("anthropic")[1]
+        expect(second?.problems).toEqual([])
+        const messages = jsonOf<{ readonly messages: ReadonlyArray<{ readonly content: ReadonlyArray<Json> }> }>(
+          second
+        ).messages
+        expect(messages[2]?.content[0]).toMatchObject({
+          type: "tool_result",
+          content: [
+            { type: "text", text },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: png } }
+          ]
+        })
+        const chat = EffectAiModel.layer(createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "k" }).chat("gpt-test"))
+        expect((yield* run(Layer.provide(LanguageModelAdapter.layer, chat))).stop).toBe("end")
+        const sent = fake.requestsTo("openai")[1]
+        expect(sent?.problems).toEqual([])
+        const tool = jsonOf<{ readonly messages: ReadonlyArray<Json> }>(sent).messages.find((m) => m.role === "tool")
+        expect(tool?.content).toBe(text)
       }),
     timeout
   )

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
+import { JsonSchema, type Tool, type ToolContent, type Toolset } from "@agent-harness/tool-schema"
 import { Effect, Layer } from "effect"
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
@@ -36,9 +36,19 @@ export {
   IncompleteReply
 } from "./Model.ts"
 
+/** A result's images as effect/ai's model output: its text, then each image as a file part. */
+const modelOutputOf = (result: Message.ToolResultBlock) => {
+  const images = (result.parts ?? []).flatMap((part) =>
+    part.type === "image" ? [{ type: "file" as const, mediaType: part.mediaType, data: part.data }] : []
+  )
+  return images.length === 0 ? {} : { modelOutput: [{ type: "text" as const, text: result.content }, ...images] }
+}
+
 /**
  * The history as an effect/ai prompt. Tool results become `tool` messages whose parts carry
- * `isFailure` and the observation text as `result`.
+ * `isFailure` and the observation text as `result`; a result with images also carries them as
+ * its `modelOutput` (its text, then each image as a file part, base64), for providers that take
+ * images in tool results.
  *
  * @since 0.1.0
  */
@@ -76,7 +86,8 @@ export const toPrompt = (messages: ReadonlyArray<Message.Message>): Prompt.Promp
               id: r.tool_use_id,
               name: names.get(r.tool_use_id) ?? "",
               isFailure: r.is_error,
-              result: r.content
+              result: r.content,
+              ...modelOutputOf(r)
             }))
           })
         }
@@ -88,8 +99,17 @@ export const toPrompt = (messages: ReadonlyArray<Message.Message>): Prompt.Promp
   return Prompt.make(raw)
 }
 
+/** The images of a tool result's model output (base64 file parts), as rich parts. */
+const imagesOf = (part: Prompt.ToolResultPart): ReadonlyArray<ToolContent.ImagePart> =>
+  (part.modelOutput ?? []).flatMap((output) =>
+    output.type === "file" && typeof output.data === "string" && output.mediaType.startsWith("image/")
+      ? [{ type: "image" as const, mediaType: output.mediaType, data: output.data }]
+      : []
+  )
+
 /**
- * The tool results of the last `tool` message of a prompt, as the model is shown them.
+ * The tool results of the last `tool` message of a prompt, as the model is shown them (with
+ * the images of their model output as parts).
  *
  * @since 0.1.0
  */
@@ -105,7 +125,8 @@ export const lastToolResults = (prompt: Prompt.Prompt): ReadonlyArray<Message.To
               Message.toolResult(
                 part.id,
                 typeof part.result === "string" ? part.result : JSON.stringify(part.result),
-                part.isFailure
+                part.isFailure,
+                { parts: imagesOf(part) }
               )
             ]
           : []
