@@ -652,7 +652,7 @@ const makeTool = (
     description: typeof listed.description === "string" ? listed.description : "",
     parameters: imported.parameters,
     annotations: judged.annotations,
-    content: CallResult.text,
+    content: CallResult.content,
     failureMessage: (error: CallError) => error.message,
     lane,
     run: (input: object, context) =>
