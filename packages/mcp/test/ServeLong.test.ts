@@ -196,6 +196,59 @@ describe("long calls over Streamable HTTP (Serve.http)", slow, () => {
   afterAll(async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })
+
+  it("sends no result for a cancelled request, and ends its stream (raw HTTP)", async () => {
+    const heard = new Heard()
+    const tools = longTools({
+      started: (tag) => heard.hear(`started ${tag}`),
+      finalized: (tag) => heard.hear(`finalized ${tag}`)
+    })
+    const { url } = await Effect.runPromise(Scope.provide(Serve.http(tools, { port: 0 }), scope))
+    const post = (body: unknown, session?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
+        },
+        body: JSON.stringify(body)
+      })
+    const initialized = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+    })
+    const session = initialized.headers.get("mcp-session-id") ?? ""
+    expect(session).not.toBe("")
+    await initialized.text()
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text()
+    const running = await post(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "wait", arguments: { ms: 30_000, tag: "raw" } } },
+      session
+    )
+    await heard.when("started raw")
+    const cancelled = await post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "no longer needed" } },
+      session
+    )
+    expect(cancelled.status).toBe(202)
+    await heard.when("finalized raw")
+    // The call's stream ends without its result (well before the 30 s the tool would take).
+    const stream = await Promise.race([
+      running.text(),
+      new Promise<string>((_, reject) =>
+        setTimeout(() => reject(new Error("the cancelled call's stream is still open after 5 s")), 5_000)
+      )
+    ])
+    expect(stream).not.toContain('"id":2')
+    const next = await post(
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "wait", arguments: { ms: 1, tag: "after" } } },
+      session
+    )
+    expect(await next.text()).toContain("waited after")
+  })
   contract(async () => {
     const heard = new Heard()
     const tools = longTools({
