@@ -7,6 +7,7 @@
  * the suite adds is named too.
  */
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,7 +18,12 @@ import { Effect, Exit, Scope } from "effect"
 import { Serve } from "../src/index.ts"
 import { conformanceTools } from "./fixtures/conformance-tools.ts"
 
-const bin = fileURLToPath(new URL("../node_modules/.bin/conformance", import.meta.url))
+/** The CLI's script, run with this Node (22: the suite needs `fs.globSync`; a `node` on PATH may be older). */
+const cli = (() => {
+  const folder = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/conformance/", import.meta.url))
+  const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { bin: { conformance: string } }
+  return join(folder, manifest.bin.conformance)
+})()
 const readme = fileURLToPath(new URL("../README.md", import.meta.url))
 
 /** The scenarios of what we offer: every check passes. */
@@ -69,7 +75,10 @@ interface Check {
 /** Runs the CLI to its end (at most `within` ms); its output, for the failure message. */
 const runSuite = (args: ReadonlyArray<string>, within: number) =>
   new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } })
+    const child = spawn(process.execPath, [cli, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" }
+    })
     let output = ""
     const collect = (chunk: Buffer) => {
       output += chunk.toString("utf8")
