@@ -369,10 +369,10 @@ const loopbackNames = (port: number): ReadonlySet<string> =>
  * stops listening, closes its connections and sessions and interrupts running calls. A client
  * that initializes gets a session (`Mcp-Session-Id`), so its `notifications/cancelled` reaches
  * the call it names (the call's Effect is interrupted and no result is sent) and the progress
- * of a call it gave a progress token travels on that call's event stream; at most 256 sessions
- * are kept (the oldest is closed first), `DELETE` ends one, and an unknown one is answered 404
- * (after a restart the client initializes again). A POST without a session that is not an
- * `initialize` is one exchange on its own (stateless). A request body over
+ * of a call it gave a progress token travels on that call's event stream; at most 256
+ * sessions are kept (the one idle longest is closed first), `DELETE` ends one, an unknown one
+ * is answered 404 (after a restart the client initializes again). A POST without a session
+ * that is not an `initialize` is one exchange on its own (stateless). A request body over
  * `MessageSize.maxBytes` is answered with a JSON-RPC error naming the limit, and the server
  * keeps serving. Requests whose `Host` or `Origin` is not this loopback server are refused
  * (403), so a web page cannot reach the tools through DNS rebinding. A port in use, or an

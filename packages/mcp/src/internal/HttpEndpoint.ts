@@ -6,7 +6,7 @@
  *   same server, so a `notifications/cancelled` it sends reaches the call it names (without a
  *   session it would reach a fresh server that never saw the call) and progress travels on the
  *   call's own event stream. `DELETE` ends a session; at most `maxSessions` are kept (the
- *   oldest is closed first). A restarted server answers an unknown session 404, as the spec
+ *   least recently used is closed first). A restarted server answers an unknown session 404, as the spec
  *   says, and the client initializes again.
  * - A POST without a session that is not an `initialize` is served alone (stateless), as
  *   before: JSON, or an event stream when it asks for progress.
@@ -24,7 +24,7 @@ import * as MessageSize from "../MessageSize.ts"
 import * as HttpBody from "./HttpBody.ts"
 import * as ServedProgress from "./ServedProgress.ts"
 
-/** The sessions kept at most; past it the oldest is closed. */
+/** The sessions kept at most; past it the least recently used is closed. */
 export const maxSessions = 256
 
 /** Answers a JSON-RPC error on its own (not through a transport). */
@@ -79,9 +79,11 @@ export const make = (options: {
   readonly allowed: () => ReadonlySet<string>
   readonly newServer: () => Server
   readonly maxBytes?: number | undefined
+  readonly maxSessions?: number | undefined
 }): Endpoint => {
   const sessions = new Map<string, Session>()
   const maxBytes = options.maxBytes ?? MessageSize.maxBytes
+  const most = options.maxSessions ?? maxSessions
 
   const closeSession = async (session: Session) => {
     const id = session.transport.sessionId
@@ -118,9 +120,9 @@ export const make = (options: {
         sessionIdGenerator: () => globalThis.crypto.randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, session)
-          if (sessions.size > maxSessions) {
-            const oldest = sessions.values().next().value
-            if (oldest !== undefined) void closeSession(oldest)
+          if (sessions.size > most) {
+            const idlest = sessions.values().next().value
+            if (idlest !== undefined) void closeSession(idlest)
           }
         },
         onsessionclosed: (id) => void sessions.delete(id)
@@ -182,6 +184,9 @@ export const make = (options: {
       if (session === undefined) {
         return reply(res, 404, "Session not found: initialize a new session", { code: -32001 })
       }
+      // The most recently used last: the one closed when there are too many has been idle longest.
+      sessions.delete(sessionId)
+      sessions.set(sessionId, session)
       return inSession(req, res, session)
     }
     if (req.method !== "POST") {
