@@ -197,6 +197,31 @@ describe("long calls over Streamable HTTP (Serve.http)", slow, () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
+  it("without a session, a call that asks for progress gets it on its own event stream (raw HTTP)", async () => {
+    const tools = longTools({ started: () => undefined, finalized: () => undefined })
+    const { url } = await Effect.runPromise(Scope.provide(Serve.http(tools, { port: 0 }), scope))
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "count", arguments: { to: 2 }, _meta: { progressToken: "t-9" } }
+      })
+    })
+    expect(response.headers.get("content-type")).toContain("text/event-stream")
+    const events = (await response.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { method?: string; params?: unknown; id?: number })
+    expect(events.filter((e) => e.method === "notifications/progress").map((e) => e.params)).toStrictEqual([
+      { progressToken: "t-9", progress: 1, total: 2, message: "step 1" },
+      { progressToken: "t-9", progress: 2, total: 2, message: "step 2" }
+    ])
+    expect(events.at(-1)?.id).toBe(9)
+  })
+
   it("sends no result for a cancelled request, and ends its stream (raw HTTP)", async () => {
     const heard = new Heard()
     const tools = longTools({
