@@ -8,7 +8,9 @@
  * always on stderr, without one no one can be asked and the call is denied. A `--journal` sits
  * behind the gate (a denied call is never journaled). `--mcp-config FILE` (the `mcpServers` file
  * every MCP client reads: `McpConfig`), `--mcp` and `--mcp-url` mount MCP servers' tools into the
- * same toolset, through the same gate.
+ * same toolset, through the same gate. One server's calls of a turn run one after another, and
+ * different servers' side by side (lanes, `Loop`); a running tool's progress is shown on stderr
+ * as it comes (`AgentProgress`), never to the model.
  *
  * `--trace FILE` records the run with the annotations `harness capture` needs to replay it (the
  * locale, the folder's files at the start and at the end, the policy, the answers a person gave,

@@ -8,7 +8,7 @@
  * on stderr (never to the model). And a server of the file that cannot be mounted is named by the
  * file and its name there.
  */
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
@@ -60,6 +60,7 @@ describe("harness agent with the official server-everything and server-filesyste
         fs: { command: process.execPath, args: [filesystem, join(shared, "docs")], timeout: 60000 }
       }
     })
+    const trace = temp.path("official.jsonl")
     const fake = await start({
       anthropic: [
         FakeProvider.reply([
@@ -89,6 +90,8 @@ describe("harness agent with the official server-everything and server-filesyste
         "everything__*",
         "--allow",
         "fs__*",
+        "--trace",
+        trace,
         "Try their tools."
       ],
       env(),
@@ -124,6 +127,21 @@ describe("harness agent with the official server-everything and server-filesyste
     expect(results.map((b) => b.tool_use_id)).toStrictEqual(["e1", "e2", "e3", "f1", "f2", "f3"])
     expect(results.map((b) => b.is_error === true)).toStrictEqual([false, true, false, false, true, true])
     expect(JSON.stringify(fake.requests[1]?.json)).not.toContain("1/3")
+    // The trace has each update as a tool.progress event of the call.
+    const events = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { readonly type: string })
+    expect(events.filter((e) => e.type === "tool.progress")).toStrictEqual(
+      [1, 2, 3].map((progress) => ({
+        type: "tool.progress",
+        turn: 1,
+        tool_use_id: "e3",
+        name: "everything__trigger-long-running-operation",
+        progress,
+        total: 3
+      }))
+    )
   })
 
   it("a server of the file that cannot be mounted is named by the file and its name there", SPAWNS, async () => {
