@@ -11,7 +11,11 @@ import { Effect } from "effect"
 const amount = (progress: number, total: number | undefined): string =>
   total === undefined ? `${progress}` : `${progress}/${total}`
 
-/** One update as the line stderr shows, with anything a terminal would act on made visible. */
+/**
+ * One update as the line stderr shows, with anything a terminal would act on made visible.
+ *
+ * @since 0.1.0
+ */
 export const line = (event: typeof Trace.ToolProgress.Type): string =>
   Printable.line(
     `  … ${event.name ?? event.tool_use_id} ${amount(event.progress, event.total)}${event.message === undefined ? "" : ` ${event.message}`}`
@@ -20,6 +24,8 @@ export const line = (event: typeof Trace.ToolProgress.Type): string =>
 /**
  * The trace `inner`, with every `tool.progress` event also written to stderr (by `write`) as
  * it is recorded.
+ *
+ * @since 0.1.0
  */
 export const tee = (inner: Trace.Trace, write: (text: string) => void): Trace.Trace => ({
   record: (event) =>
