@@ -11,7 +11,8 @@ import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { Effect, Exit, Scope } from "effect"
-import { Mount } from "../src/index.ts"
+import { MessageSize, Mount } from "../src/index.ts"
+import { serveSdkHttp } from "./fixtures/sdk-http.ts"
 import { makeSdkServer } from "./fixtures/sdk-tools.ts"
 
 const slow = { timeout: 60_000 }
@@ -247,6 +248,45 @@ describe("Mount over Streamable HTTP: an off-spec event stream is said to be at 
     const { mounted, close } = await mountIn(Mount.http(server.url), { prefix: "raw", callTimeout: 30_000 })
     try {
       expect(seen(await run(mounted.toolset, "raw__echo"))).toMatchObject({ tag: "Succeeded", content: "fine" })
+    } finally {
+      await close()
+      await server.close()
+    }
+  })
+})
+
+describe("Mount over Streamable HTTP: answers over MessageSize.maxBytes", slow, () => {
+  const tooLarge =
+    /^the MCP server '(?:fixture|raw)' answered with a message of \d+ bytes \(10\.0 MiB\), more than the limit of 10485760 bytes \(10\.0 MiB\), so it was not read; whether the call ran is unknown$/
+
+  it("a JSON answer over the limit is outcome unknown, naming its size; the next call works", async () => {
+    const server = await serveSdkHttp()
+    const { mounted, close } = await mountIn(Mount.http(server.url), { prefix: "fx" })
+    try {
+      const big = seen(await run(mounted.toolset, "fx__big", { bytes: MessageSize.maxBytes + 2000 }))
+      expect(big).toMatchObject({ tag: "Failed", failure: "OutcomeUnknown", safety: "outcome_unknown" })
+      expect(big.content).toMatch(tooLarge)
+      const under = await run(mounted.toolset, "fx__big", { bytes: MessageSize.maxBytes - 2000 })
+      expect(under._tag).toBe("Succeeded")
+      expect((await run(mounted.toolset, "fx__echo", { text: "after" })).content).toBe("after")
+    } finally {
+      await close()
+      await server.close()
+    }
+  })
+
+  it("an event over the limit in an event stream is outcome unknown, naming its size", async () => {
+    const huge = "z".repeat(MessageSize.maxBytes + 1000)
+    const server = await sseServer(
+      () =>
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n' +
+        `event: message\ndata: {"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"${huge}"}]}}\n\n`
+    )
+    const { mounted, close } = await mountIn(Mount.http(server.url), { prefix: "raw", callTimeout: 30_000 })
+    try {
+      const outcome = seen(await run(mounted.toolset, "raw__echo"))
+      expect(outcome).toMatchObject({ tag: "Failed", failure: "OutcomeUnknown" })
+      expect(outcome.content).toMatch(tooLarge)
     } finally {
       await close()
       await server.close()
