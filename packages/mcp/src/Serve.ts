@@ -28,14 +28,17 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
+  type ServerRequest,
   SetLevelRequestSchema,
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
 import * as z from "zod"
 import { type Cause, Console, type Duration, Effect, FiberSet, Logger, Schema, type Scope } from "effect"
+import * as Caller from "./Caller.ts"
 import * as CallResult from "./CallResult.ts"
 import * as Hints from "./Hints.ts"
 import * as HttpEndpoint from "./internal/HttpEndpoint.ts"
+import * as ServedCaller from "./internal/ServedCaller.ts"
 import * as ServedLog from "./internal/ServedLog.ts"
 import * as ServedProgress from "./internal/ServedProgress.ts"
 import { StdioServer } from "./internal/StdioServer.ts"
@@ -201,7 +204,15 @@ export const server = (
       // A tool without parameters is often called without arguments.
       input: params.arguments ?? {}
     }
-    const executed = Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout })
+    // The tool may ask this client (its model, its user) while it runs: `Caller.sample`, `Caller.elicit`.
+    const executed = Effect.provideService(
+      Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout }),
+      Caller.Caller,
+      ServedCaller.make(
+        () => mcp.getClientCapabilities(),
+        (ask, schema, sendOptions) => extra.sendRequest(ask as ServerRequest, schema, sendOptions)
+      )
+    )
     // A client that sent a progress token hears the tool's `Progress.report`s.
     const token = ServedProgress.tokenOf(params.meta)
     const answer = (

@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 
+/** A served tool asks the MCP client that called it: its model (sampling), its user (elicitation). @since 0.1.0 */
+export * as Caller from "./Caller.ts"
 /** MCP `tools/call` results and observations, both ways. @since 0.1.0 */
 export * as CallResult from "./CallResult.ts"
 /** Our tool annotations as MCP's tool annotation hints, both ways. @since 0.1.0 */

@@ -1,7 +1,8 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16, every
  * scenario: `--suite all`) against `Serve.http` carrying the suite's fixture tools. Each
- * scenario for what we offer (the handshake, ping, logging, tools, DNS-rebinding protection)
+ * scenario for what we offer (the handshake, ping, logging, tools, tools that ask the client
+ * for sampling and elicitation through `Caller`, DNS-rebinding protection)
  * must pass every check; each scenario for a capability we do not offer must still fail, so
  * this test says when one starts to pass (then move it, here and in the README). A scenario
  * the suite adds is named too.
@@ -40,6 +41,10 @@ const offered = [
   "tools-call-with-logging",
   "tools-call-error",
   "tools-call-with-progress",
+  "tools-call-sampling",
+  "tools-call-elicitation",
+  "elicitation-sep1034-defaults",
+  "elicitation-sep1330-enums",
   "json-schema-2020-12",
   "server-sse-multiple-streams",
   "dns-rebinding-protection"
@@ -48,10 +53,6 @@ const offered = [
 /** The scenarios of capabilities we do not offer (the README lists them, with why). */
 const notOffered = [
   "completion-complete",
-  "tools-call-sampling",
-  "tools-call-elicitation",
-  "elicitation-sep1034-defaults",
-  "elicitation-sep1330-enums",
   "server-sse-polling",
   "resources-list",
   "resources-read-text",
