@@ -218,6 +218,7 @@ describe("ConversationTrace: what the executor writes", () => {
       },
       { type: "permission.decision", tool_use_id: "c1", name: "read", rule: 0, decision: "allow", allowed: true },
       { type: "breaker", turn: 1, tool_use_id: "c1", name: "read", count: 2, after: 2, window: 1, action: "tell" },
+      { type: "tool.progress", turn: 1, tool_use_id: "c1", name: "read", progress: 1, total: 2, message: "half" },
       { type: "model.request", turn: 2, messages: 3 },
       { type: "model.retry", turn: 2, attempt: 1, delay_ms: 1000, status: 529, message: "overloaded" },
       { type: "model.usage", turn: 2, input_tokens: 40, output_tokens: 2 },
