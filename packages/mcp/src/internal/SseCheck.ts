@@ -210,7 +210,15 @@ const bounded = async (response: Response, ids: ReadonlyArray<Id>): Promise<Resp
     else chunks.length = 0
   }
   const init = { status: response.status, statusText: response.statusText, headers: response.headers }
-  if (bytes <= MessageSize.maxBytes) return new Response(new Blob(chunks), init)
+  if (bytes <= MessageSize.maxBytes) {
+    const whole = new Uint8Array(bytes)
+    let at = 0
+    for (const chunk of chunks) {
+      whole.set(chunk, at)
+      at += chunk.length
+    }
+    return new Response(whole, init)
+  }
   const errors = ids.map((id) => tooLargeError(id, bytes))
   return new Response(JSON.stringify(errors.length === 1 ? errors[0] : errors), init)
 }
