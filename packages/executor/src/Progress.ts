@@ -34,7 +34,7 @@ export interface Update {
 export type Reporter = (id: string, update: Update) => Effect.Effect<void>
 
 /** A reporter that drops every update. @since 0.1.0 */
-export const none: Reporter = () => Effect.void
+export const none: Reporter = (): Effect.Effect<void> => Effect.void
 
 /**
  * The reporter in use: `none` unless provided (`Effect.provideService(Progress.Reporter, r)`).
