@@ -286,7 +286,9 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
             `expected '${id}' (turn ${event.turn}'s calls in order: ${ids.join(", ")}), got '${event.result.tool_use_id}'`
           )
         }
-        turn.expect = [...(turn.expect ?? []), event.result]
+        // The observation's text, which says what each rich part is; the parts stay in the trace.
+        const { type, tool_use_id, is_error, content } = event.result
+        turn.expect = [...(turn.expect ?? []), { type, tool_use_id, is_error, content }]
         source.observations.push(line)
         break
       }
