@@ -81,7 +81,7 @@ const failure = (method: string, timeout: number, error: unknown): Caller.Caller
         message: `the connection to the MCP client closed before it answered ${method}`
       })
     }
-    const said = describe(error).replace(/^MCP error -?\d+: /, "")
+    const said = describe(error).replace(/^(MCP error -?\d+: )+/, "")
     return new Caller.CallerError({
       method,
       reason: "Refused",
