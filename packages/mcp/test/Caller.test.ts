@@ -21,7 +21,6 @@ import {
   type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
-  ErrorCode,
   McpError
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Scope } from "effect"
@@ -259,14 +258,15 @@ describe("a served tool asks its client, over Streamable HTTP", slow, () => {
       })
     })
     expect(answer.headers.get("content-type")).toContain("text/event-stream")
-    const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader()
+    if (answer.body === null) throw new Error("the call's answer has no body")
+    const reader = answer.body.pipeThrough(new TextDecoderStream()).getReader()
     let buffer = ""
     const next = async (): Promise<{ readonly id?: unknown; readonly method?: unknown; readonly result?: unknown }> => {
       for (;;) {
         const event = /data: (.*)\n\n/.exec(buffer)
         if (event !== null) {
           buffer = buffer.slice(event.index + event[0].length)
-          return JSON.parse(event[1]!)
+          return JSON.parse(event[1] ?? "null")
         }
         const { value, done } = await reader.read()
         if (done) throw new Error(`the call's stream ended; read: ${buffer}`)
@@ -302,7 +302,7 @@ describe("a served tool asks its client, over Streamable HTTP", slow, () => {
         },
         { name: "Jane Smith", age: 25, score: 88, status: "inactive", verified: false }
       ]
-      client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: answers.shift()! }))
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: answers.shift() ?? {} }))
       const enums = await call(client, "test_elicitation_sep1330_enums")
       expect(enums.isError).not.toBe(true)
       expect(textOf(enums)).toContain('"titledMulti":["value2"]')
