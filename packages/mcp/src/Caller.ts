@@ -101,7 +101,7 @@ export type Reason =
   | "InvalidRequest"
   | "Failed"
 
-const reasons = Schema.Literals([
+const reasonList = [
   "NoClient",
   "NotDeclared",
   "Refused",
@@ -111,7 +111,9 @@ const reasons = Schema.Literals([
   "InvalidAnswer",
   "InvalidRequest",
   "Failed"
-])
+] as const satisfies ReadonlyArray<Reason>
+
+const reasons: Schema.Literals<typeof reasonList> = Schema.Literals(reasonList)
 
 const CallerErrorBase: Schema.Class<
   CallerError,

@@ -116,7 +116,7 @@ const millis = (method: string, options: Caller.AskOptions | undefined): Result.
     new Caller.CallerError({
       method,
       reason: "InvalidRequest",
-      message: `${method}: the timeout ${Messages.bounded(describe(options.timeout), 80)} is not a positive, finite duration`
+      message: `${method}: the timeout '${Messages.bounded(describe(options.timeout), 80)}' is not a positive, finite duration`
     })
   )
 }
