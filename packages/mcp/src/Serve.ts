@@ -5,6 +5,8 @@
  * JSON-RPC error and never a scrubbed "internal error". Calls run in the context the serve
  * Effect runs in: provide a journal (`Execute.Middleware`), a permission gate, a
  * `MessageCatalog`, or the tools' services to the serve Effect and every call sees them.
+ * While a call runs, its tool can ask the client that called it (its model, its user) with
+ * `Caller.sample` and `Caller.elicit`: each call gets a `Caller` bound to it.
  *
  * Built on the official SDK's low-level `Server`: its `McpServer`, and effect's, validate
  * arguments themselves (an extra field is accepted; an unknown tool is a JSON-RPC error in
