@@ -133,7 +133,23 @@ const failureText = (catalog: MessageCatalog.MessageCatalog, tool: Tool.Any, fai
   }
 }
 
-/** The outcome of a typed failure: its text (cut), and its parts when it is a `ToolContent`. */
+/** A typed failure as rich content: itself when it is a `ToolContent`, or the tool's `failureContent` of it. */
+const failureContentOf = (tool: Tool.Any, failure: unknown): ToolContent.Content | undefined => {
+  if (ToolContent.isContent(failure)) return failure
+  try {
+    const content: unknown =
+      tool.failureContent === undefined ? undefined : (tool.failureContent as (error: unknown) => unknown)(failure)
+    return ToolContent.isContent(content) ? content : undefined
+  } catch {
+    // A failureContent that throws: the failureMessage text says the failure.
+    return undefined
+  }
+}
+
+/**
+ * The outcome of a typed failure: its text (cut), and its parts when it is a `ToolContent` or
+ * the tool's `failureContent` gives one.
+ */
 const fromFailure = (
   catalog: MessageCatalog.MessageCatalog,
   limits: Limits,
@@ -141,8 +157,9 @@ const fromFailure = (
   id: string,
   failure: unknown
 ): Outcome.Outcome => {
-  if (ToolContent.isContent(failure)) {
-    const rich = Rich.fromContent(catalog, limits, failure)
+  const given = failureContentOf(tool, failure)
+  if (given !== undefined) {
+    const rich = Rich.fromContent(catalog, limits, given)
     const content = rich.content === "" ? thrownMessage(catalog, failure) : rich.content
     return rich.parts === undefined
       ? { _tag: "Failed", id, name: tool.name, failure: { _tag: "ToolError", error: failure }, content }

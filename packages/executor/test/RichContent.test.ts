@@ -90,6 +90,30 @@ describe("rich content", () => {
     expect(Outcome.toToolResult(outcome)).toMatchObject({ is_error: true, parts: [{ type: "image" }] })
   })
 
+  it("a tool's failureContent gives its typed failure parts; one that throws leaves the text", async () => {
+    const failing = (failureContent: (error: string) => ToolContent.Content | undefined) =>
+      Tool.make("shot", {
+        description: "a screenshot",
+        parameters: none,
+        run: () => Effect.fail("it broke"),
+        failureContent
+      })
+    const rich = await run(
+      failing((error) =>
+        ToolContent.make({ text: error, parts: [{ type: "image", mediaType: "image/png", data: png }] })
+      )
+    )
+    expect(rich.content).toBe("it broke\n[image image/png, 8 bytes]")
+    expect(Outcome.partsOf(rich)).toEqual([{ type: "image", mediaType: "image/png", data: png }])
+    const plain = await run(
+      failing(() => {
+        throw new Error("boom")
+      })
+    )
+    expect(plain.content).toBe("it broke")
+    expect(Outcome.partsOf(plain)).toEqual([])
+  })
+
   it("parts survive a trace line's JSON round trip, and an old line without parts still reads", async () => {
     const outcome = await run(
       richTool(() =>

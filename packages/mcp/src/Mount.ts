@@ -18,7 +18,7 @@
  */
 import { Buffer } from "node:buffer"
 import { Execute, type Outcome, Progress } from "@agent-harness/executor"
-import { type MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
+import { type MessageCatalog, Tool, ToolContent, Toolset } from "@agent-harness/tool-schema"
 import { Client } from "@modelcontextprotocol/sdk/client"
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -176,13 +176,15 @@ const CallErrorBase: Schema.Class<
       readonly reason: Schema.Literals<typeof reasons>
       readonly ran: Schema.Literals<readonly ["yes", "unknown", "no"]>
       readonly message: Schema.String
+      readonly parts: Schema.optionalKey<Schema.$Array<typeof ToolContent.Part>>
     }
   >,
   Cause.YieldableError
 > = Schema.TaggedError<CallError>()("CallError", {
   reason: Schema.Literals(reasons),
   ran: Schema.Literals(["yes", "unknown", "no"]),
-  message: Schema.String
+  message: Schema.String,
+  parts: Schema.optionalKey(Schema.Array(ToolContent.Part))
 })
 
 /**
@@ -194,7 +196,8 @@ const CallErrorBase: Schema.Class<
  * answer was `OffSpec`, or `TooLarge` to read (over `MessageSize.maxBytes`). A call whose own
  * message is over that limit is `TooLarge` too, with `ran: "no"`: it is never sent. It never arrived (`ran: "no"`, `NotSent`, or `Stopped` before it was sent): the
  * connection was refused, the host does not exist, or the server answered an HTTP status that
- * proves it did not run it. `message` is the observation text. `refine` (or the `outcomes`
+ * proves it did not run it. `message` is the observation text; `parts` the rich blocks of an
+ * `isError` result (images, resources), each said in `message` too. `refine` (or the `outcomes`
  * middleware) makes these the executor's outcomes, so retry safety follows `ran`.
  *
  * @since 0.1.0
@@ -654,6 +657,10 @@ const makeTool = (
     annotations: judged.annotations,
     content: CallResult.content,
     failureMessage: (error: CallError) => error.message,
+    failureContent: (error: CallError) =>
+      error.parts === undefined
+        ? undefined
+        : ToolContent.make({ text: error.message, parts: error.parts, described: true }),
     lane,
     run: (input: object, context) =>
       Effect.gen(function* () {
@@ -704,11 +711,12 @@ const makeTool = (
         }
         const result = checked.result
         if (result.isError === true) {
-          const text = CallResult.text(result)
+          const { text, parts } = CallResult.content(result)
           return yield* new CallError({
             reason: "ToolError",
             ran: "yes",
-            message: text === "" ? texts.noMessage : text
+            message: text === "" ? texts.noMessage : text,
+            ...(parts.length === 0 ? {} : { parts })
           })
         }
         return result

@@ -2,7 +2,7 @@
  * Rich results over MCP, both ways. Mounted: a server made with the official SDK answers an
  * image, a resource link, an embedded resource and structured content (its tool has an
  * `outputSchema`), and the mounted call's outcome carries them as parts and structured content
- * beside the text, which still says what each is. Served: a `Tool.make` tool returning an
+ * beside the text, which still says what each is; an `isError` result's image stays on the error. Served: a `Tool.make` tool returning an
  * image through `ToolContent.make`, and one with an `output` schema, reach the official SDK
  * client as an MCP image block, and as `structuredContent` its `outputSchema` (listed) accepts.
  */
@@ -41,6 +41,17 @@ const sdkServer = () => {
           { type: "resource" as const, resource: { uri: "file:///notes.md", text: "notes", mimeType: "text/markdown" } }
         ],
         structuredContent: { width: 800, height: 600 }
+      })
+    )
+    server.registerTool(
+      "broken",
+      { description: "Fails with a picture of the failure", inputSchema: {} },
+      async () => ({
+        content: [
+          { type: "text" as const, text: "the page did not load" },
+          { type: "image" as const, data: png, mimeType: "image/png" }
+        ],
+        isError: true
       })
     )
     return server
@@ -101,6 +112,14 @@ describe("a mounted server's rich result", slow, () => {
       { type: "resource", uri: "file:///notes.md", mimeType: "text/markdown", text: "notes" }
     ])
     expect(Outcome.structuredOf(outcome)).toEqual({ width: 800, height: 600 })
+  })
+
+  it("an isError result's image is kept on the error", async () => {
+    const outcome = await Effect.runPromise(Execute.execute(toolset, { id: "c3", name: "web__broken", input: {} }))
+    expect(outcome._tag).toBe("Failed")
+    expect(outcome.content).toBe("the page did not load\n[image image/png, 16 bytes]")
+    expect(Outcome.partsOf(outcome)).toEqual([{ type: "image", mediaType: "image/png", data: png }])
+    expect(Outcome.toToolResult(outcome)).toMatchObject({ is_error: true, parts: [{ type: "image" }] })
   })
 
   it("an image over the part limit is dropped and the text says so", async () => {

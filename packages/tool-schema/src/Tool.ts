@@ -131,6 +131,11 @@ export interface Tool<out Name extends string, in out P extends Parameters, in o
    * and sent as structured content (MCP's `structuredContent`, described by `outputSchema`).
    */
   readonly output?: Schema.Top | undefined
+  /**
+   * A typed failure as rich content (an error with images, as an MCP `isError` result may have),
+   * or `undefined` for the `failureMessage` text alone.
+   */
+  readonly failureContent?: ((error: E) => ToolContent.Content | undefined) | undefined
 }
 
 /**
@@ -168,6 +173,8 @@ export interface Any {
   readonly lane?: string | undefined
   /** The Schema of its success value (structured content), when it declares one. */
   readonly output?: Schema.Top | undefined
+  /** A typed failure as rich content, or `undefined` for the `failureMessage` text alone. */
+  readonly failureContent?: ((error: never) => ToolContent.Content | undefined) | undefined
 }
 
 /** The services a tool needs. @since 0.1.0 */
@@ -248,6 +255,11 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
      * content; its JSON is the text, unless `content` gives the text.
      */
     readonly output?: Schema.Codec<A, unknown> | undefined
+    /**
+     * A typed failure as rich content (its text, then its parts), or `undefined` for the
+     * `failureMessage` text alone.
+     */
+    readonly failureContent?: ((error: E) => ToolContent.Content | undefined) | undefined
   }
 ): Tool<Name, P, A, E, R> => ({
   name,
@@ -266,7 +278,8 @@ export const make = <const Name extends string, P extends Parameters, A, E = nev
   envelope: options.envelope ?? false,
   fields: options.fields ?? {},
   ...(options.lane === undefined ? {} : { lane: options.lane }),
-  ...(options.output === undefined ? {} : { output: options.output })
+  ...(options.output === undefined ? {} : { output: options.output }),
+  ...(options.failureContent === undefined ? {} : { failureContent: options.failureContent })
 })
 
 /**
