@@ -23,6 +23,7 @@
 import { type Stats, statSync } from "node:fs"
 import type * as Sqlite from "node:sqlite"
 import { Duration, Effect, Option, Result, type Scope } from "effect"
+import * as BusyRetry from "./internal/busyRetry.ts"
 import { type Entry, entryOfRow, inputText, JournalError, type Store } from "./Journal.ts"
 
 /** The format this store writes; a database with another (or none) is not one of ours. */
@@ -113,6 +114,52 @@ const refuseBeforeOpening = (file: string): string | undefined => {
 }
 
 /**
+ * Sets a checked file up as a journal (WAL, the tables, the format) in one `BEGIN IMMEDIATE`
+ * transaction that checks again; the problem when another process made it something else
+ * meanwhile. Switching to WAL can fail with "database is locked" at once, without SQLite's busy
+ * handler, while other processes open the same new file: the whole setup is then tried again
+ * (`BusyRetry.untilDeadline`) until `deadline` (the busy timeout). Other errors are thrown.
+ */
+const setUp = (db: Sqlite.DatabaseSync, deadline: number): string | undefined =>
+  BusyRetry.untilDeadline(
+    () => {
+      db.exec("PRAGMA journal_mode = WAL")
+      db.exec("PRAGMA synchronous = FULL")
+      db.exec("BEGIN IMMEDIATE")
+      // Another process may have set the file up (or filled it) since the checks before.
+      const now = foreignSchema(db) ?? foreignFormat(db)
+      if (now !== undefined) {
+        db.exec("ROLLBACK")
+        return now
+      }
+      db.exec(`CREATE TABLE IF NOT EXISTS journal_format (format TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS calls (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id TEXT NOT NULL UNIQUE,
+          tool TEXT NOT NULL,
+          input TEXT NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('started', 'done')),
+          observation TEXT
+        )`)
+      if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
+        db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
+      }
+      db.exec("COMMIT")
+      return undefined
+    },
+    {
+      deadline,
+      rollback: () => {
+        try {
+          db.exec("ROLLBACK")
+        } catch {
+          // No transaction was open.
+        }
+      }
+    }
+  )
+
+/**
  * Opens a journal. Everything that can refuse the file (not durable, not SQLite, corrupt,
  * foreign tables, another format, a row that does not decode) is checked by reading only,
  * before anything is written, so a refused file is left exactly as it was. The setup (creating
@@ -166,29 +213,11 @@ const open = (sqlite: typeof Sqlite, file: string, busyTimeout: number): Result.
       }
     }
     writing = true
-    db.exec("PRAGMA journal_mode = WAL")
-    db.exec("PRAGMA synchronous = FULL")
-    db.exec("BEGIN IMMEDIATE")
-    // Another process may have set the file up (or filled it) since the checks above.
-    const now = foreignSchema(db) ?? foreignFormat(db)
-    if (now !== undefined) {
-      db.exec("ROLLBACK")
+    const problem = setUp(db, Date.now() + busyTimeout)
+    if (problem !== undefined) {
       close()
-      return fail(now)
+      return fail(problem)
     }
-    db.exec(`CREATE TABLE IF NOT EXISTS journal_format (format TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS calls (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        tool TEXT NOT NULL,
-        input TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('started', 'done')),
-        observation TEXT
-      )`)
-    if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
-      db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
-    }
-    db.exec("COMMIT")
     return Result.succeed({
       db,
       get: db.prepare(`SELECT ${columns} FROM calls WHERE id = ?`),
