@@ -5,9 +5,8 @@
  * mode is on where it costs nothing and a `null` for what the model left out reaches effect/ai's
  * own decoding as absent.
  */
-import { readFileSync } from "node:fs"
 import { LanguageModelAdapter, Loop, Message } from "@agent-harness/executor"
-import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Toolset } from "@agent-harness/tool-schema"
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import { describe, expect, it } from "@effect/vitest"
@@ -17,36 +16,10 @@ import * as AiTool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import { EffectAiModel } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
+import { listed, toolOf } from "./fixtures/servers.ts"
 import { jsonOf } from "./fixtures.ts"
 
 const timeout = 60_000
-
-interface Listed {
-  readonly name: string
-  readonly description?: string
-  readonly inputSchema: Record<string, unknown>
-}
-const fixture = (name: string): ReadonlyArray<Listed> =>
-  (
-    JSON.parse(readFileSync(new URL(`fixtures/${name}.tools.json`, import.meta.url), "utf8")) as {
-      tools: Array<Listed>
-    }
-  ).tools
-const listed = [...fixture("mcp-server-everything"), ...fixture("mcp-server-filesystem")]
-
-/** A mounted tool checked by a JSON Schema validator: its JSON Schema is `{ type: "object", allOf: [<the server's schema>] }`. */
-const toolOf = (entry: Listed, ran: Array<string>) =>
-  Tool.make(entry.name.replaceAll("-", "_"), {
-    description: entry.description ?? entry.name,
-    parameters: Schema.Record(Schema.String, Schema.Unknown).check(
-      Schema.makeFilter(() => undefined, { toJsonSchema: () => entry.inputSchema })
-    ),
-    run: (input) =>
-      Effect.sync(() => {
-        ran.push(`${entry.name} ${JSON.stringify(input)}`)
-        return "ok"
-      })
-  })
 
 const collect = (logs: Array<string>) =>
   Logger.layer([Logger.make((o) => logs.push(`${o.logLevel} ${String(o.message)}`))])

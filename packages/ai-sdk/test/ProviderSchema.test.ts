@@ -3,49 +3,18 @@
  * (fixtures/): the fake refuses them as the real APIs do, and once normalized every request of a
  * multi-turn run passes on each route.
  */
-import { readFileSync } from "node:fs"
 import { Loop, Message, type Model } from "@agent-harness/executor"
-import { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Toolset } from "@agent-harness/tool-schema"
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Schema } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { AiSdkModel, ProviderSchema, ToolAliases } from "../src/index.ts"
 import * as SchemaRules from "../src/internal/schemaRules.ts"
 import { FakeProvider } from "../src/testing.ts"
+import { listed, toolOf } from "./fixtures/servers.ts"
 
 const timeout = 60_000
-
-interface Listed {
-  readonly name: string
-  readonly description?: string
-  readonly inputSchema: Record<string, unknown>
-}
-const fixture = (name: string): ReadonlyArray<Listed> =>
-  (
-    JSON.parse(readFileSync(new URL(`fixtures/${name}.tools.json`, import.meta.url), "utf8")) as {
-      tools: Array<Listed>
-    }
-  ).tools
-const listed = [...fixture("mcp-server-everything"), ...fixture("mcp-server-filesystem")]
-
-/**
- * A tool declared with a server's schema as a check on an open object, as a mounted tool
- * checked by a JSON Schema validator is: its JSON Schema is `{ type: "object", allOf: [<the
- * server's schema>] }`, a top-level allOf.
- */
-const toolOf = (entry: Listed, ran: Array<string>) =>
-  Tool.make(entry.name.replaceAll("-", "_"), {
-    description: entry.description ?? entry.name,
-    parameters: Schema.Record(Schema.String, Schema.Unknown).check(
-      Schema.makeFilter(() => undefined, { toJsonSchema: () => entry.inputSchema })
-    ),
-    run: (input) =>
-      Effect.sync(() => {
-        ran.push(`${entry.name} ${JSON.stringify(input)}`)
-        return "ok"
-      })
-  })
 
 const toolsetOf = (ran: Array<string>) => Toolset.make(...listed.map((entry) => toolOf(entry, ran)))
 

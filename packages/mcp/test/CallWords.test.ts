@@ -4,60 +4,19 @@
  * servers over stdio and Streamable HTTP, and with hostile ones.
  */
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import process from "node:process"
 import { fileURLToPath } from "node:url"
-import { Execute, type Outcome } from "@agent-harness/executor"
-import { RetrySafety } from "@agent-harness/idempotency"
-import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import type { Outcome } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { Effect, Exit, Scope } from "effect"
 import { Mount } from "../src/index.ts"
+import { listen, mountIn, run, seen, shut } from "./fixtures/mounting.ts"
 import { makeSdkServer } from "./fixtures/sdk-tools.ts"
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 // A loaded 2-core machine: starting Node with the SDK can take seconds.
 const slow = { timeout: 120_000 }
-const connectTimeout = 60_000
-
-const mountIn = async (server: Mount.Server, options?: Mount.Options) => {
-  const scope = Scope.makeUnsafe()
-  const mounted = await Effect.runPromise(
-    Mount.mount(server, { connectTimeout, ...options }).pipe(Scope.provide(scope))
-  )
-  return { mounted, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-/** Runs a call through the executor with `Mount.outcomes`, as the harness does. */
-const run = (toolset: Toolset.Toolset<Tool.Any>, name: string, input: unknown = {}): Promise<Outcome.Outcome> =>
-  Effect.runPromise(
-    Execute.execute(toolset, { id: `call-${name}`, name, input }).pipe(
-      Effect.provideService(Execute.Middleware, Mount.outcomes)
-    )
-  )
-
-/** What the model reads, the outcome, and whether the call may be repeated (for a non-idempotent tool). */
-const seen = (outcome: Outcome.Outcome) => ({
-  tag: outcome._tag,
-  failure: outcome._tag === "Failed" ? outcome.failure._tag : undefined,
-  safety: RetrySafety.of(undefined, outcome).reason,
-  content: outcome.content
-})
-
-const listen = (listener: HttpServer, port = 0) =>
-  new Promise<number>((resolve) =>
-    listener.listen(port, "127.0.0.1", () => {
-      const address = listener.address()
-      resolve(typeof address === "object" && address !== null ? address.port : 0)
-    })
-  )
-
-const shut = (listener: HttpServer) =>
-  new Promise<void>((resolve) => {
-    listener.close(() => resolve())
-    listener.closeAllConnections()
-  })
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -4,54 +4,15 @@
  * that are off-spec (said at once, not after the call's timeout).
  */
 import { randomUUID } from "node:crypto"
-import { createServer, type Server as HttpServer } from "node:http"
-import { Execute, type Outcome } from "@agent-harness/executor"
-import { RetrySafety } from "@agent-harness/idempotency"
-import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { Effect, Exit, Scope } from "effect"
 import { MessageSize, Mount } from "../src/index.ts"
 import { serveSdkHttp } from "./fixtures/sdk-http.ts"
+import { listen, mountIn, run, seen, shut } from "./fixtures/mounting.ts"
 import { makeSdkServer } from "./fixtures/sdk-tools.ts"
 
 const slow = { timeout: 60_000 }
-
-const mountIn = async (server: Mount.Server, options?: Mount.Options) => {
-  const scope = Scope.makeUnsafe()
-  const mounted = await Effect.runPromise(
-    Mount.mount(server, { connectTimeout: 30_000, ...options }).pipe(Scope.provide(scope))
-  )
-  return { mounted, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-const run = (toolset: Toolset.Toolset<Tool.Any>, name: string, input: unknown = {}): Promise<Outcome.Outcome> =>
-  Effect.runPromise(
-    Execute.execute(toolset, { id: `call-${name}`, name, input }).pipe(
-      Effect.provideService(Execute.Middleware, Mount.outcomes)
-    )
-  )
-
-const seen = (outcome: Outcome.Outcome) => ({
-  tag: outcome._tag,
-  failure: outcome._tag === "Failed" ? outcome.failure._tag : undefined,
-  safety: RetrySafety.of(undefined, outcome).reason,
-  content: outcome.content
-})
-
-const listen = (listener: HttpServer, port = 0) =>
-  new Promise<number>((resolve) =>
-    listener.listen(port, "127.0.0.1", () => {
-      const address = listener.address()
-      resolve(typeof address === "object" && address !== null ? address.port : 0)
-    })
-  )
-
-const shut = (listener: HttpServer) =>
-  new Promise<void>((resolve) => {
-    listener.close(() => resolve())
-    listener.closeAllConnections()
-  })
 
 /**
  * The official SDK's server as many run it: one McpServer and one stateful transport for the
