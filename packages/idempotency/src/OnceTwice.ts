@@ -6,10 +6,10 @@
  *
  * @since 0.1.0
  */
-import { PlanDiff } from "@agent-harness/diff"
 import { Execute, type Outcome } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, type Context, Effect, Schema } from "effect"
+import { equalState } from "./internal/equalState.ts"
 
 /**
  * How to get a fresh copy of an environment: the services its tools need, and how to read its
@@ -119,11 +119,11 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
  */
 export const differences = (once: unknown, twice: unknown): ReadonlyArray<Difference> => {
   if (!isRecord(once) || !isRecord(twice)) {
-    return PlanDiff.equalArgs(once, twice) ? [] : [{ key: stateKey, once, twice }]
+    return equalState(once, twice) ? [] : [{ key: stateKey, once, twice }]
   }
   const keys = [...new Set([...Object.keys(once), ...Object.keys(twice)])].sort()
   return keys.flatMap((key) =>
-    key in once && key in twice && PlanDiff.equalArgs(once[key], twice[key])
+    key in once && key in twice && equalState(once[key], twice[key])
       ? []
       : [{ key, once: once[key], twice: twice[key] }]
   )
