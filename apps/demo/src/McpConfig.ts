@@ -30,7 +30,7 @@ import * as path from "node:path"
 import process from "node:process"
 import type { Mount } from "@agent-harness/mcp"
 import { InputFile, JsonText, Mounter } from "@agent-harness/scenario"
-import { Duration, Effect, type FileSystem, Result } from "effect"
+import { Duration, Effect, type FileSystem, Predicate, Result } from "effect"
 
 /**
  * The environment variables `${VAR}` is expanded from (`process.env` in the CLI).
@@ -64,8 +64,6 @@ const otherClients: Readonly<Record<string, string>> = {
   httpUrl: `write "url"`,
   envFile: `name the variables in "env" (with \${VAR} for the value of yours)`
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -359,7 +357,7 @@ export const checkTemplates = (declaration: Mounter.Declaration): Problem | unde
 const serverOf = (name: string, entry: unknown): Result.Result<Mounter.Declaration, Problem> => {
   const at = (...keys: ReadonlyArray<string | number>) => pathText(["mcpServers", name, ...keys])
   const fail = (problem: string, ...keys: ReadonlyArray<string | number>) => Result.fail({ path: at(...keys), problem })
-  if (!isRecord(entry)) {
+  if (!Predicate.isObject(entry)) {
     return fail(`expected a server, { "command": … } or { "url": … }, got ${shown(entry)}`)
   }
   for (const key of Object.keys(entry)) {
@@ -390,7 +388,7 @@ const serverOf = (name: string, entry: unknown): Result.Result<Mounter.Declarati
   for (const key of ["env", "headers"] as const) {
     const value = entry[key]
     if (value === undefined) continue
-    if (!isRecord(value)) return fail(`expected an object of strings, got ${shown(value)}`, key)
+    if (!Predicate.isObject(value)) return fail(`expected an object of strings, got ${shown(value)}`, key)
     for (const [k, v] of Object.entries(value)) {
       if (typeof v !== "string") return fail(`expected a string, got ${shown(v)}`, key, k)
     }
@@ -454,7 +452,7 @@ export const decode = (json: unknown): Result.Result<ReadonlyArray<Named>, Probl
 }
 
 const decodeValue = (json: unknown): Result.Result<ReadonlyArray<Named>, Problem> => {
-  if (!isRecord(json)) {
+  if (!Predicate.isObject(json)) {
     return Result.fail({ path: "(root)", problem: `expected an object with "mcpServers", got ${shown(json)}` })
   }
   const servers = json.mcpServers
@@ -462,7 +460,7 @@ const decodeValue = (json: unknown): Result.Result<ReadonlyArray<Named>, Problem
     const hint = "servers" in json ? ` (VS Code's "servers" is not read: rename it "mcpServers")` : ""
     return Result.fail({ path: "mcpServers", problem: `missing: the servers to mount, by name${hint}` })
   }
-  if (!isRecord(servers)) {
+  if (!Predicate.isObject(servers)) {
     return Result.fail({ path: "mcpServers", problem: `expected an object of servers by name, got ${shown(servers)}` })
   }
   const names = Object.keys(servers)

@@ -37,7 +37,7 @@ import { Database, type DurableLoop, type DurableSession, Engine, PgStore } from
 import type { Journal } from "@agent-harness/idempotency"
 import type { SessionResult } from "@agent-harness/planner"
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Clock, Data, Deferred, Effect, Fiber, Random, Ref, type Scope } from "effect"
+import { Clock, Data, Deferred, Effect, Fiber, Predicate, Random, Ref, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
@@ -192,8 +192,6 @@ interface Runner {
 /** What the runners printed about outcomes, over every life of every runner. */
 type Lines = Array<PgSoakRunner.OutcomeLine>
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-
 const outcomeTags: ReadonlyArray<string> = ["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]
 
 const isOutcomeTag = (tag: string): tag is PgSoakRunner.OutcomeLine["outcome"] => outcomeTags.includes(tag)
@@ -237,12 +235,12 @@ const startRunner = (
         problems.push(`runner :${port} printed a line that is not JSON: ${text.slice(0, 200)}`)
         return
       }
-      if (isRecord(line) && line.ready === true) {
+      if (Predicate.isObject(line) && line.ready === true) {
         Deferred.doneUnsafe(ready, Effect.void)
-      } else if (isRecord(line) && typeof line.holding === "string") {
+      } else if (Predicate.isObject(line) && typeof line.holding === "string") {
         Deferred.doneUnsafe(holding, Effect.void)
       } else if (
-        isRecord(line) &&
+        Predicate.isObject(line) &&
         typeof line.session === "string" &&
         typeof line.id === "string" &&
         typeof line.outcome === "string" &&

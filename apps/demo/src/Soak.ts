@@ -28,7 +28,7 @@ import process from "node:process"
 import { fileURLToPath } from "node:url"
 import { FlatFiles } from "@agent-harness/file-tools"
 import { SqliteStore } from "@agent-harness/idempotency"
-import { Clock, Data, Effect, type Scope } from "effect"
+import { Clock, Data, Effect, Predicate, type Scope } from "effect"
 import * as SoakConversation from "./SoakConversation.ts"
 
 /**
@@ -262,8 +262,6 @@ interface ChildRun {
   readonly replayed: Rate | undefined
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-
 /**
  * Starts the child and waits for it to exit. With `kill`, the child holds in call `kill.holdAt`
  * and is killed when it says so, or earlier, `kill.after` milliseconds after it is ready (when
@@ -317,7 +315,7 @@ const startChild = (
         problems.push(`the child printed a line that is not JSON: ${text.slice(0, 200)}`)
         return
       }
-      if (!isRecord(line)) {
+      if (!Predicate.isObject(line)) {
         problems.push(`the child printed ${text.slice(0, 200)}`)
       } else if (line.ready === true && typeof line.calls === "number") {
         ready = line.calls

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import { dual } from "effect/Function"
 
 /**
@@ -49,8 +49,6 @@ export type PlanDiff = typeof PlanDiff.Type
 
 const ascending = (a: number, b: number): number => a - b
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
-
 /**
  * Structural equality over JSON-like values, in time linear in the size of the two values.
  *
@@ -73,7 +71,7 @@ const maxRecursion = 32
 const equalAt = (x: unknown, y: unknown, depth: number): boolean => {
   if (x === y) return true
   if (typeof x === "number" && typeof y === "number") return Number.isNaN(x) && Number.isNaN(y)
-  if (!isRecord(x) || !isRecord(y)) return false
+  if (!Predicate.isObjectOrArray(x) || !Predicate.isObjectOrArray(y)) return false
   if (depth >= maxRecursion) return equalDeep(x, y)
   if (Array.isArray(x) || Array.isArray(y)) {
     if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
@@ -108,7 +106,7 @@ const equalDeep = (a: unknown, b: unknown): boolean => {
     if (x !== y) {
       if (typeof x === "number" && typeof y === "number") {
         if (!(Number.isNaN(x) && Number.isNaN(y))) return false
-      } else if (!isRecord(x) || !isRecord(y)) {
+      } else if (!Predicate.isObjectOrArray(x) || !Predicate.isObjectOrArray(y)) {
         return false
       } else if (Array.isArray(x) || Array.isArray(y)) {
         if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
@@ -116,7 +114,7 @@ const equalDeep = (a: unknown, b: unknown): boolean => {
           const u: unknown = x[i]
           const v: unknown = y[i]
           if (u === v || sameLeaf(u, v)) continue
-          if (!isRecord(u) || !isRecord(v)) return false
+          if (!Predicate.isObjectOrArray(u) || !Predicate.isObjectOrArray(v)) return false
           left ??= []
           right ??= []
           left.push(u)
@@ -133,7 +131,7 @@ const equalDeep = (a: unknown, b: unknown): boolean => {
           const u = x[key]
           const v = y[key]
           if (u === v || sameLeaf(u, v)) continue
-          if (!isRecord(u) || !isRecord(v)) return false
+          if (!Predicate.isObjectOrArray(u) || !Predicate.isObjectOrArray(v)) return false
           left ??= []
           right ??= []
           left.push(u)

@@ -8,7 +8,7 @@
  */
 import { Budget } from "@agent-harness/budgets"
 import { Render, Toolset } from "@agent-harness/tool-schema"
-import { Duration, Schema } from "effect"
+import { Duration, Predicate, Schema } from "effect"
 import * as Breaker from "./Breaker.ts"
 import * as Message from "./Message.ts"
 import * as Model from "./Model.ts"
@@ -145,8 +145,6 @@ export const optionProblem = (options: unknown): OptionProblem | undefined => {
   return undefined
 }
 
-const isRecord = (u: unknown): boolean => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** What is wrong with the fields of one block of a reply but its metadata, or `undefined`. */
 const fieldsProblem = (b: Record<string, unknown>): string | undefined => {
   const type = b.type
@@ -162,12 +160,12 @@ const fieldsProblem = (b: Record<string, unknown>): string | undefined => {
 
 /** What is wrong with one block of a reply, or `undefined`. */
 const blockProblem = (block: unknown): string | undefined => {
-  if (!isRecord(block)) return `is not a block: ${show(block)}`
+  if (!Predicate.isObject(block)) return `is not a block: ${show(block)}`
   const b = block as Record<string, unknown>
   const problem = fieldsProblem(b)
   if (problem !== undefined) return problem
   const metadata = b.provider_metadata
-  return metadata === undefined || isRecord(metadata)
+  return metadata === undefined || Predicate.isObject(metadata)
     ? undefined
     : `(${String(b.type)}) has provider_metadata that is not an object: ${show(metadata)}`
 }
@@ -206,7 +204,7 @@ const usageKeys = ["inputTokens", "outputTokens", "reasoningTokens", "cacheReadT
 
 /** The counts of a usage that are whole numbers of at least 0, read once. */
 const usageOf = (u: unknown): Model.Usage | string => {
-  if (!isRecord(u)) return `the usage is not an object: ${show(u)}`
+  if (!Predicate.isObject(u)) return `the usage is not an object: ${show(u)}`
   const usage: { -readonly [K in (typeof usageKeys)[number]]?: number } = {}
   for (const key of usageKeys) {
     const n = (u as Record<string, unknown>)[key]
@@ -228,7 +226,7 @@ const usageOf = (u: unknown): Model.Usage | string => {
  */
 export const readResponse = (u: unknown): Model.Response | string => {
   try {
-    if (!isRecord(u)) return `the response is not an object: ${show(u)}`
+    if (!Predicate.isObject(u)) return `the response is not an object: ${show(u)}`
     const { content, usage, finishReason, rawFinishReason } = u as Record<string, unknown>
     if (finishReason !== undefined && (typeof finishReason !== "string" || !finishReasons.has(finishReason))) {
       return `the finish reason is not one of ${[...finishReasons].join(", ")}: ${show(finishReason)}`

@@ -8,7 +8,7 @@
  */
 import { Execute, type Outcome } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Cause, type Context, Effect, Schema } from "effect"
+import { type Cause, type Context, Effect, Predicate, Schema } from "effect"
 import { equalState } from "./internal/equalState.ts"
 
 /**
@@ -109,16 +109,13 @@ export class NotIdempotent extends NotIdempotentBase {
   }
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * The keys whose values differ between two states (structurally; key order does not matter).
  *
  * @since 0.1.0
  */
 export const differences = (once: unknown, twice: unknown): ReadonlyArray<Difference> => {
-  if (!isRecord(once) || !isRecord(twice)) {
+  if (!Predicate.isObject(once) || !Predicate.isObject(twice)) {
     return equalState(once, twice) ? [] : [{ key: stateKey, once, twice }]
   }
   const keys = [...new Set([...Object.keys(once), ...Object.keys(twice)])].sort()

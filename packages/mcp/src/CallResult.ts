@@ -13,6 +13,7 @@ import { Outcome } from "@agent-harness/executor"
 import { JsonSchema, type Tool, ToolContent } from "@agent-harness/tool-schema"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Predicate } from "effect"
 
 type Block = CallToolResult["content"][number]
 
@@ -45,8 +46,6 @@ const toBlock = (part: ToolContent.Part): Block => {
   }
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * A result from an `Outcome`: `{ content: [{ type: "text", text }, ...parts], isError }`, with
  * `structuredContent` when the outcome has structured content that is an object (MCP's rule).
@@ -60,7 +59,7 @@ export const fromOutcome = (outcome: Outcome.Outcome): CallToolResult => {
     content: [{ type: "text", text: outcome.content }, ...parts.map(toBlock)],
     isError: Outcome.isError(outcome)
   }
-  return isRecord(structured) ? { ...result, structuredContent: structured } : result
+  return Predicate.isObject(structured) ? { ...result, structuredContent: structured } : result
 }
 
 /**

@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Queue } from "effect"
+import { Effect, Predicate, Queue } from "effect"
 
 /**
  * A job as a worker gets it: its place in the list, and the job itself.
@@ -125,8 +125,6 @@ interface Slot<J> {
   outstanding: Array<number>
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
-
 const describe = (u: unknown): string => {
   try {
     const text = JSON.stringify(u)
@@ -217,7 +215,7 @@ export const run = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E
     }
     const hear = (slot: Slot<J>, message: unknown) => {
       if (slot.dead) return
-      if (isRecord(message) && message.type === "ready") {
+      if (Predicate.isObject(message) && message.type === "ready") {
         if (!slot.ready) {
           slot.ready = true
           everReady = true
@@ -226,7 +224,7 @@ export const run = <J, A, E, R>(jobs: ReadonlyArray<J>, options: Options<J, A, E
         return
       }
       if (
-        isRecord(message) &&
+        Predicate.isObject(message) &&
         message.type === "done" &&
         typeof message.index === "number" &&
         message.index === slot.outstanding[0]

@@ -7,12 +7,10 @@
  * @since 0.1.0
  */
 import type { ResponseContract } from "@agent-harness/tool-schema"
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type * as ScenarioFile from "./ScenarioFile.ts"
 import * as Variant from "./Variant.ts"
 import * as Verdict from "./Verdict.ts"
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * A JSON value with every object's keys sorted and undefined fields dropped, so that two values
@@ -22,7 +20,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  */
 export const canonical = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : canonical(v)))
-  if (isRecord(value)) {
+  if (Predicate.isObject(value)) {
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(value).sort()) {
       const v = value[key]

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Cause, Data, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import { type Cause, Data, Predicate, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { Message } from "@agent-harness/executor"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
@@ -495,8 +495,6 @@ export const firstProblem = (issue: SchemaIssue.Issue): { readonly path: string;
 const firstIssue = (file: string, issue: SchemaIssue.Issue): InvalidScenario =>
   new InvalidScenario({ file, ...firstProblem(issue) })
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const checkTools = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
   for (const [name, tool] of Object.entries(scenario.tools ?? {})) {
     if (tool.envelope === true) continue
@@ -505,7 +503,8 @@ const checkTools = (file: string, scenario: ConversationFile): InvalidScenario |
       if (Result.isFailure(decoded)) {
         const { path, problem } = firstProblem(decoded.failure)
         const at = pathText(["tools", name, "results", r])
-        const hint = isRecord(result) && "status" in result ? ` (a status envelope needs "envelope": true)` : ""
+        const hint =
+          Predicate.isObject(result) && "status" in result ? ` (a status envelope needs "envelope": true)` : ""
         return new InvalidScenario({
           file,
           path: path === "(root)" ? at : `${at}${path.startsWith("[") ? "" : "."}${path}`,
@@ -656,7 +655,8 @@ const checked = <F extends { readonly name?: string; readonly reserved?: boolean
  * @since 0.1.0
  */
 export const decode = (file: string, json: unknown): Result.Result<Scenario, InvalidScenario> => {
-  if (!isRecord(json)) return Result.fail(new InvalidScenario({ file, path: "(root)", problem: "expected an object" }))
+  if (!Predicate.isObject(json))
+    return Result.fail(new InvalidScenario({ file, path: "(root)", problem: "expected an object" }))
   if (!("format" in json)) return Result.fail(new InvalidScenario({ file, path: "format", problem: "missing" }))
   if (json.format !== 1) {
     return Result.fail(

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Tool } from "@agent-harness/tool-schema"
-import { type Cause, Effect, Schema } from "effect"
+import { type Cause, Effect, Predicate, Schema } from "effect"
 
 const ScriptedFailureBase: Schema.Class<
   ScriptedFailure,
@@ -53,8 +53,6 @@ export interface Spec {
   readonly results: ReadonlyArray<unknown>
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * The tools of a `tools` map, in its order. Counters are fresh for each call of this function,
  * so call it once per run.
@@ -75,8 +73,8 @@ export const make = (tools: Readonly<Record<string, Spec>>): Array<ScriptedTool>
           const result = spec.results[index]
           calls++
           if (envelope) return Effect.succeed(result)
-          if (isRecord(result) && typeof result.ok === "string") return Effect.succeed(result.ok)
-          if (isRecord(result) && typeof result.error === "string") {
+          if (Predicate.isObject(result) && typeof result.ok === "string") return Effect.succeed(result.ok)
+          if (Predicate.isObject(result) && typeof result.error === "string") {
             return Effect.fail(new ScriptedFailure({ message: result.error }))
           }
           return Effect.die(

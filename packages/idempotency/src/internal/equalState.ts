@@ -12,8 +12,7 @@
  * It walks an explicit stack, so deeply nested states cannot overflow the call stack, and it
  * remembers the pairs it is comparing, so a cycle ends instead of looping.
  */
-
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
+import { Predicate } from "effect"
 
 const sameLeaf = (u: unknown, v: unknown): boolean =>
   u === v || (typeof u === "number" && typeof v === "number" && Number.isNaN(u) && Number.isNaN(v))
@@ -27,7 +26,7 @@ export const equalState = (a: unknown, b: unknown): boolean => {
     const x = left.pop()
     const y = right.pop()
     if (sameLeaf(x, y)) continue
-    if (!isObject(x) || !isObject(y)) return false
+    if (!Predicate.isObjectOrArray(x) || !Predicate.isObjectOrArray(y)) return false
     const pairs = seen.get(x)
     if (pairs?.has(y)) continue
     if (pairs === undefined) seen.set(x, new Set([y]))
