@@ -30,6 +30,7 @@ import * as path from "node:path"
 import process from "node:process"
 import type { Mount } from "@agent-harness/mcp"
 import { InputFile, JsonText, Mounter } from "@agent-harness/scenario"
+import { JsonPath } from "@agent-harness/tool-schema"
 import { Duration, Effect, type FileSystem, Predicate, Result } from "effect"
 
 /**
@@ -68,20 +69,11 @@ const otherClients: Readonly<Record<string, string>> = {
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
 /**
- * A JSON path as text: `mcpServers.fs.args[1]`, `mcpServers["my server"]`.
+ * A JSON path as text: `mcpServers.fs.args[1]`, `mcpServers["my server"]` (`JsonPath.text`).
  *
  * @since 0.1.0
  */
-export const pathText = (keys: ReadonlyArray<string | number>): string =>
-  keys
-    .map((key, i) =>
-      typeof key === "number"
-        ? `[${key}]`
-        : identifier.test(key)
-          ? `${i === 0 ? "" : "."}${key}`
-          : `[${JSON.stringify(key)}]`
-    )
-    .join("")
+export const pathText: (keys: ReadonlyArray<string | number>) => string = JsonPath.text
 
 const shown = (u: unknown): string => {
   if (u === null) return "null"

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Outcome } from "@agent-harness/executor"
-import { JsonSchema, type Tool, ToolContent } from "@agent-harness/tool-schema"
+import { JsonPath, JsonSchema, type Tool, ToolContent } from "@agent-harness/tool-schema"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Predicate } from "effect"
@@ -214,8 +214,7 @@ export type Checked =
   | { readonly _tag: "Valid"; readonly result: CallToolResult }
   | { readonly _tag: "OffSpec"; readonly problem: string }
 
-const pathText = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
+const pathText = JsonPath.plain
 
 /**
  * Checks an answer to `tools/call` (as MCP's schema does, and more strictly on one point: a

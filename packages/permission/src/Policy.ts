@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import { Render, type Tool, ToolName } from "@agent-harness/tool-schema"
+import { JsonPath, Render, type Tool, ToolName } from "@agent-harness/tool-schema"
 import { Cause, Exit, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import * as Glob from "./Glob.ts"
 import * as Strict from "./Strict.ts"
@@ -196,17 +196,7 @@ export class InvalidPolicy extends InvalidPolicyBase {
 }
 
 /** A JSON path as text: `rules[2].args.path`, `(root)` for none. */
-const pathText = (path: ReadonlyArray<PropertyKey>): string => {
-  let out = ""
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`
-    else {
-      const name = String(key)
-      out += /^[A-Za-z_$][\w$]*$/.test(name) ? (out === "" ? name : `.${name}`) : `[${JSON.stringify(name)}]`
-    }
-  }
-  return out === "" ? "(root)" : out
-}
+const pathText = JsonPath.text
 
 const lowerFirst = (s: string): string => (s === "" ? s : `${s[0]?.toLowerCase()}${s.slice(1)}`)
 

@@ -7,6 +7,7 @@
  */
 import { type Cause, Data, Predicate, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import { Message } from "@agent-harness/executor"
+import { JsonPath } from "@agent-harness/tool-schema"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
 import * as Pattern from "./Pattern.ts"
@@ -413,17 +414,7 @@ export class InvalidScenario extends InvalidScenarioBase {
  *
  * @since 0.1.0
  */
-export const pathText = (path: ReadonlyArray<PropertyKey>): string => {
-  let out = ""
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`
-    else {
-      const name = String(key)
-      out += /^[A-Za-z_$][\w$]*$/.test(name) ? (out === "" ? name : `.${name}`) : `[${JSON.stringify(name)}]`
-    }
-  }
-  return out === "" ? "(root)" : out
-}
+export const pathText: (path: ReadonlyArray<PropertyKey>) => string = JsonPath.text
 
 const lowerFirst = (s: string): string => (s === "" ? s : s[0]?.toLowerCase() + s.slice(1))
 

@@ -6,16 +6,10 @@
  * @internal
  */
 import { SchemaAST, type SchemaIssue } from "effect"
+import * as JsonPath from "./JsonPath.ts"
 import * as Violation from "./Violation.ts"
 
-const pathText = (path: ReadonlyArray<PropertyKey>): string => {
-  let out = ""
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`
-    else out += out === "" ? String(key) : `.${String(key)}`
-  }
-  return out
-}
+const pathText = JsonPath.plain
 
 const integerCheck = (ast: SchemaAST.AST): boolean =>
   ast.checks?.some((check) => check._tag === "Filter" && check.annotations?.expected === "an integer") ?? false

@@ -7,6 +7,8 @@
 
 /** The canonical JSON text of a value, `encode` and `equal`: when two calls' inputs are the same call. @since 0.1.0 */
 export * as Canonical from "./Canonical.ts"
+/** A JSON path as text (`turns[2].reply[0].id`, `files["lista.txt"]`), written one way everywhere. @since 0.1.0 */
+export * as JsonPath from "./JsonPath.ts"
 /** Tool definitions for model APIs (Anthropic, OpenAI) generated from each tool's Schema. @since 0.1.0 */
 export * as JsonSchema from "./JsonSchema.ts"
 /** The words the harness says to the model, in English and Spanish, as a service you can replace. @since 0.1.0 */
