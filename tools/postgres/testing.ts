@@ -123,3 +123,35 @@ export const database = async (): Promise<TestDatabase | Unavailable> => {
     }
   }
 }
+
+/** The hooks of a test runner that a suite's database needs (vitest's `beforeAll` and `afterAll`). */
+export interface Hooks {
+  /** Runs `fn` once before the file's tests, with `timeout` in milliseconds. */
+  readonly beforeAll: (fn: () => Promise<void>, timeout?: number) => void
+  /** Runs `fn` once after the file's tests, with `timeout` in milliseconds. */
+  readonly afterAll: (fn: () => Promise<void>, timeout?: number) => void
+}
+
+/** A test file's database, set up by {@link suiteDatabase}. */
+export interface SuiteDatabase {
+  /** Its URL; without one the test is skipped saying why, or fails in CI (see {@link urlOrSkip}). */
+  readonly url: (ctx: Skippable) => string
+}
+
+/**
+ * The Postgres setup of a test file, written once for every package's suites: a fresh database
+ * ({@link database}) made before the file's tests (a warning on the log when there is none, saying
+ * why) and dropped after them, each hook given `timeout` milliseconds. The hooks are the caller's
+ * (`import { afterAll, beforeAll } from "@effect/vitest"`), so they register on its own runner.
+ */
+export const suiteDatabase = (hooks: Hooks, timeout: number): SuiteDatabase => {
+  let db: TestDatabase | Unavailable | undefined
+  hooks.beforeAll(async () => {
+    db = await database()
+    if ("reason" in db) console.warn(unavailableNote(db.reason))
+  }, timeout)
+  hooks.afterAll(async () => {
+    if (db !== undefined && !("reason" in db)) await db.close()
+  }, timeout)
+  return { url: (ctx) => urlOrSkip(db, ctx) }
+}

@@ -15,20 +15,12 @@ import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 const SPAWNS = { timeout: 300_000 }
 const temp = tempFolder("pg-built")
 const dist = temp.path("dist")
-let db: Testing.TestDatabase | Testing.Unavailable | undefined
 
-beforeAll(async () => {
-  build(dist)
-  db = await Testing.database()
-  if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
-}, buildTimeout + 180_000)
-afterAll(async () => {
-  if (db !== undefined && !("reason" in db)) await db.close()
-  temp.remove()
-}, 180_000)
+beforeAll(() => build(dist), buildTimeout)
+afterAll(() => temp.remove(), 180_000)
 
 /** The database's URL; without one the test is skipped, saying why (in CI it fails). */
-const urlOr = (ctx: Testing.Skippable): string => Testing.urlOrSkip(db, ctx)
+const urlOr = Testing.suiteDatabase({ beforeAll, afterAll }, 180_000).url
 
 /** The loaded files that hold the engine's code (the journal's table, the cluster's sharding), wherever bundled. */
 const withEngine = (loaded: ReadonlyArray<string>): ReadonlyArray<string> =>

@@ -17,17 +17,8 @@ import * as Soak from "../src/Soak.ts"
 import * as SoakConversation from "../src/SoakConversation.ts"
 
 const timeout = 600_000
-let db: Testing.TestDatabase | Testing.Unavailable | undefined
-beforeAll(async () => {
-  db = await Testing.database()
-  if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
-}, timeout)
-afterAll(async () => {
-  if (db !== undefined && !("reason" in db)) await db.close()
-}, timeout)
-
 /** The database's URL; without one the test is skipped, saying why (in CI it fails). */
-const urlOr = (ctx: Testing.Skippable): string => Testing.urlOrSkip(db, ctx)
+const urlOr = Testing.suiteDatabase({ beforeAll, afterAll }, timeout).url
 
 describe("the Postgres soak", () => {
   it(

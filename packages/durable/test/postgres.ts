@@ -11,14 +11,4 @@ import * as Testing from "@agent-harness/postgres-tool/testing"
 export const timeout = 180_000
 
 /** A database for the calling test file: `url(ctx)` gives its URL, or skips the test (fails it in CI) saying why. */
-export const database = (): { readonly url: (ctx: Testing.Skippable) => string } => {
-  let db: Testing.TestDatabase | Testing.Unavailable | undefined
-  beforeAll(async () => {
-    db = await Testing.database()
-    if ("reason" in db) console.warn(Testing.unavailableNote(db.reason))
-  }, timeout)
-  afterAll(async () => {
-    if (db !== undefined && !("reason" in db)) await db.close()
-  }, timeout)
-  return { url: (ctx) => Testing.urlOrSkip(db, ctx) }
-}
+export const database = (): Testing.SuiteDatabase => Testing.suiteDatabase({ beforeAll, afterAll }, timeout)
