@@ -44,8 +44,10 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import type { Message } from "@agent-harness/executor"
 import { Effect, type Scope } from "effect"
+import * as Anthropic from "./internal/fakeAnthropic.ts"
+import { isObject, type Json, withRawJson } from "./internal/fakeJson.ts"
+import * as OpenAi from "./internal/fakeOpenAi.ts"
 import * as ResponsesWire from "./internal/responsesWire.ts"
-import * as SchemaRules from "./internal/schemaRules.ts"
 
 /**
  * The wire formats the fake speaks: Anthropic Messages, OpenAI Chat Completions, OpenAI
@@ -270,326 +272,23 @@ export interface Options {
   readonly apiKey?: string | undefined
 }
 
-const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
-const anthropicNamePattern = /^[a-zA-Z0-9_-]{1,128}$/
-
-type Json = Record<string, unknown>
-
-const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-const arrayOf = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
-const blocksOf = (content: unknown): ReadonlyArray<Json> =>
-  typeof content === "string" ? [{ type: "text", text: content }] : arrayOf(content).filter(isObject)
-
-const anthropicImageTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"]
-
-/** What a `tool_result`'s content breaks: only text, image and document blocks, images as the API takes them. */
-const toolResultContentProblems = (at: string, block: Json): Array<string> => {
-  if (typeof block.content === "string" || block.content === undefined) return []
-  if (!Array.isArray(block.content)) return [`${at}.tool_result.content: Input should be a valid list`]
-  const problems: Array<string> = []
-  for (const [k, part] of block.content.entries()) {
-    const where = `${at}.tool_result.content.${k}`
-    if (!isObject(part)) {
-      problems.push(`${where}: Input should be a valid dictionary`)
-      continue
-    }
-    if (part.type === "text") {
-      if (typeof part.text !== "string" || part.text === "")
-        problems.push(`${where}: text content blocks must be non-empty`)
-    } else if (part.type === "image") {
-      const source = isObject(part.source) ? part.source : {}
-      if (source.type === "base64") {
-        if (!anthropicImageTypes.includes(String(source.media_type))) {
-          problems.push(
-            `${where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`
-          )
-        }
-        if (typeof source.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(source.data)) {
-          problems.push(`${where}.image.source.base64.data: the image data is not valid base64`)
-        }
-      } else if (source.type !== "url" && source.type !== "file") {
-        problems.push(
-          `${where}.image.source: Input tag ${JSON.stringify(source.type)} does not match 'base64', 'url' or 'file'`
-        )
-      }
-    } else if (part.type !== "document" && part.type !== "search_result" && part.type !== "tool_reference") {
-      problems.push(
-        `${where}: Input tag ${JSON.stringify(part.type)} found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document', 'tool_reference'`
-      )
-    }
-  }
-  return problems
-}
-
-/** What a Messages request breaks, in the real API's words where it has some. */
-const anthropicProblems = (body: unknown): Array<string> => {
-  if (!isObject(body)) return ["the body is not a JSON object"]
-  const problems: Array<string> = []
-  if (typeof body.model !== "string") problems.push("model: Field required")
-  if (!Number.isSafeInteger(body.max_tokens) || (body.max_tokens as number) < 1) {
-    problems.push("max_tokens: Field required (a whole number of at least 1)")
-  }
-  if (body.stream === true) problems.push("stream: the fake provider does not stream")
-  for (const [i, tool] of arrayOf(body.tools).entries()) {
-    const name = isObject(tool) ? tool.name : undefined
-    if (typeof name !== "string" || !anthropicNamePattern.test(name)) {
-      problems.push(
-        `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$', got ${JSON.stringify(name)}`
-      )
-    }
-    problems.push(...SchemaRules.anthropicInputSchema(i, isObject(tool) ? tool.input_schema : undefined))
-  }
-  const messages = arrayOf(body.messages).filter(isObject)
-  if (messages.length === 0) problems.push("messages: at least one message is required")
-  else if (messages[0]?.role !== "user") problems.push("messages.0.role: the first message must use the 'user' role")
-  const thinking = isObject(body.thinking) && (body.thinking.type === "enabled" || body.thinking.type === "adaptive")
-  for (const [i, message] of messages.entries()) {
-    const blocks = blocksOf(message.content)
-    if (message.role === "assistant") {
-      const uses = blocks.filter((b) => b.type === "tool_use")
-      for (const use of uses) {
-        if (typeof use.name !== "string" || !anthropicNamePattern.test(use.name)) {
-          problems.push(
-            `messages.${i}: tool_use name ${JSON.stringify(use.name)} does not match '^[a-zA-Z0-9_-]{1,128}$'`
-          )
-        }
-        if (!isObject(use.input)) problems.push(`messages.${i}: tool_use.input: Input should be a valid dictionary`)
-      }
-      if (uses.length === 0) continue
-      const next = messages[i + 1]
-      const answered = new Set(
-        next?.role === "user"
-          ? blocksOf(next.content)
-              .filter((b) => b.type === "tool_result")
-              .map((b) => b.tool_use_id)
-          : []
-      )
-      const missing = uses.map((u) => u.id).filter((id) => !answered.has(id))
-      if (missing.length > 0 && next !== undefined) {
-        problems.push(
-          `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
-        )
-      }
-      const first = blocks[0]
-      const last = messages.slice(i + 1).every((m) => m.role !== "assistant")
-      if (thinking && last && first?.type !== "thinking" && first?.type !== "redacted_thinking") {
-        problems.push(
-          `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`
-        )
-      }
-      for (const block of blocks) {
-        if (block.type === "thinking" && typeof block.signature !== "string") {
-          problems.push(`messages.${i}: a thinking block has no signature`)
-        }
-      }
-    } else if (message.role === "user") {
-      const previous = messages[i - 1]
-      const calls = new Set(
-        previous?.role === "assistant"
-          ? blocksOf(previous.content)
-              .filter((b) => b.type === "tool_use")
-              .map((b) => b.id)
-          : []
-      )
-      for (const [j, block] of blocks.entries()) {
-        if (block.type === "tool_result" && !calls.has(block.tool_use_id)) {
-          problems.push(
-            `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`
-          )
-        }
-        if (block.type === "tool_result")
-          problems.push(...toolResultContentProblems(`messages.${i}.content.${j}`, block))
-      }
-    }
-  }
-  return problems
-}
-
-/** What a Chat Completions request breaks, in the real API's words where it has some. */
-const openAiProblems = (body: unknown): Array<string> => {
-  if (!isObject(body)) return ["the body is not a JSON object"]
-  const problems: Array<string> = []
-  if (typeof body.model !== "string") problems.push("you must provide a model parameter")
-  if (body.stream === true) problems.push("stream: the fake provider does not stream")
-  for (const [i, tool] of arrayOf(body.tools).entries()) {
-    const name = isObject(tool) && isObject(tool.function) ? tool.function.name : undefined
-    if (typeof name !== "string" || !toolNamePattern.test(name)) {
-      problems.push(
-        `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`
-      )
-    }
-    if (isObject(tool) && isObject(tool.function)) {
-      problems.push(...SchemaRules.openAiParameters(name, tool.function.parameters, tool.function.strict))
-    }
-  }
-  const messages = arrayOf(body.messages).filter(isObject)
-  if (messages.length === 0) problems.push("'messages' must contain at least one message")
-  const pending = new Set<unknown>()
-  let open: number | undefined
-  for (const [i, message] of messages.entries()) {
-    if (message.role === "tool") {
-      // Tool messages are text only: a string, or text parts.
-      for (const [j, part] of (Array.isArray(message.content) ? message.content : []).entries()) {
-        const type = isObject(part) ? part.type : undefined
-        if (type === "image_url") {
-          problems.push(
-            `Invalid 'messages[${i}]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.`
-          )
-        } else if (type !== "text") {
-          problems.push(
-            `Invalid value: ${JSON.stringify(type)}. Supported values are: 'text'. (messages[${i}].content[${j}].type)`
-          )
-        }
-      }
-      if (!pending.delete(message.tool_call_id)) {
-        problems.push(
-          `Invalid parameter: messages[${i}]: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${JSON.stringify(message.tool_call_id)}).`
-        )
-      }
-      continue
-    }
-    if (pending.size > 0) {
-      problems.push(
-        `An assistant message with 'tool_calls' (messages[${open}]) must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...pending].join(", ")}`
-      )
-      pending.clear()
-    }
-    if (message.role === "assistant") {
-      for (const call of arrayOf(message.tool_calls).filter(isObject)) {
-        pending.add(call.id)
-        const fn = isObject(call.function) ? call.function : {}
-        if (typeof fn.arguments !== "string") {
-          problems.push(`Invalid type for 'messages[${i}].tool_calls.function.arguments': expected a string`)
-        }
-      }
-      open = i
-    }
-  }
-  return problems
-}
-
-const anthropicErrorTypes: Readonly<Record<number, string>> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  500: "api_error",
-  529: "overloaded_error"
-}
-
-const openAiErrorTypes: Readonly<Record<number, { readonly type: string; readonly code: string | null }>> = {
-  400: { type: "invalid_request_error", code: null },
-  401: { type: "invalid_request_error", code: "invalid_api_key" },
-  403: { type: "invalid_request_error", code: "unsupported_country_region_territory" },
-  404: { type: "invalid_request_error", code: "model_not_found" },
-  429: { type: "requests", code: "rate_limit_exceeded" },
-  500: { type: "server_error", code: null },
-  503: { type: "server_error", code: null }
-}
-
 const errorBody = (route: Route, status: number, type: string | undefined, message: string): string =>
   route === "anthropic"
     ? JSON.stringify({
         type: "error",
         error: {
-          type: type ?? anthropicErrorTypes[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"),
+          type: type ?? Anthropic.errorTypes[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"),
           message
         }
       })
     : JSON.stringify({
         error: {
           message,
-          type: type ?? openAiErrorTypes[status]?.type ?? (status >= 500 ? "server_error" : "invalid_request_error"),
+          type: type ?? OpenAi.errorTypes[status]?.type ?? (status >= 500 ? "server_error" : "invalid_request_error"),
           param: null,
-          code: openAiErrorTypes[status]?.code ?? null
+          code: OpenAi.errorTypes[status]?.code ?? null
         }
       })
-
-/**
- * A JSON text with some values given as JSON text, written as they are: `JSON.stringify(value)`
- * with each placeholder string replaced by its text.
- */
-const withRawJson = (value: Json, raws: ReadonlyArray<string>): string => {
-  let text = JSON.stringify(value)
-  raws.forEach((raw, i) => {
-    text = text.replace(JSON.stringify(rawMark(i)), () => raw)
-  })
-  return text
-}
-const rawMark = (i: number): string => `\u0000fake-provider-raw-json-${i}\u0000`
-
-/** A Messages reply, and the raw JSON texts of its string tool inputs (see `withRawJson`). */
-const anthropicReply = (r: Reply, model: unknown, n: number): { readonly json: Json; readonly raws: Array<string> } => {
-  const raws: Array<string> = []
-  const content = r.blocks.map((b): Json => {
-    if (b.type === "text") return { type: "text", text: b.text }
-    if (b.type === "tool_use") {
-      if (typeof b.input !== "string") return { type: "tool_use", id: b.id, name: b.name, input: b.input }
-      raws.push(b.input)
-      return { type: "tool_use", id: b.id, name: b.name, input: rawMark(raws.length - 1) }
-    }
-    const meta = isObject(b.provider_metadata?.anthropic) ? b.provider_metadata.anthropic : {}
-    return typeof meta.redactedData === "string"
-      ? { type: "redacted_thinking", data: meta.redactedData }
-      : {
-          type: "thinking",
-          thinking: b.text,
-          signature: typeof meta.signature === "string" ? meta.signature : `fake-signature-${n}`
-        }
-  })
-  return {
-    raws,
-    json: {
-      id: `msg_fake_${n}`,
-      type: "message",
-      role: "assistant",
-      model: typeof model === "string" ? model : "fake",
-      content,
-      stop_reason: r.stop ?? (r.blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn"),
-      stop_sequence: null,
-      usage: { input_tokens: r.usage?.input ?? 10, output_tokens: r.usage?.output ?? 5 }
-    }
-  }
-}
-
-const openAiReply = (r: Reply, model: unknown, n: number): Json => {
-  const text = r.blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("")
-  const reasoning = r.blocks.flatMap((b) => (b.type === "reasoning" ? [b.text] : [])).join("")
-  const calls = r.blocks.flatMap((b) =>
-    b.type === "tool_use"
-      ? [
-          {
-            id: b.id,
-            type: "function",
-            function: { name: b.name, arguments: typeof b.input === "string" ? b.input : JSON.stringify(b.input) }
-          }
-        ]
-      : []
-  )
-  const input = r.usage?.input ?? 10
-  const output = r.usage?.output ?? 5
-  return {
-    id: `chatcmpl-fake-${n}`,
-    object: "chat.completion",
-    created: 1_700_000_000 + n,
-    model: typeof model === "string" ? model : "fake",
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: text === "" && calls.length > 0 ? null : text,
-          ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
-          ...(calls.length > 0 ? { tool_calls: calls } : {})
-        },
-        finish_reason: r.stop ?? (calls.length > 0 ? "tool_calls" : "stop")
-      }
-    ],
-    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
-  }
-}
 
 const routes: Readonly<Record<string, Route>> = {
   "/v1/messages": "anthropic",
@@ -685,9 +384,9 @@ export const start = (options?: Options): Promise<Fake> => {
       recorded.json === undefined
         ? ["the body is not JSON"]
         : route === "anthropic"
-          ? anthropicProblems(recorded.json)
+          ? Anthropic.problems(recorded.json)
           : route === "openai"
-            ? openAiProblems(recorded.json)
+            ? OpenAi.problems(recorded.json)
             : ResponsesWire.problems(recorded.json, stored)
     if (problems.length > 0) return send(400, errorBody(route, 400, undefined, problems.join("; ")), {}, problems)
     const next = scripts[route].shift()
@@ -699,10 +398,10 @@ export const start = (options?: Options): Promise<Fake> => {
     const render = (r: Reply): string => {
       const model = isObject(recorded.json) ? recorded.json.model : undefined
       if (route === "anthropic") {
-        const { json, raws } = anthropicReply(r, model, n)
+        const { json, raws } = Anthropic.reply(r, model, n)
         return withRawJson(json, raws)
       }
-      if (route === "openai") return JSON.stringify(openAiReply(r, model, n))
+      if (route === "openai") return JSON.stringify(OpenAi.reply(r, model, n))
       const { response, items } = ResponsesWire.reply(r.blocks, { stop: r.stop, usage: r.usage, model, n })
       if (!(isObject(recorded.json) && recorded.json.store === false)) {
         for (const item of items) if (typeof item.id === "string") stored.set(item.id, item)
