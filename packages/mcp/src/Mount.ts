@@ -16,24 +16,19 @@
  *
  * @since 0.1.0
  */
-import { Buffer } from "node:buffer"
 import { Execute, type Outcome, Progress } from "@agent-harness/executor"
-import { type MessageCatalog, Tool, ToolContent, Toolset } from "@agent-harness/tool-schema"
-import { Client } from "@modelcontextprotocol/sdk/client"
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
+import { Tool, ToolContent, Toolset } from "@agent-harness/tool-schema"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { type Cause, Duration, Effect, Schema, type Scope } from "effect"
 import * as z from "zod"
 import * as CallResult from "./CallResult.ts"
-import * as SseCheck from "./internal/SseCheck.ts"
+import * as CallFailure from "./internal/callFailure.ts"
+import * as Connection from "./internal/connection.ts"
 import * as InputSchema from "./InputSchema.ts"
 import * as MessageSize from "./MessageSize.ts"
 import * as Messages from "./Messages.ts"
 import { callIdKey } from "./Serve.ts"
-import * as StdioChild from "./StdioChild.ts"
 import * as ToolName from "./ToolName.ts"
 import * as Trust from "./Trust.ts"
 
@@ -156,24 +151,12 @@ export class MountError extends MountErrorBase {
   }
 }
 
-const reasons = [
-  "ToolError",
-  "ServerError",
-  "TimedOut",
-  "Stopped",
-  "ConnectionLost",
-  "OffSpec",
-  "HttpStatus",
-  "NotSent",
-  "TooLarge"
-] as const
-
 const CallErrorBase: Schema.Class<
   CallError,
   Schema.TaggedStruct<
     "CallError",
     {
-      readonly reason: Schema.Literals<typeof reasons>
+      readonly reason: Schema.Literals<typeof CallFailure.reasons>
       readonly ran: Schema.Literals<readonly ["yes", "unknown", "no"]>
       readonly message: Schema.String
       readonly parts: Schema.optionalKey<Schema.$Array<typeof ToolContent.Part>>
@@ -181,7 +164,7 @@ const CallErrorBase: Schema.Class<
   >,
   Cause.YieldableError
 > = Schema.TaggedError<CallError>()("CallError", {
-  reason: Schema.Literals(reasons),
+  reason: Schema.Literals(CallFailure.reasons),
   ran: Schema.Literals(["yes", "unknown", "no"]),
   message: Schema.String,
   parts: Schema.optionalKey(Schema.Array(ToolContent.Part))
@@ -262,386 +245,13 @@ const ListTools = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.str
 /** How many pages of `tools/list` are read at most (a server that never stops paging). */
 const maxPages = 100
 
-const errorText = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? error.cause.message : undefined
-  return cause === undefined || error.message.includes(cause) ? error.message : `${error.message} (${cause})`
-}
-
 const millisOf = (input: Duration.Input | undefined, fallback: number): number =>
   input === undefined ? fallback : Duration.toMillis(Duration.fromInputUnsafe(input))
 
-/**
- * Progress of the calls in flight, by the progress token each was sent with. The SDK hands a
- * `notifications/progress` to its handler a microtask late, after an answer that follows it on
- * the wire has already removed the handler (so a server's last update was lost): the transport
- * is tapped instead, and each update reaches its call as it is read.
- */
-type ProgressTaps = Map<string, (params: unknown) => void>
-
-/** Sees every message `transport` delivers before the client does: progress goes to its call at once. */
-const tap = (transport: Transport | undefined, taps: ProgressTaps): void => {
-  if (transport === undefined) return
-  const deliver = transport.onmessage
-  if (deliver === undefined) return
-  transport.onmessage = (message, extra) => {
-    try {
-      const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
-      if (method === "notifications/progress" && typeof params === "object" && params !== null) {
-        const token = (params as { readonly progressToken?: unknown }).progressToken
-        if (typeof token === "string") taps.get(token)?.(params)
-      }
-    } catch {
-      // A message that cannot be read is the client's to judge.
-    }
-    deliver.call(transport, message, extra)
-  }
-}
-
 let progressTokens = 0
 
-interface Connection {
-  /** The calls in flight that listen for progress, by their progress token. */
-  readonly progress: ProgressTaps
-  /** The client of the current session (a new one after a Streamable HTTP session ended). */
-  client: Client
-  readonly child: StdioChild.StdioChild | undefined
-  status: Status
-  /** Streamable HTTP: starts a new session in place of `stale`'s; `client` is the new one after. */
-  readonly renew: ((stale: Client) => Promise<void>) | undefined
-}
-
-const open = (
-  server: Server,
-  options: Options | undefined,
-  connectTimeout: number
-): Effect.Effect<Connection, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync((): Connection => {
-      const clientFor = (): Client => {
-        const client = new Client({ name: options?.clientName ?? "agent-harness", version: "0.1.0" })
-        client.onclose = () => {
-          // A client replaced by a new session's closes quietly.
-          if (connection.client === client) {
-            connection.status = { _tag: "Stopped", how: howText(connection, Messages.english) }
-          }
-        }
-        // Protocol noise (a stray line on stdout) must not crash anything; calls report their own errors.
-        client.onerror = () => undefined
-        return client
-      }
-      const child =
-        server._tag === "Stdio"
-          ? new StdioChild.StdioChild({
-              command: server.command,
-              args: server.args,
-              env: server.env,
-              cwd: server.cwd,
-              onStderr: options?.onStderr
-            })
-          : undefined
-      let renewing: Promise<void> | undefined
-      const renew = (stale: Client): Promise<void> => {
-        if (connection.client !== stale) return Promise.resolve()
-        renewing ??= (async () => {
-          const fresh = clientFor()
-          await fresh.connect(transportOf(server, connection), { timeout: connectTimeout })
-          tap(fresh.transport, connection.progress)
-          connection.client = fresh
-          void stale.close().catch(() => undefined)
-        })().finally(() => {
-          renewing = undefined
-        })
-        return renewing
-      }
-      const connection: Connection = {
-        progress: new Map(),
-        client: clientFor(),
-        child,
-        status: { _tag: "Running" },
-        renew: server._tag === "Http" ? renew : undefined
-      }
-      return connection
-    }),
-    (connection) =>
-      Effect.promise(async () => {
-        await connection.client.close().catch(() => undefined)
-        await connection.child?.close()
-      })
-  )
-
-const transportOf = (server: Server, connection: Connection): Transport =>
-  connection.child ??
-  new StreamableHTTPClientTransport(new URL((server as Http).url), {
-    requestInit: { headers: { ...(server as Http).headers } },
-    fetch: SseCheck.fetchChecked()
-  })
-
-/** How the server stopped, in the language of `texts`. */
-const howText = (connection: Connection, texts: Messages.Messages): string => {
-  const ended = connection.child?.ended
-  return ended === undefined ? texts.closed : texts.ended(ended)
-}
-
-/**
- * The SDK's own errors, told from a server's (which may use the same codes: -32000 and -32001
- * are common server error codes): the request timed out here, or the connection closed here.
- */
-class TimedOutHere {}
-class ClosedHere {}
-
-/** A new session could not be started after the server ended the old one (the call did not run). */
-class SessionRenewFailed {
-  readonly cause: unknown
-  constructor(cause: unknown) {
-    this.cause = cause
-  }
-}
-
-/**
- * The server no longer knows the session of a request that carried a session id, and did not
- * run it: an HTTP 404 (MCP's rule), or the 400 the official SDK's servers answer when their
- * session is gone (`Bad Request: Server not initialized` from a restarted transport, `Bad
- * Request: No valid session ID provided` from the SDK's examples' session map).
- */
-const isSessionGone = (error: unknown, client: Client): boolean =>
-  error instanceof StreamableHTTPError &&
-  client.transport?.sessionId !== undefined &&
-  (error.code === 404 ||
-    (error.code === 400 && /server not initialized|no valid session id/i.test(error.message.slice(0, 1000))))
-
-/**
- * HTTP statuses that prove the server did not run the call: every 4xx (the server refused the
- * request as a request: bad, unauthorized, forbidden, unknown session, too large, too many), and
- * 501/505 (it does not do what was asked). Any other 5xx may come after the call ran.
- */
-const provesNotRun = (status: number): boolean => (status >= 400 && status < 500) || status === 501 || status === 505
-
-/** Codes of a connection that was never made: the request was not sent. */
-const notConnected = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EHOSTUNREACH", "ENETUNREACH"])
-
-const codeOf = (error: unknown): unknown =>
-  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
-
-/** Whether a fetch failed before the request left (no connection was made). */
-const neverConnected = (error: unknown): boolean => {
-  if (!(error instanceof Error)) return false
-  const cause = error.cause
-  const code = codeOf(cause)
-  if (typeof code === "string" && notConnected.has(code)) return true
-  // Happy eyeballs: every address refused.
-  const errors =
-    typeof cause === "object" && cause !== null ? (cause as { readonly errors?: unknown }).errors : undefined
-  return (
-    Array.isArray(errors) &&
-    errors.length > 0 &&
-    errors.every((e) => {
-      const c = codeOf(e)
-      return typeof c === "string" && notConnected.has(c)
-    })
-  )
-}
-
-/** A JSON-RPC error's message without the SDK's `MCP error <code>: ` prefixes (it adds one per hop). */
-const withoutPrefix = (message: string): string => message.replace(/^(?:MCP error -?\d+: )+/, "")
-
-/** The body of an HTTP error answer: a JSON-RPC error's message when it is one, else the text. */
-const httpBody = (error: StreamableHTTPError): string => {
-  const text = error.message.replace(/^Streamable HTTP error: (?:Error POSTing to endpoint: )?/, "")
-  try {
-    const parsed: unknown = JSON.parse(text)
-    const message = (parsed as { readonly error?: { readonly message?: unknown } } | null)?.error?.message
-    if (typeof message === "string") return message
-  } catch {
-    // Not JSON: the text as it is.
-  }
-  return text === "" || text === "null" ? "no body" : text
-}
-
-/** The first issue of a zod error, in one line, or `undefined` when `error` is none. */
-const zodIssue = (error: unknown): string | undefined => {
-  const issues =
-    typeof error === "object" && error !== null ? (error as { readonly issues?: unknown }).issues : undefined
-  if (!(error instanceof Error) || !Array.isArray(issues)) return undefined
-  const first: unknown = issues[0]
-  if (typeof first !== "object" || first === null) return "it is not JSON-RPC"
-  const { path, message } = first as { readonly path?: unknown; readonly message?: unknown }
-  const at = Array.isArray(path) && path.length > 0 ? `${path.join(".")}: ` : ""
-  return `it is not JSON-RPC: ${at}${typeof message === "string" ? message : "invalid"}`
-}
-
-/**
- * Sends one `tools/call`. When a Streamable HTTP server answers that it no longer knows the
- * session (it restarted), a new session is started, once, and the call is sent again: the 404
- * proves it did not run. The answer is returned unchecked.
- */
-const send = async (
-  connection: Connection,
-  params: Record<string, unknown>,
-  signal: AbortSignal,
-  timeout: number
-): Promise<unknown> => {
-  const deadline = Date.now() + timeout
-  const once = async (client: Client, millis: number): Promise<unknown> => {
-    try {
-      return await client.request({ method: "tools/call", params }, Answer, { signal, timeout: millis })
-    } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        const data: unknown = error.data
-        if (typeof data === "object" && data !== null && (data as { timeout?: unknown }).timeout === millis) {
-          throw new TimedOutHere()
-        }
-      }
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && client.transport === undefined) {
-        throw new ClosedHere()
-      }
-      // A write to a child that is exiting fails before its exit is known: wait for it.
-      if (connection.child !== undefined && !(error instanceof McpError) && !signal.aborted) {
-        await connection.child.settled(2000)
-      }
-      throw error
-    }
-  }
-  const client = connection.client
-  try {
-    return await once(client, timeout)
-  } catch (error) {
-    if (connection.renew === undefined || !isSessionGone(error, client)) throw error
-    try {
-      await connection.renew(client)
-    } catch (cause) {
-      throw new SessionRenewFailed(cause)
-    }
-    return await once(connection.client, Math.max(1, deadline - Date.now()))
-  }
-}
-
-/** A call whose JSON-RPC message is over `MessageSize.maxBytes`: not sent. */
-class TooLargeToSend {
-  readonly bytes: number
-  constructor(bytes: number) {
-    this.bytes = bytes
-  }
-}
-
-/**
- * The size in bytes of the `tools/call` message for `params`, as the SDK writes it (with an id
- * of at most 15 digits: a little over, never under), or `undefined` when it cannot be written
- * (the SDK would fail to send it, and says why).
- */
-const messageBytes = (params: Record<string, unknown>): number | undefined => {
-  try {
-    const line = JSON.stringify({ method: "tools/call", params, jsonrpc: "2.0", id: 999_999_999_999_999 })
-    return typeof line === "string" ? Buffer.byteLength(line) + 1 : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Any answer: it is checked by `CallResult.check`, so an off-spec one is said to be at once. */
-const Answer = z.unknown()
-
-/** What went wrong with a call that did not return an answer, as the model reads it. */
-const failure = (
-  error: unknown,
-  connection: Connection,
-  server: string,
-  texts: Messages.Messages,
-  catalog: MessageCatalog.MessageCatalog,
-  timeout: number
-): CallError => {
-  if (error instanceof SessionRenewFailed) {
-    return new CallError({
-      reason: "NotSent",
-      ran: "no",
-      message: texts.sessionLost(
-        server,
-        Messages.bounded(
-          error.cause instanceof StreamableHTTPError
-            ? `HTTP ${error.cause.code}: ${httpBody(error.cause)}`
-            : errorText(error.cause)
-        )
-      )
-    })
-  }
-  if (error instanceof TimedOutHere) {
-    return new CallError({ reason: "TimedOut", ran: "unknown", message: catalog.timedOut(timeout) })
-  }
-  if (error instanceof ClosedHere) {
-    const how = connection.status._tag === "Stopped" ? howText(connection, texts) : texts.closed
-    return new CallError({ reason: "Stopped", ran: "unknown", message: texts.stoppedDuringCall(server, how) })
-  }
-  if (error instanceof TooLargeToSend) {
-    return new CallError({
-      reason: "TooLarge",
-      ran: "no",
-      message: texts.callTooLarge(server, error.bytes, MessageSize.maxBytes)
-    })
-  }
-  if (error instanceof McpError) {
-    const data: unknown = error.data
-    const tooLarge =
-      typeof data === "object" && data !== null ? (data as Record<string, unknown>)[StdioChild.tooLargeKey] : undefined
-    if (typeof tooLarge === "number") {
-      return new CallError({
-        reason: "TooLarge",
-        ran: "unknown",
-        message: texts.answerTooLarge(server, tooLarge, MessageSize.maxBytes)
-      })
-    }
-    const offSpec =
-      typeof data === "object" && data !== null ? (data as Record<string, unknown>)[StdioChild.offSpecKey] : undefined
-    if (typeof offSpec === "string") {
-      return new CallError({
-        reason: "OffSpec",
-        ran: "unknown",
-        message: texts.offSpec(server, Messages.bounded(offSpec))
-      })
-    }
-    return new CallError({
-      reason: "ServerError",
-      ran: "yes",
-      message: texts.failed(server, error.code, Messages.bounded(withoutPrefix(error.message)))
-    })
-  }
-  if (error instanceof StreamableHTTPError) {
-    const body = Messages.bounded(httpBody(error))
-    const status = error.code ?? -1
-    if (status === -1) {
-      return new CallError({ reason: "OffSpec", ran: "unknown", message: texts.offSpec(server, body) })
-    }
-    if (provesNotRun(status)) {
-      return new CallError({ reason: "NotSent", ran: "no", message: texts.notSent(server, `HTTP ${status}: ${body}`) })
-    }
-    return new CallError({ reason: "HttpStatus", ran: "unknown", message: texts.httpStatus(server, status, body) })
-  }
-  const notJsonRpc = zodIssue(error) ?? (error instanceof SyntaxError ? "it is not JSON" : undefined)
-  if (notJsonRpc !== undefined) {
-    return new CallError({
-      reason: "OffSpec",
-      ran: "unknown",
-      message: texts.offSpec(server, Messages.bounded(notJsonRpc))
-    })
-  }
-  if (connection.status._tag === "Stopped") {
-    return new CallError({ reason: "Stopped", ran: "no", message: texts.stopped(server, howText(connection, texts)) })
-  }
-  if (connection.child === undefined && neverConnected(error)) {
-    return new CallError({
-      reason: "NotSent",
-      ran: "no",
-      message: texts.notSent(server, Messages.bounded(errorText(error)))
-    })
-  }
-  return new CallError({
-    reason: "ConnectionLost",
-    ran: "unknown",
-    message: texts.connectionLost(server, Messages.bounded(errorText(error)))
-  })
-}
-
 const makeTool = (
-  connection: Connection,
+  connection: Connection.Connection,
   serverName: string,
   name: string,
   remote: string,
@@ -669,7 +279,7 @@ const makeTool = (
           return yield* new CallError({
             reason: "Stopped",
             ran: "no",
-            message: texts.stopped(serverName, howText(connection, texts))
+            message: texts.stopped(serverName, Connection.howText(connection, texts))
           })
         }
         const { catalog } = yield* Execute.harness
@@ -685,21 +295,21 @@ const makeTool = (
         }
         const answer = yield* Effect.tryPromise({
           try: async (signal) => {
-            const bytes = messageBytes(params)
-            if (bytes !== undefined && bytes > MessageSize.maxBytes) throw new TooLargeToSend(bytes)
-            if (token === undefined) return await send(connection, params, signal, timeout)
+            const bytes = CallFailure.messageBytes(params)
+            if (bytes !== undefined && bytes > MessageSize.maxBytes) throw new CallFailure.TooLargeToSend(bytes)
+            if (token === undefined) return await CallFailure.send(connection, params, signal, timeout)
             connection.progress.set(token, (progress) => {
               const update = Progress.check(progress)
               if (update === undefined) return
               run(Progress.report(context.id, update))
             })
             try {
-              return await send(connection, params, signal, timeout)
+              return await CallFailure.send(connection, params, signal, timeout)
             } finally {
               connection.progress.delete(token)
             }
           },
-          catch: (error) => failure(error, connection, serverName, texts, catalog, timeout)
+          catch: (error) => new CallError(CallFailure.failure(error, connection, serverName, texts, catalog, timeout))
         })
         const checked = CallResult.check(answer)
         if (checked._tag === "OffSpec") {
@@ -808,7 +418,7 @@ const mountWith = (
     if (server._tag === "Http" && !URL.canParse(server.url)) return yield* fail(`'${server.url}' is not a URL`)
     const connectTimeout = millisOf(options?.connectTimeout, 30_000)
     const callTimeout = millisOf(options?.callTimeout, 60_000)
-    const connection = yield* open(server, options, connectTimeout)
+    const connection = yield* Connection.open(server, options, connectTimeout)
     const { client } = connection
     /** Why the handshake failed, in words. */
     const handshake = (error: unknown): MountError => {
@@ -819,15 +429,15 @@ const mountWith = (
           : error instanceof McpError && error.code === ErrorCode.RequestTimeout
             ? `it did not finish the handshake within ${connectTimeout} ms`
             : server._tag === "Http"
-              ? `could not connect: ${errorText(error)}`
-              : errorText(error)
+              ? `could not connect: ${CallFailure.errorText(error)}`
+              : CallFailure.errorText(error)
       return new MountError({ server: where, problem })
     }
     yield* Effect.tryPromise({
       try: async () => {
         try {
-          await client.connect(transportOf(server, connection), { timeout: connectTimeout })
-          tap(client.transport, connection.progress)
+          await client.connect(Connection.transportOf(server, connection), { timeout: connectTimeout })
+          Connection.tap(client.transport, connection.progress)
         } catch (error) {
           // A write to a child that just exited fails before its exit is known: wait for it.
           await connection.child?.settled(2000)
@@ -847,7 +457,8 @@ const mountWith = (
           client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ListTools, {
             timeout: connectTimeout
           }),
-        catch: (error) => new MountError({ server: where, problem: `tools/list failed: ${errorText(error)}` })
+        catch: (error) =>
+          new MountError({ server: where, problem: `tools/list failed: ${CallFailure.errorText(error)}` })
       })
       listed.push(...result.tools)
       cursor = result.nextCursor
