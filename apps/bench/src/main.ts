@@ -70,11 +70,13 @@ const text = [
 ].join("\n")
 console.log(text)
 if (!settings.quick) {
-  // The full run is the one the READMEs show: RESULTS.md, and the blocks between the markers in
-  // the root README and the bench's own.
+  // The full run is the one the docs show: RESULTS.md, and the blocks between the markers in
+  // docs/performance.md and the bench's own README.
   const results = fileURLToPath(new URL("../RESULTS.md", import.meta.url))
   writeFileSync(results, `# Latest results\n\n${text}\n`)
-  const readmes = ["../README.md", "../../../README.md"].map((path) => fileURLToPath(new URL(path, import.meta.url)))
+  const readmes = ["../README.md", "../../../docs/performance.md"].map((path) =>
+    fileURLToPath(new URL(path, import.meta.url))
+  )
   const start = "<!-- results:start -->"
   const end = "<!-- results:end -->"
   for (const readme of readmes) {
