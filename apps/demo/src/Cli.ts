@@ -1,5 +1,5 @@
 /**
- * The `harness` command line: walkthroughs of the seeds, and run/test of scenario files.
+ * The `harness` command line: walkthroughs of the ideas, and run/test of scenario files.
  * Runtime-agnostic: `main.ts` provides the platform (Node or Deno through node: modules).
  *
  * @since 0.1.0
@@ -26,7 +26,7 @@ const json = Flag.Boolean("json").pipe(
 
 const variant = Flag.Literals("variant", Variant.names).pipe(
   Flag.withDefault("fixed"),
-  Flag.withDescription("the harness variant: fixed (the tool-response contract) or before (the seed's bug)")
+  Flag.withDescription("the harness variant: fixed (the tool-response contract) or before (the old parser's bug)")
 )
 
 const engine = Flag.Literals("engine", ["local", "postgres"]).pipe(
@@ -159,21 +159,21 @@ const salmorejo = Command.make(
       () => import("./Demo.ts"),
       (m) => m.salmorejo(lang)
     )
-).pipe(Command.withDescription("Seed 000: a conversation with two errors, turn by turn"))
+).pipe(Command.withDescription("Errors as observations: a conversation with two errors, turn by turn"))
 
 const plan = Command.make("plan", {}, () =>
   lazy(
     () => import("./PlanDemo.ts"),
     (m) => m.plan
   )
-).pipe(Command.withDescription("Seed 004: plan and execute — every path, with each revision's diff drawn"))
+).pipe(Command.withDescription("Plan and execute: every path, with each revision's diff drawn"))
 
 const regress = Command.make("regress", { variant }, ({ variant }) =>
   lazy(
     () => import("./RegressDemo.ts"),
     (m) => m.regress(Variant.byName[variant])
   )
-).pipe(Command.withDescription("Seed 003: from an agent failure to a regression test — trace, criterion, cases, runs"))
+).pipe(Command.withDescription("From an agent failure to a regression test: trace, criterion, cases, runs"))
 
 const idempotency = Command.make("idempotency", {}, () =>
   lazy(
@@ -182,12 +182,12 @@ const idempotency = Command.make("idempotency", {}, () =>
   )
 ).pipe(
   Command.withDescription(
-    "Seed 000's last section: once vs twice, retry safety, and a crash resumed on a SQLite journal"
+    "What is safe to repeat: once vs twice, retry safety, and a crash resumed on a SQLite journal"
   )
 )
 
 const demo = Command.make("demo").pipe(
-  Command.withDescription("Walkthroughs of the seeds"),
+  Command.withDescription("Walkthroughs of the ideas, turn by turn"),
   Command.withSubcommands([salmorejo, plan, regress, idempotency])
 )
 
