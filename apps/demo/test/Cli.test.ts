@@ -1,7 +1,7 @@
 /**
  * The `harness` binary end to end: each test spawns `node src/main.ts ...` (Node 22, as vitest
  * runs here) and checks exit code and output against the CLI contract of
- * shared/docs/scenario-format.md.
+ * docs/scenario-format.md.
  */
 import process from "node:process"
 import { afterAll, assert, describe, it } from "@effect/vitest"

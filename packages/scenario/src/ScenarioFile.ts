@@ -1,5 +1,5 @@
 /**
- * Scenario files, format 1 (`shared/docs/scenario-format.md`): their Schema, and decoding a
+ * Scenario files, format 1 (`docs/scenario-format.md`): their Schema, and decoding a
  * file's text into a typed scenario or an error naming the file and the JSON path of the first
  * bad field (`turns[2].reply[0].id: missing`).
  *
