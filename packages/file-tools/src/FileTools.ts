@@ -20,6 +20,7 @@ import { MessageCatalog, PathGuard, Toolset, Tool } from "@agent-harness/tool-sc
 import { type Cause, Effect, Option, Schema, Stream } from "effect"
 import * as FilePath from "./FilePath.ts"
 import { Files, type FilesShape, type Visit } from "./Files.ts"
+import * as ToolWords from "./internal/toolWords.ts"
 
 /**
  * The most `list` and `search` show in one observation: `maxLines` lines, or `maxBytes` bytes of
@@ -373,6 +374,105 @@ const failureMessage =
 
 const text = (description: string) => Schema.String.annotate({ description })
 
+// The five tools, defined once from a locale's words (internal/toolWords.ts).
+
+/** What the fields mean when their names do not say it (`{ ruta: "path" }`); none in English. */
+const meaningsOf = (pairs: ReadonlyArray<readonly [string, string]>): { readonly fields?: Tool.FieldMeanings } =>
+  pairs.every(([name, meaning]) => name === meaning) ? {} : { fields: Object.fromEntries(pairs) }
+
+/** One text field's Schema, under its name in the locale. */
+const oneField = <F extends string>(field: ToolWords.Field<F>): Schema.Struct<{ readonly [K in F]: Schema.String }> =>
+  Schema.Struct({ [field.name]: text(field.description) } as { readonly [K in F]: Schema.String })
+
+/** Two text fields' Schema, in this order, under their names in the locale. */
+const twoFields = <F extends string, G extends string>(
+  first: ToolWords.Field<F>,
+  second: ToolWords.Field<G>
+): Schema.Struct<{ readonly [K in F]: Schema.String } & { readonly [K in G]: Schema.String }> =>
+  Schema.Struct({ [first.name]: text(first.description), [second.name]: text(second.description) } as {
+    readonly [K in F]: Schema.String
+  } & { readonly [K in G]: Schema.String })
+
+const defineRead = <const N extends string, const P extends string>(
+  texts: Texts,
+  words: ToolWords.Named<N> & { readonly path: ToolWords.Field<P> }
+): Tool.Tool<N, Schema.Struct<{ readonly [K in P]: Schema.String }>, string, Failure, Files> =>
+  Tool.make(words.name, {
+    description: words.description,
+    parameters: oneField(words.path),
+    ...meaningsOf([[words.path.name, "path"]]),
+    annotations: readOnly,
+    run: (input) =>
+      Effect.flatMap(textFields(texts, input, [words.path.name]), (fields) => readFile(texts, fields[words.path.name])),
+    failureMessage: failureMessage(texts)
+  })
+
+const defineList = <const N extends string, const F extends string>(
+  texts: Texts,
+  words: ToolWords.Named<N> & { readonly folder: ToolWords.Field<F> }
+): Tool.Tool<
+  N,
+  Schema.Struct<{ readonly [K in F]: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> =>
+  Tool.make(words.name, {
+    description: words.description,
+    parameters: oneField(words.folder),
+    ...meaningsOf([[words.folder.name, "folder"]]),
+    annotations: readOnly,
+    run: (input) =>
+      Effect.flatMap(textFields(texts, input, [words.folder.name]), (fields) =>
+        listFolder(texts, fields[words.folder.name])
+      ),
+    failureMessage: failureMessage(texts)
+  })
+
+const defineSearch = <const N extends string, const F extends string>(
+  texts: Texts,
+  words: ToolWords.Named<N> & { readonly pattern: ToolWords.Field<F> }
+): Tool.Tool<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, InvalidField, Files> =>
+  Tool.make(words.name, {
+    description: words.description,
+    parameters: oneField(words.pattern),
+    ...meaningsOf([[words.pattern.name, "pattern"]]),
+    annotations: readOnly,
+    run: (input) =>
+      Effect.flatMap(textFields(texts, input, [words.pattern.name]), (fields) =>
+        searchLines(texts, fields[words.pattern.name])
+      ),
+    failureMessage: failureMessage(texts)
+  })
+
+/** `write` and `append`: a path and a content, replacing the file or adding to its end. */
+const defineChange = <const N extends string, const P extends string, const C extends string>(
+  texts: Texts,
+  words: ToolWords.Named<N> & { readonly path: ToolWords.Field<P>; readonly content: ToolWords.Field<C> },
+  annotations: Tool.Annotations,
+  change: (texts: Texts, path: string, content: string) => Effect.Effect<string, FilePath.PathRefused, Files>
+): Tool.Tool<
+  N,
+  Schema.Struct<{ readonly [K in P]: Schema.String } & { readonly [K in C]: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+> =>
+  Tool.make(words.name, {
+    description: words.description,
+    parameters: twoFields(words.path, words.content),
+    ...meaningsOf([
+      [words.path.name, "path"],
+      [words.content.name, "content"]
+    ]),
+    annotations,
+    run: (input) =>
+      Effect.flatMap(textFields(texts, input, [words.path.name, words.content.name]), (fields) =>
+        change(texts, fields[words.path.name], fields[words.content.name])
+      ),
+    failureMessage: failureMessage(texts)
+  })
+
 // English.
 
 /** `read {path}`: the file's content, or `file 'P' does not exist`. @since 0.1.0 */
@@ -382,13 +482,7 @@ export const Read: Tool.Tool<
   string,
   Failure,
   Files
-> = Tool.make("read", {
-  description: "Reads a file and returns its whole content.",
-  parameters: Schema.Struct({ path: text("The path of the file, e.g. notes/todo.txt") }),
-  annotations: readOnly,
-  run: (input) => Effect.flatMap(textFields(englishTexts, input, ["path"]), ({ path }) => readFile(englishTexts, path)),
-  failureMessage: failureMessage(englishTexts)
-})
+> = defineRead(englishTexts, ToolWords.english.read)
 
 /** `list {folder}`: the paths that start with the folder, sorted, one per line. @since 0.1.0 */
 export const List: Tool.Tool<
@@ -397,15 +491,7 @@ export const List: Tool.Tool<
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> = Tool.make("list", {
-  description:
-    "Lists the paths that start with the given folder, sorted, one per line. An empty folder lists every file.",
-  parameters: Schema.Struct({ folder: text("The folder prefix, e.g. notes/") }),
-  annotations: readOnly,
-  run: (input) =>
-    Effect.flatMap(textFields(englishTexts, input, ["folder"]), ({ folder }) => listFolder(englishTexts, folder)),
-  failureMessage: failureMessage(englishTexts)
-})
+> = defineList(englishTexts, ToolWords.english.list)
 
 /** `search {pattern}`: `path: line` for each line containing the pattern. @since 0.1.0 */
 export const Search: Tool.Tool<
@@ -414,15 +500,7 @@ export const Search: Tool.Tool<
   string,
   InvalidField,
   Files
-> = Tool.make("search", {
-  description:
-    "Finds the lines that contain the given text (not a regular expression) in every file, as 'path: line', one per line. No matches gives an empty text.",
-  parameters: Schema.Struct({ pattern: text("The text to look for") }),
-  annotations: readOnly,
-  run: (input) =>
-    Effect.flatMap(textFields(englishTexts, input, ["pattern"]), ({ pattern }) => searchLines(englishTexts, pattern)),
-  failureMessage: failureMessage(englishTexts)
-})
+> = defineSearch(englishTexts, ToolWords.english.search)
 
 /** `write {path, content}`: replaces the file; `wrote N characters to P`. @since 0.1.0 */
 export const Write: Tool.Tool<
@@ -431,16 +509,7 @@ export const Write: Tool.Tool<
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> = Tool.make("write", {
-  description: "Writes a file, replacing its whole content (creating it if needed).",
-  parameters: Schema.Struct({ path: text("The path of the file"), content: text("The new content of the file") }),
-  annotations: replaces,
-  run: (input) =>
-    Effect.flatMap(textFields(englishTexts, input, ["path", "content"]), ({ path, content }) =>
-      writeFile(englishTexts, path, content)
-    ),
-  failureMessage: failureMessage(englishTexts)
-})
+> = defineChange(englishTexts, ToolWords.english.write, replaces, writeFile)
 
 /** `append {path, content}`: adds to the end of the file; `appended N characters to P`. @since 0.1.0 */
 export const Append: Tool.Tool<
@@ -449,16 +518,7 @@ export const Append: Tool.Tool<
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> = Tool.make("append", {
-  description: "Adds text to the end of a file (creating it if needed). Calling it twice adds the text twice.",
-  parameters: Schema.Struct({ path: text("The path of the file"), content: text("The text to add at the end") }),
-  annotations: appends,
-  run: (input) =>
-    Effect.flatMap(textFields(englishTexts, input, ["path", "content"]), ({ path, content }) =>
-      appendFile(englishTexts, path, content)
-    ),
-  failureMessage: failureMessage(englishTexts)
-})
+> = defineChange(englishTexts, ToolWords.english.append, appends, appendFile)
 
 // Spanish.
 
@@ -469,14 +529,7 @@ export const Leer: Tool.Tool<
   string,
   Failure,
   Files
-> = Tool.make("leer", {
-  description: "Lee un fichero y devuelve todo su contenido.",
-  parameters: Schema.Struct({ ruta: text("La ruta del fichero, p. ej. notas/compra.txt") }),
-  fields: { ruta: "path" },
-  annotations: readOnly,
-  run: (input) => Effect.flatMap(textFields(spanishTexts, input, ["ruta"]), ({ ruta }) => readFile(spanishTexts, ruta)),
-  failureMessage: failureMessage(spanishTexts)
-})
+> = defineRead(spanishTexts, ToolWords.spanish.read)
 
 /** `listar {carpeta}`: las rutas que empiezan por la carpeta, ordenadas, una por línea. @since 0.1.0 */
 export const Listar: Tool.Tool<
@@ -485,16 +538,7 @@ export const Listar: Tool.Tool<
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> = Tool.make("listar", {
-  description:
-    "Lista las rutas que empiezan por la carpeta indicada, ordenadas, una por línea. Una carpeta vacía lista todos los ficheros.",
-  parameters: Schema.Struct({ carpeta: text("El prefijo de la carpeta, p. ej. notas/") }),
-  fields: { carpeta: "folder" },
-  annotations: readOnly,
-  run: (input) =>
-    Effect.flatMap(textFields(spanishTexts, input, ["carpeta"]), ({ carpeta }) => listFolder(spanishTexts, carpeta)),
-  failureMessage: failureMessage(spanishTexts)
-})
+> = defineList(spanishTexts, ToolWords.spanish.list)
 
 /** `buscar {patron}`: `ruta: línea` por cada línea que contiene el patrón. @since 0.1.0 */
 export const Buscar: Tool.Tool<
@@ -503,16 +547,7 @@ export const Buscar: Tool.Tool<
   string,
   InvalidField,
   Files
-> = Tool.make("buscar", {
-  description:
-    "Busca en todos los ficheros las líneas que contienen el texto indicado (no es una expresión regular), como 'ruta: línea', una por línea. Sin coincidencias devuelve un texto vacío.",
-  parameters: Schema.Struct({ patron: text("El texto que se busca") }),
-  fields: { patron: "pattern" },
-  annotations: readOnly,
-  run: (input) =>
-    Effect.flatMap(textFields(spanishTexts, input, ["patron"]), ({ patron }) => searchLines(spanishTexts, patron)),
-  failureMessage: failureMessage(spanishTexts)
-})
+> = defineSearch(spanishTexts, ToolWords.spanish.search)
 
 /** `escribir {ruta, contenido}`: sustituye el fichero; `escritos N caracteres en P`. @since 0.1.0 */
 export const Escribir: Tool.Tool<
@@ -521,17 +556,7 @@ export const Escribir: Tool.Tool<
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> = Tool.make("escribir", {
-  description: "Escribe un fichero y sustituye todo su contenido (lo crea si no existe).",
-  parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El nuevo contenido del fichero") }),
-  fields: { ruta: "path", contenido: "content" },
-  annotations: replaces,
-  run: (input) =>
-    Effect.flatMap(textFields(spanishTexts, input, ["ruta", "contenido"]), ({ ruta, contenido }) =>
-      writeFile(spanishTexts, ruta, contenido)
-    ),
-  failureMessage: failureMessage(spanishTexts)
-})
+> = defineChange(spanishTexts, ToolWords.spanish.write, replaces, writeFile)
 
 /**
  * `añadir {ruta, contenido}`: pega el texto al final del fichero; `añadidos N caracteres a P`.
@@ -545,17 +570,7 @@ export const Anadir: Tool.Tool<
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> = Tool.make("añadir", {
-  description: "Añade texto al final de un fichero (lo crea si no existe). Dos llamadas iguales lo añaden dos veces.",
-  parameters: Schema.Struct({ ruta: text("La ruta del fichero"), contenido: text("El texto que se añade al final") }),
-  fields: { ruta: "path", contenido: "content" },
-  annotations: appends,
-  run: (input) =>
-    Effect.flatMap(textFields(spanishTexts, input, ["ruta", "contenido"]), ({ ruta, contenido }) =>
-      appendFile(spanishTexts, ruta, contenido)
-    ),
-  failureMessage: failureMessage(spanishTexts)
-})
+> = defineChange(spanishTexts, ToolWords.spanish.append, appends, appendFile)
 
 // Toolsets.
 
