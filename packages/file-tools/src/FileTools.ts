@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
-import { MessageCatalog, PathGuard, Toolset, Tool } from "@agent-harness/tool-schema"
+import { Localized, MessageCatalog, PathGuard, Toolset, Tool } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Option, Schema, Stream } from "effect"
 import * as FilePath from "./FilePath.ts"
 import { Files, type FilesShape, type Visit } from "./Files.ts"
@@ -586,7 +586,8 @@ export const spanish: Toolset.Toolset<typeof Leer | typeof Listar | typeof Busca
 export type FileTool = (typeof english.tools)[number] | (typeof spanish.tools)[number]
 
 /** The file tools of a locale. @since 0.1.0 */
-export const forLocale = (locale: Locale): Toolset.Toolset<FileTool> => (locale === "es" ? spanish : english)
+export const forLocale = (locale: Locale): Toolset.Toolset<FileTool> =>
+  Localized.pick<Toolset.Toolset<FileTool>>({ en: english, es: spanish }, locale)
 
 /** The tool texts of a locale. @since 0.1.0 */
-export const textsFor = (locale: Locale): Texts => (locale === "es" ? spanishTexts : englishTexts)
+export const textsFor = (locale: Locale): Texts => Localized.pick({ en: englishTexts, es: spanishTexts }, locale)

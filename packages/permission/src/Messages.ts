@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import { Execute } from "@agent-harness/executor"
-import { Context, Effect } from "effect"
+import { Localized } from "@agent-harness/tool-schema"
+import { type Context, Effect } from "effect"
 
 /**
  * The texts, as functions of what happened.
@@ -123,7 +124,7 @@ export const spanish: Messages = {
  *
  * @since 0.1.0
  */
-export const byLocale: Readonly<Record<"en" | "es", Messages>> = { en: english, es: spanish }
+export const byLocale: Localized.ByLocale<Messages> = { en: english, es: spanish }
 
 /**
  * The texts in use: when not provided, those of the `MessageCatalog`'s locale (English for a
@@ -131,9 +132,8 @@ export const byLocale: Readonly<Record<"en" | "es", Messages>> = { en: english, 
  *
  * @since 0.1.0
  */
-export const Messages: Context.Reference<Messages | undefined> = Context.Reference<Messages | undefined>(
-  "@agent-harness/permission/Messages",
-  { defaultValue: () => undefined }
+export const Messages: Context.Reference<Messages | undefined> = Localized.reference<Messages>(
+  "@agent-harness/permission/Messages"
 )
 
 /**
@@ -141,8 +141,8 @@ export const Messages: Context.Reference<Messages | undefined> = Context.Referen
  *
  * @since 0.1.0
  */
-export const current: Effect.Effect<Messages> = Effect.withFiber((fiber) => {
-  const given = fiber.getRef(Messages)
-  if (given !== undefined) return Effect.succeed(given)
-  return Effect.map(Execute.harness, ({ catalog }) => (catalog.locale === "es" ? spanish : english))
-})
+export const current: Effect.Effect<Messages> = Localized.current(
+  Messages,
+  byLocale,
+  Effect.map(Execute.harness, ({ catalog }) => catalog.locale)
+)

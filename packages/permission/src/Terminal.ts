@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import { Execute } from "@agent-harness/executor"
-import { Render } from "@agent-harness/tool-schema"
+import { Localized, Render } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
 import type * as Approver from "./Approver.ts"
@@ -90,7 +90,7 @@ const words = {
 type Words = (typeof words)[keyof typeof words]
 
 const currentWords: Effect.Effect<Words> = Effect.map(Execute.harness, ({ catalog }) =>
-  catalog.locale === "es" ? words.es : words.en
+  Localized.pick<Words>(words, catalog.locale)
 )
 
 /** Field names that name a path, a file or a folder (in the shipped locales), shown first. */

@@ -9,6 +9,8 @@
 export * as Canonical from "./Canonical.ts"
 /** A JSON path as text (`turns[2].reply[0].id`, `files["lista.txt"]`), written one way everywhere. @since 0.1.0 */
 export * as JsonPath from "./JsonPath.ts"
+/** Texts in several languages written one way: one set per shipped locale, a package's texts following the locale in use. @since 0.1.0 */
+export * as Localized from "./Localized.ts"
 /** Tool definitions for model APIs (Anthropic, OpenAI) generated from each tool's Schema. @since 0.1.0 */
 export * as JsonSchema from "./JsonSchema.ts"
 /** The words the harness says to the model, in English and Spanish, as a service you can replace. @since 0.1.0 */
