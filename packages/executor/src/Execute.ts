@@ -536,6 +536,26 @@ const harnessOf = (context: object, fiber: { readonly getRef: <A>(ref: Context.R
  * Executes one raw call against a toolset and answers it with an `Outcome`. Never fails,
  * never dies; interruption of the caller passes through.
  *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Execute, Outcome } from "@agent-harness/executor"
+ * import { Tool, Toolset } from "@agent-harness/tool-schema"
+ *
+ * const Weather = Tool.make("weather", {
+ *   description: "Today's weather in a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   run: ({ city }) => Effect.succeed(`sunny in ${city}`)
+ * })
+ * const toolset = Toolset.make(Weather)
+ *
+ * const program = Effect.gen(function* () {
+ *   const outcome = yield* Execute.execute(toolset, { id: "c1", name: "weather", input: { town: "Sevilla" } })
+ *   // outcome._tag: "NotExecuted"; outcome.content: "not executed: missing field 'city'"
+ *   return Outcome.toToolResult(outcome) // { type: "tool_result", tool_use_id: "c1", content, is_error: true }
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export const execute: {

@@ -242,6 +242,31 @@ const turnReporter =
  * or died, its reply is not a list of text, tool_use and reasoning blocks with ids, or it did
  * not finish: `IncompleteReply`).
  *
+ * @example
+ * ```ts
+ * import { Effect, Layer, Schema } from "effect"
+ * import { Loop, Message, Model } from "@agent-harness/executor"
+ * import { Tool, Toolset } from "@agent-harness/tool-schema"
+ *
+ * const Weather = Tool.make("weather", {
+ *   description: "Today's weather in a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   run: ({ city }) => Effect.succeed(`sunny in ${city}`)
+ * })
+ * // A real model (AiSdkModel.layer) or a scripted one (ScriptedModel.layer).
+ * declare const model: Layer.Layer<Model.Model>
+ *
+ * const program = Effect.gen(function* () {
+ *   const result = yield* Loop.run({
+ *     toolset: Toolset.make(Weather),
+ *     messages: [Message.user("Weather in Sevilla?")],
+ *     maxTurns: 5
+ *   })
+ *   // result.stop: "end" | "turn_cap" | "time_budget" | "repeated_call"; result.messages: the history
+ *   return result.text
+ * }).pipe(Effect.provide(model))
+ * ```
+ *
  * @since 0.1.0
  */
 export const run = <T extends Tool.Any>(

@@ -198,6 +198,22 @@ const guardOf = (
  * The gate over a policy, as executor middleware. Fails with `InvalidPolicy` when the policy
  * does not decode (a policy built in code is checked like one read from a file).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Execute } from "@agent-harness/executor"
+ * import { Gate } from "@agent-harness/permission"
+ *
+ * declare const program: Effect.Effect<void>
+ * const guarded = Effect.gen(function* () {
+ *   // Read-only tools run; anything else is denied: the model reads "not executed: denied: …".
+ *   const gate = yield* Gate.make({
+ *     policy: { rules: [{ annotations: { readOnly: true }, decision: "allow" }], default: "deny" }
+ *   })
+ *   return yield* program.pipe(Execute.withMiddleware(gate, "outside"))
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy.InvalidPolicy> =>

@@ -135,6 +135,26 @@ interface Done {
 /**
  * Runs a session to its `SessionResult`. Fails only with the planner's own non-plan errors.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Files, FileTools } from "@agent-harness/file-tools"
+ * import { RulePlanner, Session, Step } from "@agent-harness/planner"
+ *
+ * const planner = RulePlanner.make([
+ *   { when: null, plan: [Step.make(1, "read", { path: "notes.txt" }, "the notes")] },
+ *   { when: "does not exist", plan: [Step.make(2, "read", { path: "list.txt" }, "the list")] }
+ * ])
+ * const program = Session.run({
+ *   goal: "read the notes",
+ *   planner,
+ *   toolset: FileTools.english,
+ *   maxSteps: 5,
+ *   maxReplans: 2
+ * }).pipe(Effect.provide(Files.layer({ "list.txt": "eggs\n" })))
+ * // { status: "completed", reason: "goal_met", revisions: [{ removed: [1], added: [2], revised: [] }], ... }
+ * ```
+ *
  * @since 0.1.0
  */
 export const run = <T extends Tool.Any, E, R>(

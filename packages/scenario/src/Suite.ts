@@ -183,6 +183,18 @@ export const load = (
 /**
  * Runs a decoded scenario under a harness variant (default `fixed`).
  *
+ * @example
+ * ```ts
+ * import { Effect, Result } from "effect"
+ * import { Report, ScenarioFile, Suite } from "@agent-harness/scenario"
+ *
+ * declare const text: string // the file's JSON text
+ * const parsed = ScenarioFile.parse("salmorejo.json", text)
+ * const program = Result.isFailure(parsed)
+ *   ? Effect.succeed(parsed.failure.message) // "salmorejo.json: turns[2].reply[0].id: missing"
+ *   : Effect.map(Suite.run(parsed.success, "salmorejo.json"), (verdict) => Report.verdict(verdict))
+ * ```
+ *
  * @since 0.1.0
  */
 export const run = (

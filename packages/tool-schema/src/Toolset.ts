@@ -141,6 +141,21 @@ const entryOf = (tool: Tool.Any): Entry => ({ tool, ...decodersOf(tool.parameter
  * digit, longer than 64 characters once made safe) or two names with one provider-safe alias
  * (`a.b` and `a_b`).
  *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { JsonSchema, Tool, Toolset } from "@agent-harness/tool-schema"
+ *
+ * const Weather = Tool.make("weather", {
+ *   description: "Today's weather in a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   run: ({ city }) => Effect.succeed(`sunny in ${city}`)
+ * })
+ * const tools = Toolset.make(Weather)
+ * Toolset.get(tools, "weather") // Weather
+ * JsonSchema.anthropicTools(tools) // [{ name: "weather", description, input_schema }]
+ * ```
+ *
  * @since 0.1.0
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tools): Toolset<Tools[number]> => {
