@@ -19,9 +19,10 @@
  *
  * @since 0.1.0
  */
-import { JsonPath, Render, type Tool, ToolName } from "@agent-harness/tool-schema"
+import { JsonPath, Render, type Tool } from "@agent-harness/tool-schema"
 import { Cause, Exit, Result, Schema, SchemaIssue, SchemaParser } from "effect"
 import * as Glob from "./Glob.ts"
+import * as Matching from "./internal/matching.ts"
 import * as Strict from "./Strict.ts"
 
 /**
@@ -379,7 +380,7 @@ export type Problem =
  *
  * @since 0.1.0
  */
-export const maxReadings = 1024
+export const maxReadings: number = Matching.maxReadings
 
 /**
  * A text as a path: backslashes as slashes, `.` segments and repeated slashes dropped, `..`
@@ -388,80 +389,7 @@ export const maxReadings = 1024
  *
  * @since 0.1.0
  */
-export const normalizePath = (text: string): string => {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)
-  const prefix = scheme === null ? "" : scheme[0]
-  const rest = text.slice(prefix.length).replaceAll("\\", "/")
-  const absolute = rest.startsWith("/")
-  const out: Array<string> = []
-  for (const segment of rest.split("/")) {
-    if (segment === "" || segment === ".") continue
-    if (segment === "..") {
-      if (out.length > 0 && out[out.length - 1] !== "..") out.pop()
-      else if (!absolute) out.push("..")
-      continue
-    }
-    out.push(segment)
-  }
-  const path = `${absolute ? "/" : ""}${out.join("/")}`
-  return prefix + (path === "" && prefix === "" ? "." : path)
-}
-
-/** The texts a field gives: `undefined` when it has none (missing, not text). */
-const textsOf = (value: unknown): Result.Result<ReadonlyArray<string | undefined>, number> => {
-  const texts = new Set<string>()
-  const add = (text: string) => {
-    texts.add(text)
-    texts.add(normalizePath(text))
-  }
-  if (typeof value === "string") add(value)
-  else if (Array.isArray(value)) {
-    const length = value.length
-    if (length > maxReadings) return Result.fail(length)
-    for (let i = 0; i < length; i++) {
-      const element: unknown = value[i]
-      if (typeof element === "string") add(element)
-    }
-  }
-  return Result.succeed(texts.size === 0 ? [undefined] : [...texts])
-}
-
-const strictness: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 }
-
-const ruleMatches = (
-  rule: CompiledRule,
-  names: ReadonlyArray<string>,
-  annotations: Tool.Annotations,
-  reading: ReadonlyMap<string, string | undefined>
-): boolean => {
-  if (rule.tool !== undefined && !rule.tool.some((glob) => Glob.matchesSome(glob, names))) return false
-  const wanted = rule.annotations
-  if (wanted !== undefined) {
-    if (wanted.readOnly !== undefined && wanted.readOnly !== annotations.readOnly) return false
-    if (wanted.destructive !== undefined && wanted.destructive !== annotations.destructive) return false
-    if (wanted.idempotent !== undefined && wanted.idempotent !== annotations.idempotent) return false
-    if (wanted.openWorld !== undefined && wanted.openWorld !== annotations.openWorld) return false
-  }
-  for (const [field, globs] of rule.args) {
-    const text = reading.get(field)
-    if (text === undefined || !globs.some((glob) => Glob.matches(glob, text))) return false
-  }
-  return true
-}
-
-const decideReading = (
-  compiled: Compiled,
-  names: ReadonlyArray<string>,
-  annotations: Tool.Annotations,
-  reading: ReadonlyMap<string, string | undefined>
-): Verdict => {
-  for (const [index, rule] of compiled.rules.entries()) {
-    if (ruleMatches(rule, names, annotations, reading)) {
-      return { decision: rule.decision, rule: index, reason: rule.reason }
-    }
-  }
-  return { decision: compiled.default.decision, rule: undefined, reason: compiled.default.reason }
-}
+export const normalizePath: (text: string) => string = Matching.normalizePath
 
 /**
  * The meaning of the input field paths are in: a rule on `args.path` is a rule on every path a
@@ -479,110 +407,6 @@ export const pathMeaning = "path"
  * @since 0.1.0
  */
 export type Meanings = Tool.FieldMeanings | undefined
-
-/** The input fields that mean each meaning: `{ ruta: "path" }` gives `path → [ruta]`. */
-const sourcesOf = (meanings: Meanings, wanted: ReadonlyArray<string>): ReadonlyMap<string, ReadonlyArray<string>> => {
-  const listed = new Map<string, string>()
-  try {
-    if (typeof meanings === "object" && meanings !== null) {
-      for (const field of Object.keys(meanings)) {
-        const meaning: unknown = (meanings as Record<string, unknown>)[field]
-        listed.set(field, typeof meaning === "string" && meaning !== "" ? meaning : field)
-      }
-    }
-  } catch {
-    // Unreadable meanings: every field means its name.
-    listed.clear()
-  }
-  const out = new Map<string, ReadonlyArray<string>>()
-  for (const meaning of wanted) {
-    const fields: Array<string> = []
-    // The field spelt as the meaning means it, unless the tool gives it another meaning.
-    if ((listed.get(meaning) ?? meaning) === meaning) fields.push(meaning)
-    for (const [field, m] of listed) if (m === meaning && field !== meaning) fields.push(field)
-    out.set(meaning, fields)
-  }
-  return out
-}
-
-/** The names a tool's globs are matched against: its name, and its provider-safe alias. */
-const namesOf = (name: string): ReadonlyArray<string> => {
-  const alias = ToolName.alias(name)
-  return alias._tag === "Alias" && alias.alias !== name ? [name, alias.alias] : [name]
-}
-
-type Options = Array<readonly [string, ReadonlyArray<string | undefined>]>
-
-/** Every meaning's texts in a call's input, or the verdict that denies it (unreadable, too many). */
-const optionsOf = (compiled: Compiled, input: unknown, meanings: Meanings): Options | Verdict => {
-  const sources = sourcesOf(meanings, compiled.fields)
-  const options: Options = []
-  let readings = 1
-  for (const meaning of compiled.fields) {
-    const texts: Array<string> = []
-    let field = meaning
-    try {
-      for (const source of sources.get(meaning) ?? []) {
-        field = source
-        const value: unknown =
-          typeof input === "object" && input !== null && Object.hasOwn(input, source)
-            ? (input as { readonly [key: string]: unknown })[source]
-            : undefined
-        const found = textsOf(value)
-        if (Result.isFailure(found)) return tooMany(found.failure)
-        for (const text of found.success) if (text !== undefined && !texts.includes(text)) texts.push(text)
-      }
-    } catch (thrown) {
-      return {
-        decision: "deny",
-        rule: undefined,
-        reason: undefined,
-        problem: { _tag: "Unreadable", field, message: Render.thrown(thrown) }
-      }
-    }
-    const all: ReadonlyArray<string | undefined> = texts.length === 0 ? [undefined] : texts
-    readings *= all.length
-    if (readings > maxReadings) return tooMany(readings)
-    options.push([meaning, all])
-  }
-  return options
-}
-
-const tooMany = (readings: number): Verdict => ({
-  decision: "deny",
-  rule: undefined,
-  reason: undefined,
-  problem: { _tag: "TooManyReadings", readings }
-})
-
-/** Every combination of the options, odometer-style, the strictest verdict; a deny ends the search. */
-const decideOptions = (
-  compiled: Compiled,
-  names: ReadonlyArray<string>,
-  annotations: Tool.Annotations,
-  options: Options
-): Verdict => {
-  const positions = options.map(() => 0)
-  let strictest: Verdict | undefined
-  while (true) {
-    const reading = new Map(options.map(([field, texts], i) => [field, texts[positions[i] ?? 0]]))
-    const verdict = decideReading(compiled, names, annotations, reading)
-    if (strictest === undefined || strictness[verdict.decision] > strictness[strictest.decision]) strictest = verdict
-    if (strictest.decision === "deny") return strictest
-    let i = 0
-    for (; i < options.length; i++) {
-      const at = (positions[i] ?? 0) + 1
-      if (at < (options[i]?.[1].length ?? 0)) {
-        positions[i] = at
-        break
-      }
-      positions[i] = 0
-    }
-    if (i === options.length) return strictest
-  }
-}
-
-const isVerdict = (u: Options | Verdict): u is Verdict => !Array.isArray(u)
 
 /**
  * Decides a call that passed its schema (`input`: the decoded value the tool runs with): every
@@ -612,8 +436,10 @@ export const decide = (
       problem: { _tag: "Unreadable", field: "(input)", message: Render.thrown(thrown) }
     }
   }
-  const options = optionsOf(compiled, input, meanings)
-  return isVerdict(options) ? options : decideOptions(compiled, namesOf(call.name), annotations, options)
+  const options = Matching.optionsOf(compiled, input, meanings)
+  return Matching.isVerdict(options)
+    ? options
+    : Matching.decideOptions(compiled, Matching.namesOf(call.name), annotations, options)
 }
 
 /**
@@ -650,20 +476,24 @@ export const pathVerdicts = (
   } catch {
     return undefined
   }
-  const others = optionsOf({ ...compiled, fields: compiled.fields.filter((f) => f !== pathMeaning) }, input, meanings)
-  if (isVerdict(others)) return undefined
-  const mine = optionsOf({ ...compiled, fields: [pathMeaning] }, input, meanings)
-  if (isVerdict(mine)) return undefined
+  const others = Matching.optionsOf(
+    { ...compiled, fields: compiled.fields.filter((f) => f !== pathMeaning) },
+    input,
+    meanings
+  )
+  if (Matching.isVerdict(others)) return undefined
+  const mine = Matching.optionsOf({ ...compiled, fields: [pathMeaning] }, input, meanings)
+  if (Matching.isVerdict(mine)) return undefined
   const own = new Set<string>()
   for (const text of mine[0]?.[1] ?? []) if (text !== undefined) own.add(text)
-  const names = namesOf(call.name)
+  const names = Matching.namesOf(call.name)
   const usesPath = compiled.fields.includes(pathMeaning)
   return {
     own,
     verdict: (path) => {
-      if (!usesPath) return decideOptions(compiled, names, annotations, others)
-      const texts = textsOf(path)
-      return decideOptions(compiled, names, annotations, [
+      if (!usesPath) return Matching.decideOptions(compiled, names, annotations, others)
+      const texts = Matching.textsOf(path)
+      return Matching.decideOptions(compiled, names, annotations, [
         ...others,
         [pathMeaning, Result.isSuccess(texts) ? texts.success : [path]]
       ])
