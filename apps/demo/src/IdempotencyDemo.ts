@@ -417,7 +417,7 @@ export const crashAndResume = (folder: string, style: Report.Style): Effect.Effe
 export const idempotency: Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> = Effect.gen(function* () {
   const style = Style.current()
   yield* Console.log(
-    style.dim("1. Once or twice (seed 000, una_y_dos): each call once on one copy of the files, twice on another")
+    style.dim("1. Once or twice (una_y_dos): each call once on one copy of the files, twice on another")
   )
   const cell = yield* onceTwice(style)
   for (const line of cell.lines) yield* Console.log(line)

@@ -126,7 +126,7 @@ export const walkthrough = (
     const isBaseline = variant.name === Variant.before.name
     const run = [...indent(Report.cases(verdict.outcome, style)), ...indent([result(verdict, style)])]
     const lines: Array<string> = [
-      `Seed 003: from an agent failure to a regression test — variant: ${variant.name}`,
+      `From an agent failure to a regression test — variant: ${variant.name}`,
       style.dim("Synthetic data written by hand: no LLM, no real agent run, no NVIDIA NeMo trace."),
       "",
       `1. Trace (${trace.call.tool}, a synthetic fixture: regress/trace.json)`,
