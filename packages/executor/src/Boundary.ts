@@ -10,8 +10,10 @@ import { Budget } from "@agent-harness/budgets"
 import { Render, Toolset } from "@agent-harness/tool-schema"
 import { Duration, Predicate, Schema } from "effect"
 import * as Breaker from "./Breaker.ts"
+import * as FinishReason from "./FinishReason.ts"
 import * as Message from "./Message.ts"
 import * as Model from "./Model.ts"
+import * as Usage from "./Usage.ts"
 
 /** Values in messages are cut here: a message names the problem, it does not dump the value. */
 const maxShown = 200
@@ -190,22 +192,14 @@ export const replyProblem = (reply: unknown): string | undefined => {
   }
 }
 
-const finishReasons: ReadonlySet<string> = new Set<Model.FinishReason>([
-  "stop",
-  "length",
-  "content-filter",
-  "tool-calls",
-  "error",
-  "interrupted",
-  "other"
-])
+const finishReasons: ReadonlySet<string> = new Set<string>(FinishReason.FinishReason.literals)
 
-const usageKeys = ["inputTokens", "outputTokens", "reasoningTokens", "cacheReadTokens", "cacheWriteTokens"] as const
+const usageKeys = Object.keys(Usage.wireKeys) as ReadonlyArray<keyof Usage.Usage>
 
 /** The counts of a usage that are whole numbers of at least 0, read once. */
 const usageOf = (u: unknown): Model.Usage | string => {
   if (!Predicate.isObject(u)) return `the usage is not an object: ${show(u)}`
-  const usage: { -readonly [K in (typeof usageKeys)[number]]?: number } = {}
+  const usage: { -readonly [K in keyof Usage.Usage]?: number } = {}
   for (const key of usageKeys) {
     const n = (u as Record<string, unknown>)[key]
     if (n === undefined) continue

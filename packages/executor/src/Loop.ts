@@ -32,6 +32,7 @@ import {
 } from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
 import * as Progress from "./Progress.ts"
+import type * as StopReasons from "./StopReason.ts"
 import * as Trace from "./Trace.ts"
 
 /**
@@ -41,7 +42,7 @@ import * as Trace from "./Trace.ts"
  *
  * @since 0.1.0
  */
-export type StopReason = "end" | "turn_cap" | "time_budget" | "repeated_call"
+export type StopReason = StopReasons.StopReason
 
 /**
  * Options of a run.

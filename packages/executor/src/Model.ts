@@ -7,7 +7,9 @@
  */
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Context, Data, type Effect, Layer } from "effect"
+import type * as FinishReasons from "./FinishReason.ts"
 import type * as Message from "./Message.ts"
+import type * as Usages from "./Usage.ts"
 
 /**
  * Why a model could not reply: a script divergence, a provider error. Any tagged value with a
@@ -76,7 +78,7 @@ export class ModelDefect extends ModelDefectBase {}
  *
  * @since 0.1.0
  */
-export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "interrupted" | "other"
+export type FinishReason = FinishReasons.FinishReason
 
 /**
  * The finish reasons of an incomplete reply: cut off by the token limit (`length`), ended by a
@@ -84,7 +86,7 @@ export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" |
  *
  * @since 0.1.0
  */
-export type IncompleteFinishReason = "length" | "error" | "content-filter" | "interrupted"
+export type IncompleteFinishReason = FinishReasons.Incomplete
 
 const incompleteReasons: Readonly<Record<IncompleteFinishReason, string>> = {
   length: "the reply was cut off by the token limit",
@@ -127,18 +129,7 @@ export class IncompleteReply extends IncompleteReplyBase {
  *
  * @since 0.1.0
  */
-export interface Usage {
-  /** Every input (prompt) token, cached ones included. */
-  readonly inputTokens?: number | undefined
-  /** Every output token, reasoning included. */
-  readonly outputTokens?: number | undefined
-  /** The output tokens spent on reasoning. */
-  readonly reasoningTokens?: number | undefined
-  /** Input tokens read from the provider's prompt cache. */
-  readonly cacheReadTokens?: number | undefined
-  /** Input tokens written to the provider's prompt cache. */
-  readonly cacheWriteTokens?: number | undefined
-}
+export type Usage = Usages.Usage
 
 /**
  * A reply with what the provider said about it: the loop keeps `usage` and the finish reason

@@ -14,8 +14,12 @@
  */
 import { Render } from "@agent-harness/tool-schema"
 import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema } from "effect"
+import * as Ended from "./Ended.ts"
+import { FinishReason } from "./FinishReason.ts"
 import * as Message from "./Message.ts"
 import * as Outcome from "./Outcome.ts"
+import type { StopReason } from "./StopReason.ts"
+import * as Usage from "./Usage.ts"
 
 /**
  * A repeated-call breaker's settings as a trace holds them (see `Breaker`).
@@ -84,13 +88,13 @@ export const ModelReply: Schema.Struct<{
   readonly type: Schema.Literal<"model.reply">
   readonly turn: Schema.Int
   readonly reply: Schema.$Array<typeof Message.ReplyBlock>
-  readonly finish_reason: Schema.optionalKey<Schema.String>
+  readonly finish_reason: Schema.optionalKey<typeof FinishReason>
   readonly raw_finish_reason: Schema.optionalKey<Schema.String>
 }> = Schema.Struct({
   type: Schema.Literal("model.reply"),
   turn: Schema.Int,
   reply: Schema.Array(Message.ReplyBlock),
-  finish_reason: Schema.optionalKey(Schema.String),
+  finish_reason: Schema.optionalKey(FinishReason),
   raw_finish_reason: Schema.optionalKey(Schema.String)
 })
 
@@ -117,6 +121,28 @@ export const ModelUsage: Schema.Struct<{
   cache_read_tokens: Schema.optionalKey(Schema.Int),
   cache_write_tokens: Schema.optionalKey(Schema.Int)
 })
+
+/**
+ * The `model.usage` event of a turn: the counts in their wire form (`Usage.toWire`), the ones
+ * that are not whole numbers of at least 0 left out.
+ *
+ * @since 0.1.0
+ */
+export const usageEvent = (turn: number, usage: Usage.Usage): typeof ModelUsage.Type => {
+  const wire = Usage.toWire(usage)
+  const fields: { -readonly [K in keyof typeof wire]?: number } = {}
+  for (const [key, n] of Object.entries(wire)) {
+    if (typeof n === "number" && Number.isSafeInteger(n) && n >= 0) fields[key as keyof typeof wire] = n
+  }
+  return { type: "model.usage", turn, ...fields }
+}
+
+/**
+ * The usage a `model.usage` event reports, in TypeScript's camelCase (`Usage.fromWire`).
+ *
+ * @since 0.1.0
+ */
+export const usageOf = (event: typeof ModelUsage.Type): Usage.Usage => Usage.fromWire(event)
 
 /**
  * A model request failed and is sent again after `delay_ms` (model requests only, never tool
@@ -284,17 +310,15 @@ export const ToolProgress: Schema.Struct<{
   message: Schema.optionalKey(Schema.String)
 })
 
-/** The loop stopped. @since 0.1.0 */
+/** The loop stopped: how the run ended (`Ended`) with its `type`. @since 0.1.0 */
 export const Stop: Schema.Struct<{
   readonly type: Schema.Literal<"stop">
-  readonly stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call"]>
+  readonly stop: typeof StopReason
   readonly text: Schema.optionalKey<Schema.String>
   readonly turns: Schema.Int
 }> = Schema.Struct({
   type: Schema.Literal("stop"),
-  stop: Schema.Literals(["end", "turn_cap", "time_budget", "repeated_call"]),
-  text: Schema.optionalKey(Schema.String),
-  turns: Schema.Int
+  ...Ended.Ended.fields
 })
 
 /**

@@ -6,8 +6,12 @@
 
 /** The repeated-call breaker: an opt-in stop condition for a model stuck repeating the same call. @since 0.1.0 */
 export * as Breaker from "./Breaker.ts"
+/** How a run of the loop ended, in one JSON form (the trace's `stop`, the durable record). @since 0.1.0 */
+export * as Ended from "./Ended.ts"
 /** `execute`: runs one tool call and answers it, whatever happens (errors as observations). @since 0.1.0 */
 export * as Execute from "./Execute.ts"
+/** Why a model's reply ended: the closed list, as a Schema. @since 0.1.0 */
+export * as FinishReason from "./FinishReason.ts"
 /** Drives the loop with an effect/ai `LanguageModel`, our executor validating and running every call. @since 0.1.0 */
 export * as LanguageModelAdapter from "./LanguageModelAdapter.ts"
 /** The loop: call the model, execute each tool_use, answer them in one message, until `end` or a budget stops it. @since 0.1.0 */
@@ -20,5 +24,9 @@ export * as Model from "./Model.ts"
 export * as Outcome from "./Outcome.ts"
 /** Progress of a running tool call: `Progress.report`, and the `Reporter` that decides where it goes. @since 0.1.0 */
 export * as Progress from "./Progress.ts"
+/** Why the loop stopped: the closed list, as a Schema. @since 0.1.0 */
+export * as StopReason from "./StopReason.ts"
 /** Traces of the loop as JSON Lines: the events, their Schemas, and where they go (`jsonl`, `memory`). @since 0.1.0 */
 export * as Trace from "./Trace.ts"
+/** The tokens one model call used: camelCase in TypeScript, snake_case on the wire. @since 0.1.0 */
+export * as Usage from "./Usage.ts"
