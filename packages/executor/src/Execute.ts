@@ -1,5 +1,8 @@
 /**
- * `execute(toolset, call)`: runs one tool call and answers it, whatever happens. The Effect
+ * `execute(toolset, call)`: runs one tool call and answers it, whatever happens;
+ * `executeAll(toolset, calls)` runs a batch of them (a turn's calls, a plan's group of steps) on
+ * the one path every caller shares: the synchronous core when nothing stands around the calls,
+ * lanes (`Tool.lane`) side by side, `concurrency` for the calls without one. The Effect
  * never fails and never dies: a call that fails its schema is not run and answers
  * `not executed: <reason>`; a typed failure, a throw, a rejection, a throw of a non-Error or a
  * defect answers an error with a readable message; a success answers its content. Hostile values
@@ -18,11 +21,13 @@ import {
   Toolset,
   Violation
 } from "@agent-harness/tool-schema"
-import { Cause, Context, Duration, Effect, Exit, Option, Result } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Layer, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import * as Boundary from "./Boundary.ts"
+import * as Lanes from "./internal/lanes.ts"
 import * as Rich from "./internal/rich.ts"
 import type * as Outcome from "./Outcome.ts"
+import * as Progress from "./Progress.ts"
 
 /**
  * Options of one execution.
@@ -651,3 +656,233 @@ const around = (
     Effect.suspend(() => middleware(call, tool, run)),
     (defect) => Effect.succeed(fromDefect(catalog, tool, call.id, defect))
   )
+
+/**
+ * Middleware that adds nothing: `run` as it is.
+ */
+const identity: Middleware = (_call, _tool, run) => run
+
+/**
+ * Several middlewares as one, in order: the first is the outermost. `compose(gate, journal)`
+ * asks the gate first, and only a call the gate lets through reaches the journal, then the
+ * tool; an inner middleware is not even called for a call an outer one answers itself.
+ * `compose()` is a middleware that adds nothing.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Execute } from "@agent-harness/executor"
+ *
+ * declare const gate: Execute.Middleware
+ * declare const journal: Execute.Middleware
+ * declare const program: Effect.Effect<void>
+ * const guarded = Effect.provideService(program, Execute.Middleware, Execute.compose(gate, journal))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const compose = (...middlewares: ReadonlyArray<Middleware>): Middleware => {
+  const list = [...middlewares]
+  if (list.length === 0) return identity
+  if (list.length === 1) return list[0] as Middleware
+  return (call, tool, run) =>
+    list.reduceRight<Effect.Effect<Outcome.Outcome, never, never>>(
+      (inner, middleware) => Effect.suspend(() => middleware(call, tool, inner)),
+      run as Effect.Effect<Outcome.Outcome, never, never>
+    ) as typeof run
+}
+
+/**
+ * Where a middleware added to the one in use goes: `"inside"` (the default) runs it after the
+ * one in use, closer to the tool (the one in use sees each call first); `"outside"` runs it
+ * first, in front of the one in use (a permission gate, so that a denied call reaches nothing).
+ *
+ * @since 0.1.0
+ */
+export type Placement = "inside" | "outside"
+
+/** The middleware in use with one more, placed as asked. */
+const added = (current: Middleware | undefined, middleware: Middleware, placement: Placement): Middleware =>
+  current === undefined
+    ? middleware
+    : placement === "outside"
+      ? compose(middleware, current)
+      : compose(current, middleware)
+
+/**
+ * Runs an effect with one more middleware: the one in use (if any) and `middleware`, composed
+ * (`compose`) as `placement` says (`"inside"` by default), instead of replacing it as
+ * `Effect.provideService(Execute.Middleware, m)` does.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Execute } from "@agent-harness/executor"
+ *
+ * declare const gate: Execute.Middleware
+ * declare const journal: Execute.Middleware
+ * declare const program: Effect.Effect<void>
+ * // The gate in front of the journal, whichever is added first.
+ * const guarded = program.pipe(Execute.withMiddleware(journal), Execute.withMiddleware(gate, "outside"))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const withMiddleware: {
+  (middleware: Middleware, placement?: Placement): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, middleware: Middleware, placement?: Placement): Effect.Effect<A, E, R>
+} = dual(
+  (args) => Effect.isEffect(args[0]),
+  <A, E, R>(self: Effect.Effect<A, E, R>, middleware: Middleware, placement: Placement = "inside") =>
+    Effect.withFiber((fiber) =>
+      Effect.provideService(self, Middleware, added(fiber.getRef(Middleware), middleware, placement))
+    )
+)
+
+/**
+ * A layer that adds a middleware to the one in use where the layer is built (see
+ * `withMiddleware`), instead of replacing it: provide a gate's layer and a journal's layer one
+ * around the other (`Effect.provide(a)`, then `Effect.provide(b)`; or `Layer.provideMerge`) and
+ * both act. Layers merged side by side (`Layer.mergeAll`) are built in the same context and do
+ * not see each other: the last one wins there, as with any service.
+ *
+ * @since 0.1.0
+ */
+export const layerMiddleware = <E = never, R = never>(
+  middleware: Middleware | Effect.Effect<Middleware, E, R>,
+  placement: Placement = "inside"
+): Layer.Layer<never, E, R> =>
+  Layer.effect(
+    Middleware,
+    Effect.flatMap(Effect.isEffect(middleware) ? middleware : Effect.succeed(middleware), (given) =>
+      Effect.map(Effect.service(Middleware), (current) => added(current, given, placement))
+    )
+  )
+
+/**
+ * Options of a batch of calls (`executeAll`): those of each call (`Options`), and how the
+ * batch runs.
+ *
+ * @since 0.1.0
+ */
+export interface AllOptions<C extends Toolset.RawCall = Toolset.RawCall> extends Options {
+  /**
+   * How many calls without a lane (`Tool.lane`) run at once; default 1. A whole number of at
+   * least 1 or `"unbounded"`; anything else refuses every call (nothing runs).
+   */
+  readonly concurrency?: number | "unbounded" | undefined
+  /**
+   * Whether the calls run in their tools' lanes (default `true`): one lane's calls one after
+   * another in call order, the lanes (and the calls without one, as `concurrency` says) side by
+   * side. `false`: every call as `concurrency` says.
+   */
+  readonly lanes?: boolean | undefined
+  /** Called before each call starts (a trace records the call), with the call and its index. */
+  readonly onCall?: ((call: C, index: number) => Effect.Effect<void>) | undefined
+  /** Where the calls' progress (`Progress.report`) goes, provided around the calls. */
+  readonly reporter?: Progress.Reporter | undefined
+}
+
+/**
+ * Executes a batch of calls and answers each with its `Outcome`, in call order, whatever order
+ * they finished in. It owns the choice of path: with no middleware, no timeout and the calls
+ * run one at a time, the synchronous core (`executeSync`) per call, without an Effect per call
+ * (a tool that returns an Effect or a promise is finished in this fiber); with lanes, one
+ * lane's calls one after another and the lanes side by side; otherwise an `execute` per call,
+ * `concurrency` at once. Never fails, never dies; interruption of the caller passes through.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Execute } from "@agent-harness/executor"
+ *
+ * declare const toolset: Parameters<typeof Execute.executeAll>[0]
+ * const outcomes = Execute.executeAll(toolset, [
+ *   { id: "c1", name: "read", input: { path: "a.txt" } },
+ *   { id: "c2", name: "read", input: { path: "b.txt" } }
+ * ], { concurrency: 2 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const executeAll = <T extends Tool.Any, C extends Toolset.RawCall>(
+  toolset: Toolset.Toolset<T>,
+  calls: ReadonlyArray<C>,
+  options?: AllOptions<C>
+): Effect.Effect<ReadonlyArray<Outcome.Outcome>, never, Tool.Services<T>> =>
+  executeAllIn(toolset, calls, options as AllOptions | undefined) as Effect.Effect<
+    ReadonlyArray<Outcome.Outcome>,
+    never,
+    Tool.Services<T>
+  >
+
+const isConcurrency = (u: unknown): u is number | "unbounded" =>
+  u === "unbounded" || (typeof u === "number" && Number.isSafeInteger(u) && u >= 1)
+
+const executeAllIn = (
+  toolset: Toolset.Toolset<Tool.Any>,
+  calls: ReadonlyArray<Toolset.RawCall>,
+  options: AllOptions | undefined
+): Effect.Effect<ReadonlyArray<Outcome.Outcome>, never, unknown> =>
+  Effect.withFiber((fiber) => {
+    if (calls.length === 0) return Effect.succeed([])
+    const current = harnessOf(fiber.context, fiber)
+    const concurrency = options?.concurrency ?? 1
+    if (!isConcurrency(concurrency)) {
+      return Effect.succeed(calls.map((call) => invalidOption(current.catalog, call, "concurrency", concurrency)))
+    }
+    const onCall = options?.onCall
+    const reporter = options?.reporter
+    const bare =
+      current.middleware === undefined &&
+      options?.timeout === undefined &&
+      options?.maxContent === undefined &&
+      options?.maxPartBytes === undefined
+    const lanes = options?.lanes === false || !Lanes.anyLane(toolset) ? undefined : Lanes.lanesOf(toolset, calls)
+    const reported = <A>(effect: Effect.Effect<A, never, unknown>): Effect.Effect<A, never, unknown> =>
+      reporter === undefined ? effect : Effect.provideService(effect, Progress.Reporter, reporter)
+    const one = (call: Toolset.RawCall, index: number): Effect.Effect<Outcome.Outcome, never, unknown> => {
+      const run = executeIn(toolset, call, options)
+      return onCall === undefined ? run : Effect.andThen(onCall(call, index), run)
+    }
+    switch (Lanes.pathOf({ lanes, bare, concurrency, calls: calls.length })) {
+      case "sync":
+        // One call at a time, nothing around it: the synchronous core, no Effect per call.
+        return Effect.gen(function* () {
+          const done: Array<Outcome.Outcome> = []
+          for (const [index, call] of calls.entries()) {
+            if (onCall !== undefined) yield* onCall(call, index)
+            const now = start(toolset, call, current)
+            done.push(now instanceof Pending ? yield* reported(now.effect) : now)
+          }
+          return done
+        })
+      case "lanes": {
+        // Lanes side by side; in each, its calls in call order (the calls without a lane as
+        // `concurrency` says); every outcome put back at its call's place.
+        const done: Array<Outcome.Outcome> = new Array(calls.length)
+        return Effect.map(
+          reported(
+            Effect.forEach(
+              [...(lanes ?? [])],
+              ([lane, indices]) =>
+                Effect.forEach(
+                  indices,
+                  (index) =>
+                    Effect.map(one(calls[index] as Toolset.RawCall, index), (outcome) => {
+                      done[index] = outcome
+                    }),
+                  { concurrency: lane === undefined ? concurrency : 1, discard: true }
+                ),
+              { concurrency: "unbounded", discard: true }
+            )
+          ),
+          () => done
+        )
+      }
+      case "oneLane":
+        return reported(Effect.forEach(calls, one, { concurrency: 1 }))
+      case "each":
+        return reported(Effect.forEach(calls, one, { concurrency }))
+    }
+  })
