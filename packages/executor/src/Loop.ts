@@ -13,23 +13,14 @@
  * @since 0.1.0
  */
 import { Budget, Deadline } from "@agent-harness/budgets"
-import { type Tool, Toolset } from "@agent-harness/tool-schema"
+import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Data, type Duration, Effect, Result } from "effect"
 import * as Boundary from "./Boundary.ts"
 import * as Breaker from "./Breaker.ts"
+import * as Steps from "./internal/steps.ts"
 import * as Execute from "./Execute.ts"
 import * as Message from "./Message.ts"
-import {
-  type Failure,
-  type FinishReason,
-  IncompleteReply,
-  isIncomplete,
-  MalformedReply,
-  Model,
-  ModelError,
-  type Response,
-  type Usage
-} from "./Model.ts"
+import { type FinishReason, Model, type ModelError, type Usage } from "./Model.ts"
 import * as Outcome from "./Outcome.ts"
 import * as Progress from "./Progress.ts"
 import type * as StopReasons from "./StopReason.ts"
@@ -147,97 +138,6 @@ export class InvalidOption extends InvalidOptionBase {
 }
 
 /**
- * A call to the model: a throw or a defect, a failure that is not a `Failure`, and a reply that
- * is not a list of blocks all become a typed `ModelError` naming the turn; a trace sees the
- * failure first.
- */
-const callModel = <A>(
-  turn: number,
-  call: () => Effect.Effect<A, Failure>,
-  record: (event: Trace.Event) => Effect.Effect<void>
-): Effect.Effect<A, ModelError> =>
-  Effect.suspend(() => {
-    const out: unknown = call()
-    return Effect.isEffect(out)
-      ? (out as Effect.Effect<A, Failure>)
-      : Effect.die(new TypeError(`the model answered ${Boundary.show(out)} instead of an Effect`))
-  }).pipe(
-    Effect.catchDefect((defect) => Effect.fail(Boundary.defectOf(defect))),
-    Effect.mapError(Boundary.failureOf),
-    Effect.tapError((reason) => record({ type: "model.failed", turn, message: reason.message })),
-    Effect.mapError((reason) => new ModelError({ turn, reason }))
-  )
-
-/** A trace event's token counts: the ones the model reported, in snake_case. */
-const usageEvent = (turn: number, usage: Usage): Trace.Event => {
-  const count = (n: number | undefined) => (typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined)
-  const fields: Record<string, number> = {}
-  const put = (key: string, n: number | undefined) => {
-    const value = count(n)
-    if (value !== undefined) fields[key] = value
-  }
-  put("input_tokens", usage.inputTokens)
-  put("output_tokens", usage.outputTokens)
-  put("reasoning_tokens", usage.reasoningTokens)
-  put("cache_read_tokens", usage.cacheReadTokens)
-  put("cache_write_tokens", usage.cacheWriteTokens)
-  return { type: "model.usage", turn, ...fields }
-}
-
-/** A tool's lane, read without trusting the tool (a throwing getter means no lane). */
-const laneOf = (tool: Tool.Any | undefined): string | undefined => {
-  try {
-    const lane: unknown = tool?.lane
-    return typeof lane === "string" ? lane : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * The calls of one turn grouped by lane, each group in call order, as indices into `calls`;
- * the calls without a lane (or of an unknown tool) are the group of `undefined`.
- */
-const lanesOf = <T extends Tool.Any>(
-  toolset: Toolset.Toolset<T>,
-  calls: ReadonlyArray<Message.ToolUseBlock>
-): Map<string | undefined, Array<number>> => {
-  const lanes = new Map<string | undefined, Array<number>>()
-  calls.forEach((call, index) => {
-    const lane = laneOf(Toolset.get(toolset, call.name))
-    const group = lanes.get(lane)
-    if (group === undefined) lanes.set(lane, [index])
-    else group.push(index)
-  })
-  return lanes
-}
-
-/**
- * The reporter of one turn: each update recorded as a `tool.progress` event naming the call's
- * tool, then passed on to the reporter the run was given (when it was given one).
- */
-const turnReporter =
-  (
-    turn: number,
-    calls: ReadonlyArray<Message.ToolUseBlock>,
-    record: (event: Trace.Event) => Effect.Effect<void>,
-    outer: Progress.Reporter
-  ): Progress.Reporter =>
-  (id, update) => {
-    const name = calls.find((call) => call.id === id)?.name
-    const event: Trace.Event = {
-      type: "tool.progress",
-      turn,
-      tool_use_id: id,
-      ...(name === undefined ? {} : { name }),
-      progress: update.progress,
-      ...(update.total === undefined ? {} : { total: update.total }),
-      ...(update.message === undefined ? {} : { message: update.message })
-    }
-    return outer === Progress.none ? record(event) : Effect.andThen(record(event), outer(id, update))
-  }
-
-/**
  * Runs the loop. Fails with `InvalidOption` before anything runs when an option is invalid, and
  * otherwise only with a `ModelError` (a failure that belongs to no tool call: the model failed
  * or died, its reply is not a list of text, tool_use and reasoning blocks with ids, or it did
@@ -281,40 +181,18 @@ export const run = <T extends Tool.Any>(
     const record = (event: Trace.Event) => Trace.recordOn(trace, event)
     let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
     const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
-    const concurrency = options.concurrency ?? 1
-    const executeOptions: Execute.Options = { timeout: options.timeout }
+    const executeOptions: Execute.AllOptions = { timeout: options.timeout, concurrency: options.concurrency ?? 1 }
     const harness = yield* Execute.harness
-    const direct =
-      concurrency === 1 && options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
-    // Lanes are looked for only when some tool has one (a toolset of local tools pays nothing).
-    const laned = options.toolset.tools.some((tool) => laneOf(tool) !== undefined)
     const outerReporter = yield* Progress.Reporter
     const messages: Array<Message.Message> = [...options.messages]
     const turns: Array<Turn> = []
     const breaker = options.breaker
     const watch = breaker === undefined ? undefined : Breaker.watch(breaker, harness.catalog)
-    yield* record({
-      type: "start",
-      messages: options.messages,
-      max_turns: budget.limit - budget.used,
-      tools: options.toolset.tools.map((tool) => tool.name),
-      ...(breaker === undefined
-        ? {}
-        : { breaker: { after: breaker.after, window: breaker.window, action: breaker.action } })
-    })
+    yield* record(Steps.startEvent(options.messages, budget, options.toolset, breaker))
     const finish = (stop: StopReason, text: string | undefined) =>
       Effect.andThen(
         record({ type: "stop", stop, ...(text === undefined ? {} : { text }), turns: turns.length }),
-        Effect.as(
-          model.complete === undefined
-            ? Effect.void
-            : callModel(
-                Math.max(turns.length, 1),
-                () => (model.complete as NonNullable<typeof model.complete>)(messages),
-                () => Effect.void
-              ),
-          { stop, text, messages, turns, budget }
-        )
+        Effect.as(Steps.complete(model, Math.max(turns.length, 1), messages), { stop, text, messages, turns, budget })
       )
     while (true) {
       const spent = Budget.spend(budget, 1)
@@ -326,41 +204,9 @@ export const run = <T extends Tool.Any>(
       const turn = turns.length + 1
       yield* record({ type: "model.request", turn, messages: messages.length })
       const request = { messages: [...messages], toolset: options.toolset, turn }
-      let reply: ReadonlyArray<Message.ReplyBlock>
-      let about: Omit<Response, "content"> = {}
-      if (model.respond === undefined) {
-        reply = yield* callModel(turn, () => model.reply(request), record)
-      } else {
-        const respond = model.respond
-        const response = Boundary.readResponse(yield* callModel(turn, () => respond(request), record))
-        if (typeof response === "string") {
-          yield* record({ type: "model.failed", turn, message: response })
-          return yield* new ModelError({ turn, reason: new MalformedReply({ message: response }) })
-        }
-        reply = response.content
-        about = response
-        if (about.usage !== undefined) yield* record(usageEvent(turn, about.usage))
-        const finishReason = about.finishReason
-        if (finishReason !== undefined && isIncomplete(finishReason)) {
-          const reason = new IncompleteReply({ finishReason })
-          yield* record({ type: "model.failed", turn, message: reason.message })
-          return yield* new ModelError({ turn, reason })
-        }
-      }
-      const malformed = Boundary.replyProblem(reply)
-      if (malformed !== undefined) {
-        yield* record({ type: "model.failed", turn, message: malformed })
-        return yield* new ModelError({ turn, reason: new MalformedReply({ message: malformed }) })
-      }
-      const { usage, finishReason, rawFinishReason } = about
-      yield* record({
-        type: "model.reply",
-        turn,
-        reply,
-        ...(finishReason === undefined ? {} : { finish_reason: finishReason }),
-        ...(rawFinishReason === undefined ? {} : { raw_finish_reason: rawFinishReason })
-      })
+      const { reply, about } = yield* Steps.ask(model, request, record)
       messages.push(Message.assistant(reply))
+      const { usage, finishReason } = about
       const seen = {
         ...(usage === undefined ? {} : { usage }),
         ...(finishReason === undefined ? {} : { finishReason })
@@ -370,79 +216,19 @@ export const run = <T extends Tool.Any>(
         turns.push({ turn, reply, outcomes: [], ...seen })
         return yield* finish("end", Message.replyText(reply))
       }
-      let outcomes: ReadonlyArray<Outcome.Outcome>
-      const lanes = laned ? lanesOf(options.toolset, calls) : undefined
-      const withProgress =
-        trace === Trace.none
-          ? <A>(effect: Effect.Effect<A, never, Tool.Services<T>>) => effect
-          : <A>(effect: Effect.Effect<A, never, Tool.Services<T>>) =>
-              Effect.provideService(effect, Progress.Reporter, turnReporter(turn, calls, record, outerReporter))
-      const one = (call: Message.ToolUseBlock) =>
-        Effect.andThen(record({ type: "call", turn, call }), Execute.execute(options.toolset, call, executeOptions))
-      if (lanes !== undefined && lanes.size > 1) {
-        // Lanes side by side; in each, its calls in call order (the calls without a lane as
-        // `concurrency` says); every outcome put back at its call's place.
-        const done: Array<Outcome.Outcome> = new Array(calls.length)
-        yield* withProgress(
-          Effect.forEach(
-            [...lanes],
-            ([lane, indices]) =>
-              Effect.forEach(
-                indices,
-                (index) =>
-                  Effect.map(one(calls[index] as Message.ToolUseBlock), (outcome) => {
-                    done[index] = outcome
-                  }),
-                { concurrency: lane === undefined ? concurrency : 1, discard: true }
-              ),
-            { concurrency: "unbounded", discard: true }
-          )
-        )
-        outcomes = done
-      } else if (lanes !== undefined && !lanes.has(undefined)) {
-        // One lane: its calls one after another.
-        outcomes = yield* withProgress(Effect.forEach(calls, one, { concurrency: 1 }))
-      } else if (direct) {
-        // One call at a time, nothing around `execute`: its synchronous core, without an Effect
-        // per call (a tool that returns an Effect or a promise is finished in this fiber).
-        const done: Array<Outcome.Outcome> = []
-        for (const call of calls) {
-          if (trace !== Trace.none) yield* record({ type: "call", turn, call })
-          const now = Execute.executeSync(options.toolset, call, harness)
-          done.push(Effect.isEffect(now) ? yield* withProgress(now) : now)
-        }
-        outcomes = done
-      } else {
-        outcomes = yield* withProgress(Effect.forEach(calls, one, { concurrency }))
-      }
-      const checked = watch === undefined ? undefined : watch.check(turn, calls, outcomes)
-      if (checked !== undefined) outcomes = checked.outcomes
-      if (trace !== Trace.none) {
-        const trips = checked?.trips ?? []
-        let next = 0
-        for (const [index, outcome] of outcomes.entries()) {
-          yield* record(Trace.observation(turn, outcome))
-          const trip = trips[next]
-          if (breaker !== undefined && trip !== undefined && trip.index === index) {
-            next++
-            yield* record({
-              type: "breaker",
-              turn,
-              tool_use_id: trip.id,
-              name: trip.name,
-              count: trip.count,
-              after: breaker.after,
-              window: breaker.window,
-              action: breaker.action
-            })
-          }
-        }
-      }
+      const { outcomes, tripped } = yield* Steps.act(options.toolset, turn, calls, {
+        executeOptions,
+        trace,
+        record,
+        reporter: outerReporter,
+        watch,
+        breaker
+      })
       const current: Turn = { turn, reply, outcomes, ...seen }
       turns.push(current)
       if (options.onTurn !== undefined) yield* options.onTurn(current)
       messages.push(Message.user(outcomes.map(Outcome.toToolResult)))
-      if (breaker?.action === "stop" && checked !== undefined && checked.trips.length > 0) {
+      if (breaker?.action === "stop" && tripped) {
         return yield* finish("repeated_call", undefined)
       }
     }
