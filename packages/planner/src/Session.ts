@@ -169,8 +169,6 @@ const runWith = <T extends Tool.Any, E, R>(
   Effect.gen(function* () {
     const sessionId = sessionIdOf(options.sessionId)
     const strategy = options.onFailure ?? "replan"
-    const harness = yield* Execute.harness
-    const direct = options.timeout === undefined && (yield* Effect.service(Execute.Middleware)) === undefined
     let steps = Budget.steps(options.maxSteps)
     let replans = Budget.replans(options.maxReplans)
     const history: Array<Step.Step> = []
@@ -293,19 +291,12 @@ const runWith = <T extends Tool.Any, E, R>(
           name: step.tool_name,
           input: step.args
         })
-        let outcomes: ReadonlyArray<Outcome.Outcome>
-        const only = toRun[0]
-        if (direct && toRun.length === 1 && only !== undefined) {
-          // One step, nothing around `execute`: its synchronous core, as the loop does.
-          const now = Execute.executeSync(options.toolset, callOf(only), harness)
-          outcomes = [Effect.isEffect(now) ? yield* now : now]
-        } else {
-          outcomes = yield* Effect.forEach(
-            toRun,
-            (step) => Execute.execute(options.toolset, callOf(step), { timeout: options.timeout }),
-            { concurrency: toRun.length > 1 ? "unbounded" : 1 }
-          )
-        }
+        // A group's steps side by side, as the plan says (not in lanes: the plan's groups decide).
+        const outcomes = yield* Execute.executeAll(options.toolset, toRun.map(callOf), {
+          timeout: options.timeout,
+          concurrency: "unbounded",
+          lanes: false
+        })
         let failed: { readonly step: Step.Step; readonly error: string } | undefined
         let changed = false
         for (const [i, step] of toRun.entries()) {
