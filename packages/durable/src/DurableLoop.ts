@@ -12,7 +12,17 @@
  *
  * @since 0.1.0
  */
-import { Execute, Loop, Message, Model, type Outcome } from "@agent-harness/executor"
+import {
+  Ended,
+  Execute,
+  FinishReason,
+  Loop,
+  Message,
+  Model,
+  type Outcome,
+  type StopReason,
+  Usage
+} from "@agent-harness/executor"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
 import { Activity, type Workflow as W, Workflow, WorkflowEngine } from "effect/workflow"
@@ -32,21 +42,23 @@ export const Payload: Schema.Struct<{
 export type Payload = typeof Payload.Type
 
 /**
- * How a conversation ended: the loop's stop reason, the final text (`null` at the turn cap) and
- * the whole history (every tool result in it).
+ * How a conversation ended: the loop's one JSON form of how a run ended (`Ended`: the stop
+ * reason, the number of model calls) with the final text (`null` rather than absent when
+ * there is none, as records have always held it) and the whole history (every tool result in
+ * it).
  *
  * @since 0.1.0
  */
 export const Result: Schema.Struct<{
-  readonly stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call"]>
+  readonly stop: typeof StopReason.StopReason
   readonly text: Schema.NullOr<Schema.String>
   readonly messages: Schema.$Array<typeof Message.Message>
   readonly turns: Schema.Int
 }> = Schema.Struct({
-  stop: Schema.Literals(["end", "turn_cap", "time_budget", "repeated_call"]),
+  stop: Ended.Ended.fields.stop,
   text: Schema.NullOr(Schema.String),
   messages: Schema.Array(Message.Message),
-  turns: Schema.Int
+  turns: Ended.Ended.fields.turns
 })
 
 /** How a conversation ended. @since 0.1.0 */
@@ -79,33 +91,13 @@ export class ConversationFailed extends ConversationFailedBase {}
  */
 export const Response: Schema.Struct<{
   readonly content: Schema.$Array<typeof Message.ReplyBlock>
-  readonly usage: Schema.optional<
-    Schema.Struct<{
-      readonly inputTokens: Schema.optional<Schema.Finite>
-      readonly outputTokens: Schema.optional<Schema.Finite>
-      readonly reasoningTokens: Schema.optional<Schema.Finite>
-      readonly cacheReadTokens: Schema.optional<Schema.Finite>
-      readonly cacheWriteTokens: Schema.optional<Schema.Finite>
-    }>
-  >
-  readonly finishReason: Schema.optional<
-    Schema.Literals<readonly ["stop", "length", "content-filter", "tool-calls", "error", "interrupted", "other"]>
-  >
+  readonly usage: Schema.optional<typeof Usage.Usage>
+  readonly finishReason: Schema.optional<typeof FinishReason.FinishReason>
   readonly rawFinishReason: Schema.optional<Schema.String>
 }> = Schema.Struct({
   content: Schema.Array(Message.ReplyBlock),
-  usage: Schema.optional(
-    Schema.Struct({
-      inputTokens: Schema.optional(Schema.Finite),
-      outputTokens: Schema.optional(Schema.Finite),
-      reasoningTokens: Schema.optional(Schema.Finite),
-      cacheReadTokens: Schema.optional(Schema.Finite),
-      cacheWriteTokens: Schema.optional(Schema.Finite)
-    })
-  ),
-  finishReason: Schema.optional(
-    Schema.Literals(["stop", "length", "content-filter", "tool-calls", "error", "interrupted", "other"])
-  ),
+  usage: Schema.optional(Usage.Usage),
+  finishReason: Schema.optional(FinishReason.FinishReason),
   rawFinishReason: Schema.optional(Schema.String)
 })
 

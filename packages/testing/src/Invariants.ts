@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import type { Loop, Message, Trace } from "@agent-harness/executor"
+import { type Loop, type Message, StopReason, type Trace } from "@agent-harness/executor"
 
 /**
  * What a history check reads: the loop's result, or the messages themselves.
@@ -338,18 +338,18 @@ export const assertUniqueTraceCallIds = (events: ReadonlyArray<Trace.Event>): vo
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Every reason the loop stops with.
+ * Every reason the loop stops with (the literals of the executor's `StopReason` Schema).
  *
  * @since 0.1.0
  */
-export const stopReasons: ReadonlyArray<Loop.StopReason> = ["end", "turn_cap", "time_budget", "repeated_call"]
+export const stopReasons: ReadonlyArray<Loop.StopReason> = StopReason.StopReason.literals
 
 /**
- * Whether a value is one of the loop's stop reasons.
+ * Whether a value is one of the loop's stop reasons (decoded through `StopReason`).
  *
  * @since 0.1.0
  */
-export const isStopReason = (u: unknown): u is Loop.StopReason => stopReasons.some((reason) => reason === u)
+export const isStopReason = (u: unknown): u is Loop.StopReason => StopReason.is(u)
 
 /**
  * How a run ended, as a `Loop.RunResult` or a trace's `stop` event has it.
