@@ -29,7 +29,7 @@ import { AiSdkModel } from "@agent-harness/ai-sdk"
 import { Execute, Loop, Message, Trace } from "@agent-harness/executor"
 import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
-import { Approver, Compose, Gate, type Policy, Untrusted } from "@agent-harness/permission"
+import { Approver, Gate, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
 import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
@@ -307,7 +307,7 @@ export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       return yield* session(options, { policy, maxTurns, mounted, files }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
-        Effect.provideService(Execute.Middleware, Compose.middlewares(gate, ...journal, ...mounted.outcomes)),
+        Effect.provideService(Execute.Middleware, Execute.compose(gate, ...journal, ...mounted.outcomes)),
         Effect.provideService(Approver.Approver, asking.approver),
         Effect.provideService(Files.Files, files),
         Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang]),

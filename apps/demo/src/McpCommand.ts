@@ -20,7 +20,7 @@ import { Execute } from "@agent-harness/executor"
 import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Serve } from "@agent-harness/mcp"
-import { Compose, Gate } from "@agent-harness/permission"
+import { Gate } from "@agent-harness/permission"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Effect, type FileSystem, type Path, type Scope } from "effect"
 import * as AgentPolicy from "./AgentPolicy.ts"
@@ -125,7 +125,7 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       const gate = yield* gateOf(options)
       const journal = yield* journalOf(options.journal)
       const middleware =
-        gate === undefined ? journal : Compose.middlewares(gate, ...(journal === undefined ? [] : [journal]))
+        gate === undefined ? journal : Execute.compose(gate, ...(journal === undefined ? [] : [journal]))
       const tools = FileTools.forLocale(options.lang)
       const serving = <A, E>(effect: Effect.Effect<A, E, Files.Files | Scope.Scope>) =>
         effect.pipe(

@@ -18,7 +18,7 @@
  */
 import { Execute, Outcome } from "@agent-harness/executor"
 import { Canonical, MessageCatalog, Tool, ToolContent } from "@agent-harness/tool-schema"
-import { type Cause, Effect, Layer, Result, Schema, SchemaParser } from "effect"
+import { type Cause, Effect, type Layer, Result, Schema, SchemaParser } from "effect"
 
 /**
  * What the model was shown for a call, as recorded: its text, and its rich parts and
@@ -452,8 +452,10 @@ export const middleware =
     })
 
 /**
- * The journal over a store, as the executor's middleware.
+ * The journal over a store, as the executor's middleware, added inside the middleware already
+ * in use where the layer is built (a permission gate stays in front of it), never replacing it
+ * (see `Execute.layerMiddleware`).
  *
  * @since 0.1.0
  */
-export const layer = (store: Store): Layer.Layer<never> => Layer.succeed(Execute.Middleware, middleware(store))
+export const layer = (store: Store): Layer.Layer<never> => Execute.layerMiddleware(middleware(store), "inside")

@@ -6,8 +6,9 @@
  * trace event: which rule, what it said, the answer, whether the call runs, why.
  *
  * The loop does not change: provide the gate as `Execute.Middleware` (`Gate.layer`), alone or in
- * front of a journal (`Gate.layer(options, Journal.middleware(store))`, or
- * `Compose.middlewares`), so that a denied call never reaches the journal.
+ * front of a journal (`Gate.layer(options, Journal.middleware(store))`, `Execute.compose`, or
+ * `Gate.layer` and `Journal.layer` provided one around the other: the gate's layer adds the gate
+ * in front of the middleware in use), so that a denied call never reaches the journal.
  *
  * It decides on what runs: the call's decoded input (`Execute.Call`), read by meaning (a rule on
  * `path` reads `leer`'s `ruta`), the tool's name or its provider-safe alias. Around each call it
@@ -25,9 +26,8 @@
  */
 import { Execute, Outcome, Trace } from "@agent-harness/executor"
 import { PathGuard, Render, Tool } from "@agent-harness/tool-schema"
-import { Duration, Effect, Exit, Layer, Option, Result, Semaphore } from "effect"
+import { Duration, Effect, Exit, type Layer, Option, Result, Semaphore } from "effect"
 import * as Approver from "./Approver.ts"
-import * as Compose from "./Compose.ts"
 import * as Messages from "./Messages.ts"
 import * as Policy from "./Policy.ts"
 import * as Untrusted from "./Untrusted.ts"
@@ -309,8 +309,9 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
   })
 
 /**
- * The gate as the executor's middleware, in front of `inner` middlewares (a journal): only the
- * calls it lets through reach them.
+ * The gate as the executor's middleware, in front of `inner` middlewares (a journal) and of the
+ * middleware already in use where the layer is built (it adds, never replaces: see
+ * `Execute.layerMiddleware`): only the calls it lets through reach them.
  *
  * @example
  * ```ts
@@ -327,7 +328,7 @@ export const layer = (
   options: Options,
   ...inner: ReadonlyArray<Execute.Middleware>
 ): Layer.Layer<never, Policy.InvalidPolicy> =>
-  Layer.effect(
-    Execute.Middleware,
-    Effect.map(make(options), (gate) => Compose.middlewares(gate, ...inner))
+  Execute.layerMiddleware(
+    Effect.map(make(options), (gate) => Execute.compose(gate, ...inner)),
+    "outside"
   )
