@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { Budget } from "@agent-harness/budgets"
 import { PlanDiff } from "@agent-harness/diff"
 import { Schema } from "effect"
 import { Event } from "./Event.ts"
@@ -17,13 +18,13 @@ export type Status = typeof Status.Type
 
 /**
  * Why it ended: the goal was met; some steps failed and were skipped (`partial`); a budget ran
- * out; the planner had nothing to offer; a failure aborted it.
+ * out (the words of `Budget.reasons`); the planner had nothing to offer; a failure aborted it.
  *
  * @since 0.1.0
  */
 export const Reason: Schema.Literals<
   readonly ["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"]
-> = Schema.Literals(["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"])
+> = Schema.Literals(["goal_met", "partial", Budget.reasons.steps, Budget.reasons.replans, "no_plan", "aborted"])
 
 /** Why the session ended. @since 0.1.0 */
 export type Reason = typeof Reason.Type

@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { type Cause, Data, Predicate, Result, Schema, SchemaIssue, SchemaParser } from "effect"
-import { Message } from "@agent-harness/executor"
+import { Message, StopReason } from "@agent-harness/executor"
+import { SessionResult } from "@agent-harness/planner"
 import { JsonPath } from "@agent-harness/tool-schema"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
@@ -158,7 +159,7 @@ export const ConversationFile: Schema.Struct<{
   breaker: Schema.optionalKey(BreakerSettings),
   turns: Schema.Array(Turn),
   outcome: Schema.Struct({
-    stop: Schema.Literals(["end", "turn_cap", "repeated_call"]),
+    stop: StopReason.StopReason.pick(["end", "turn_cap", "repeated_call"]),
     text: Schema.optionalKey(Schema.String),
     files: Schema.optionalKey(FileMap)
   })
@@ -242,8 +243,8 @@ export const PlanFile: Schema.Struct<{
     maxReplans: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
   }),
   expect: Schema.Struct({
-    status: Schema.Literals(["completed", "failed"]),
-    reason: Schema.Literals(["goal_met", "step_budget", "replan_budget", "no_plan", "aborted", "partial"]),
+    status: SessionResult.Status,
+    reason: SessionResult.Reason.pick(["goal_met", "step_budget", "replan_budget", "no_plan", "aborted", "partial"]),
     executed: Schema.optionalKey(Ids),
     revisions: Schema.optionalKey(Schema.Array(Schema.Struct({ removed: Ids, added: Ids, revised: Ids }))),
     files: Schema.optionalKey(FileMap)

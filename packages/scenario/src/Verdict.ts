@@ -4,6 +4,20 @@
  *
  * @since 0.1.0
  */
+import { StopReason } from "@agent-harness/executor"
+import { Schema } from "effect"
+
+/**
+ * How a scenario's conversation stopped: one of the loop's stop reasons (`StopReason`), or
+ * `diverged` when the run left the script.
+ *
+ * @since 0.1.0
+ */
+export const Stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call", "diverged"]> =
+  Schema.Literals([...StopReason.StopReason.literals, "diverged"])
+
+/** How a scenario's conversation stopped: a stop reason or `diverged`. @since 0.1.0 */
+export type Stop = typeof Stop.Type
 
 /**
  * One reason a scenario failed.
@@ -53,7 +67,7 @@ export interface Failure {
  */
 export interface ConversationOutcome {
   /** Why the loop stopped, or `diverged` when the run left the script. */
-  readonly stop: "end" | "turn_cap" | "time_budget" | "repeated_call" | "diverged"
+  readonly stop: Stop
   /** The final reply's text, when the loop ended with one. */
   readonly text?: string | undefined
   /** The files at the end of the run. */

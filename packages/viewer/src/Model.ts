@@ -156,7 +156,7 @@ export interface Conversation {
   readonly annotations: ReadonlyArray<{ readonly key: string; readonly value: Json }>
   /** The model turns, in order. */
   readonly turns: ReadonlyArray<Turn>
-  /** How the loop stopped (`end`, `turn_cap`, `time_budget`), or `null` when the trace has no stop. */
+  /** How the loop stopped (one of the executor's `StopReason`s, or whatever the trace says), or `null` without a stop. */
   readonly stop: { readonly reason: string; readonly text: string | null; readonly turns: number } | null
   /** How many calls ended in each status. */
   readonly counts: Counts
