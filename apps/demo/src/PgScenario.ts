@@ -22,7 +22,8 @@
 import { Database, DurableJournal, Engine } from "@agent-harness/durable"
 import { PlanDiff } from "@agent-harness/diff"
 import { Execute } from "@agent-harness/executor"
-import { Conversation, PlanScenario, ResponseCases, ScenarioFile, Variant, type Verdict } from "@agent-harness/scenario"
+import { SessionResult } from "@agent-harness/planner"
+import { Conversation, PlanScenario, ResponseCases, ScenarioFile, Variant, Verdict } from "@agent-harness/scenario"
 import { Context, Effect, Exit, Layer, Logger, References, Result, Schema } from "effect"
 import { Workflow, WorkflowEngine } from "effect/workflow"
 
@@ -77,13 +78,13 @@ const Files = Schema.Record(Schema.String, Schema.String)
 
 const Outcome = Schema.Union([
   Schema.Struct({
-    stop: Schema.Literals(["end", "turn_cap", "time_budget", "repeated_call", "diverged"]),
+    stop: Verdict.Stop,
     text: Schema.optional(Schema.String),
     files: Schema.optional(Files),
     turns: Schema.Int
   }),
   Schema.Struct({
-    status: Schema.Literals(["completed", "failed"]),
+    status: SessionResult.Status,
     reason: Schema.String,
     executed: Schema.Array(Schema.Int),
     revisions: Schema.Array(PlanDiff.PlanDiff),
@@ -95,7 +96,7 @@ const Outcome = Schema.Union([
     cases: Schema.Array(
       Schema.Struct({
         id: Schema.String,
-        role: Schema.Literals(["regression", "control", "reserved"]),
+        role: ScenarioFile.Role,
         purpose: Schema.optional(Schema.String),
         passed: Schema.Boolean,
         expected: Schema.Unknown,
