@@ -243,8 +243,11 @@ const checkCache = (events: ReadonlyArray<Event.Event>) => {
   }
 }
 
+// 1,300 generated sessions: CPU-bound, on a loaded 2-core machine while every package tests at once.
+const generated = { timeout: 120_000 }
+
 describe("Session.run (property)", () => {
-  it("ends within its budgets, with consistent history, revisions, events and status", () => {
+  it("ends within its budgets, with consistent history, revisions, events and status", generated, () => {
     const seen = new Set<string>()
     fc.assert(
       fc.property(caseArb, (c) => {
@@ -280,7 +283,7 @@ describe("Session.run (property)", () => {
     )
   })
 
-  it("Session.events yields the same events as Session.run", async () => {
+  it("Session.events yields the same events as Session.run", generated, async () => {
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
         const result = Effect.runSync(Session.run(setUp(c).options))
