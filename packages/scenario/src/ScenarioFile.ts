@@ -9,9 +9,9 @@ import { type Cause, Data, Predicate, Result, Schema, SchemaIssue, SchemaParser 
 import { Message, StopReason } from "@agent-harness/executor"
 import { SessionResult } from "@agent-harness/planner"
 import { JsonPath } from "@agent-harness/tool-schema"
+import * as Checks from "./internal/checks.ts"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
-import * as Pattern from "./Pattern.ts"
 
 /**
  * A reply block: text, a tool call whose input is any JSON value, or the model's reasoning (a
@@ -444,32 +444,6 @@ const decodePlan = SchemaParser.decodeUnknownResult(PlanFile)
 const decodeCases = SchemaParser.decodeUnknownResult(ResponseCasesFile)
 const decodeScriptedResult = SchemaParser.decodeUnknownResult(ScriptedResult)
 
-const checkPattern = (file: string, path: string, pattern: string): InvalidScenario | undefined => {
-  const made = Pattern.make(pattern)
-  return Result.isFailure(made) ? new InvalidScenario({ file, path, problem: made.failure }) : undefined
-}
-
-const checkPlan = (file: string, scenario: PlanFile): InvalidScenario | undefined => {
-  for (const [r, rule] of scenario.planner.entries()) {
-    if (rule.when !== null && typeof rule.when !== "string") {
-      const invalid = checkPattern(file, `planner[${r}].when.pattern`, rule.when.pattern)
-      if (invalid !== undefined) return invalid
-    }
-    const seen = new Set<number>()
-    for (const [i, step] of rule.plan.entries()) {
-      if (seen.has(step.id)) {
-        return new InvalidScenario({
-          file,
-          path: `planner[${r}].plan[${i}].id`,
-          problem: `step id ${step.id} appears twice in this plan`
-        })
-      }
-      seen.add(step.id)
-    }
-  }
-  return undefined
-}
-
 /**
  * The first problem of a Schema issue: its JSON path as text and what is wrong, in the words
  * scenario files use (`missing`, `unexpected field`, `expected string, got 1`).
@@ -483,6 +457,10 @@ export const firstProblem = (issue: SchemaIssue.Issue): { readonly path: string;
     problem: lowerFirst(first?.message ?? "invalid")
   }
 }
+
+/** A check's problem in `file` as the error that says it, or `undefined`. */
+const invalid = (file: string, problem: Checks.Problem | undefined): InvalidScenario | undefined =>
+  problem === undefined ? undefined : new InvalidScenario({ file, ...problem })
 
 const firstIssue = (file: string, issue: SchemaIssue.Issue): InvalidScenario =>
   new InvalidScenario({ file, ...firstProblem(issue) })
@@ -503,118 +481,6 @@ const checkTools = (file: string, scenario: ConversationFile): InvalidScenario |
           problem: problem + hint
         })
       }
-    }
-  }
-  return undefined
-}
-
-/**
- * The `mcp` declarations: each starts or reaches a server (`Mounter.check`), prefixes differ, and
- * no scripted tool is named under a prefix (its name would be a mounted tool's).
- */
-const checkMcp = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
-  const prefixes = new Map<string, number>()
-  for (const [i, declaration] of (scenario.mcp ?? []).entries()) {
-    const wrong = Mounter.check(declaration)
-    if (wrong !== undefined) {
-      return new InvalidScenario({
-        file,
-        path: pathText(["mcp", i, ...(wrong.field === undefined ? [] : [wrong.field])]),
-        problem: wrong.problem
-      })
-    }
-    const first = prefixes.get(declaration.prefix)
-    if (first !== undefined) {
-      return new InvalidScenario({
-        file,
-        path: `mcp[${i}].prefix`,
-        problem: `'${declaration.prefix}' is already the prefix of mcp[${first}]: give each server its own`
-      })
-    }
-    prefixes.set(declaration.prefix, i)
-  }
-  for (const name of Object.keys(scenario.tools ?? {})) {
-    for (const [prefix, i] of prefixes) {
-      if (name.startsWith(`${prefix}__`)) {
-        return new InvalidScenario({
-          file,
-          path: pathText(["tools", name]),
-          problem: `a scripted tool cannot be named under the prefix of mcp[${i}] ('${prefix}__'): that is where the server's tools are mounted`
-        })
-      }
-    }
-  }
-  return undefined
-}
-
-/** `approvals` and `untrustedOutput` are the gate's: without a `policy` there is no gate. */
-const checkPermissions = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
-  if (scenario.policy !== undefined) return undefined
-  for (const field of ["approvals", "untrustedOutput"] as const) {
-    if (scenario[field] !== undefined) {
-      return new InvalidScenario({
-        file,
-        path: field,
-        problem: `it belongs to the permission gate, and there is none: add a "policy" (every call goes through it)`
-      })
-    }
-  }
-  return undefined
-}
-
-/**
- * `root`: the files come from one place (the folder, or inline `files`, not both), and the folder
- * is named relative to the scenario file (an absolute path would make the suite depend on the
- * machine it runs on). Whether it exists and is a folder is the `Roots` service's to check.
- */
-const checkRoot = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
-  const root = scenario.root
-  if (root === undefined) return undefined
-  if (scenario.files !== undefined) {
-    return new InvalidScenario({
-      file,
-      path: "root",
-      problem: `the files come from the "root" folder or from "files", not both: remove one`
-    })
-  }
-  if (root.startsWith("/") || root.startsWith("\\") || /^[A-Za-z]:/.test(root)) {
-    return new InvalidScenario({
-      file,
-      path: "root",
-      problem: `expected a folder relative to the scenario file's folder, got the absolute path ${JSON.stringify(root)}`
-    })
-  }
-  if (root.includes("\0")) {
-    return new InvalidScenario({ file, path: "root", problem: "a folder name cannot hold a NUL character" })
-  }
-  return undefined
-}
-
-const checkCases = (file: string, scenario: ResponseCasesFile): InvalidScenario | undefined => {
-  const seen = new Set<string>()
-  for (const [i, c] of scenario.cases.entries()) {
-    if (seen.has(c.id)) {
-      return new InvalidScenario({ file, path: `cases[${i}].id`, problem: `case id '${c.id}' appears twice` })
-    }
-    seen.add(c.id)
-  }
-  return undefined
-}
-
-const checkScript = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
-  for (const [t, turn] of scenario.turns.entries()) {
-    const calls = turn.reply.filter((block) => block.type === "tool_use").length
-    if (calls > 0 && turn.expect === undefined) {
-      return new InvalidScenario({
-        file,
-        path: `turns[${t}].expect`,
-        problem: `missing: the reply has ${calls} tool_use block(s), so the turn must list the results the model must be shown`
-      })
-    }
-    for (const [e, expected] of (turn.expect ?? []).entries()) {
-      if (typeof expected.content === "string") continue
-      const invalid = checkPattern(file, `turns[${t}].expect[${e}].content.pattern`, expected.content.pattern)
-      if (invalid !== undefined) return invalid
     }
   }
   return undefined
@@ -664,21 +530,21 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
           decodeConversation(json, parseOptions),
           (f) =>
             checkTools(file, f) ??
-            checkRoot(file, f) ??
-            checkMcp(file, f) ??
-            checkPermissions(file, f) ??
-            checkScript(file, f)
+            invalid(
+              file,
+              Checks.checkRoot(f) ?? Checks.checkMcp(f) ?? Checks.checkPermissions(f) ?? Checks.checkScript(f)
+            )
         ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )
     case "plan":
       return Result.map(
-        checked(file, decodePlan(json, parseOptions), (f) => checkPlan(file, f)),
+        checked(file, decodePlan(json, parseOptions), (f) => invalid(file, Checks.checkPlan(f))),
         (s): Scenario => ({ kind: "plan", ...s })
       )
     case "response-cases":
       return Result.map(
-        checked(file, decodeCases(json, parseOptions), (f) => checkCases(file, f)),
+        checked(file, decodeCases(json, parseOptions), (f) => invalid(file, Checks.checkCases(f))),
         (s): Scenario => ({ kind: "response-cases", ...s })
       )
     default:
