@@ -355,7 +355,7 @@ export const refine = (outcome: Outcome.Outcome): Outcome.Outcome => {
 /**
  * The executor middleware that `refine`s every mounted tool's outcome (others pass as they
  * are). Put it innermost, so a journal records the refined outcome:
- * `Compose.middlewares(gate, journal, Mount.outcomes)`.
+ * `Execute.compose(gate, journal, Mount.outcomes)`.
  *
  * @since 0.1.0
  */
