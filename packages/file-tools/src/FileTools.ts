@@ -393,19 +393,28 @@ const twoFields = <F extends string, G extends string>(
     readonly [K in F]: Schema.String
   } & { readonly [K in G]: Schema.String })
 
+/** `read`, `list` and `search`: one text field, read-only, answered by `look` on its value. */
+const defineLookup = <const N extends string, const F extends string, E extends Failure>(
+  texts: Texts,
+  words: ToolWords.Named<N>,
+  field: ToolWords.Field<F>,
+  meaning: string,
+  look: (texts: Texts, value: string) => Effect.Effect<string, E, Files>
+): Tool.Tool<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, E | InvalidField, Files> =>
+  Tool.make<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, E | InvalidField, Files>(words.name, {
+    description: words.description,
+    parameters: oneField(field),
+    ...meaningsOf([[field.name, meaning]]),
+    annotations: readOnly,
+    run: (input) => Effect.flatMap(textFields(texts, input, [field.name]), (fields) => look(texts, fields[field.name])),
+    failureMessage: failureMessage(texts)
+  })
+
 const defineRead = <const N extends string, const P extends string>(
   texts: Texts,
   words: ToolWords.Named<N> & { readonly path: ToolWords.Field<P> }
 ): Tool.Tool<N, Schema.Struct<{ readonly [K in P]: Schema.String }>, string, Failure, Files> =>
-  Tool.make(words.name, {
-    description: words.description,
-    parameters: oneField(words.path),
-    ...meaningsOf([[words.path.name, "path"]]),
-    annotations: readOnly,
-    run: (input) =>
-      Effect.flatMap(textFields(texts, input, [words.path.name]), (fields) => readFile(texts, fields[words.path.name])),
-    failureMessage: failureMessage(texts)
-  })
+  defineLookup(texts, words, words.path, "path", readFile)
 
 const defineList = <const N extends string, const F extends string>(
   texts: Texts,
@@ -416,34 +425,13 @@ const defineList = <const N extends string, const F extends string>(
   string,
   InvalidField | FilePath.PathRefused,
   Files
-> =>
-  Tool.make(words.name, {
-    description: words.description,
-    parameters: oneField(words.folder),
-    ...meaningsOf([[words.folder.name, "folder"]]),
-    annotations: readOnly,
-    run: (input) =>
-      Effect.flatMap(textFields(texts, input, [words.folder.name]), (fields) =>
-        listFolder(texts, fields[words.folder.name])
-      ),
-    failureMessage: failureMessage(texts)
-  })
+> => defineLookup(texts, words, words.folder, "folder", listFolder)
 
 const defineSearch = <const N extends string, const F extends string>(
   texts: Texts,
   words: ToolWords.Named<N> & { readonly pattern: ToolWords.Field<F> }
 ): Tool.Tool<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, InvalidField, Files> =>
-  Tool.make(words.name, {
-    description: words.description,
-    parameters: oneField(words.pattern),
-    ...meaningsOf([[words.pattern.name, "pattern"]]),
-    annotations: readOnly,
-    run: (input) =>
-      Effect.flatMap(textFields(texts, input, [words.pattern.name]), (fields) =>
-        searchLines(texts, fields[words.pattern.name])
-      ),
-    failureMessage: failureMessage(texts)
-  })
+  defineLookup(texts, words, words.pattern, "pattern", searchLines)
 
 /** `write` and `append`: a path and a content, replacing the file or adding to its end. */
 const defineChange = <const N extends string, const P extends string, const C extends string>(
