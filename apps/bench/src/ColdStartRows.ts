@@ -1,5 +1,5 @@
 /**
- * Row 9: the installed CLI's cold start. The CLI is built as it is published (`apps/demo`'s
+ * Row 9: the installed CLI's cold start. The CLI is built as it is published (`apps/cli`'s
  * `build.ts`: one bundle, subcommands in their own chunks) and `bin/harness.js run <the Spanish
  * salmorejo scenario>` is timed as a whole process against a bare `node -e 0`, the two
  * interleaved in the same run, each figure the median of the runs. The compile cache of Node is
@@ -13,9 +13,9 @@ import { check } from "./Fixtures.ts"
 import type * as Measure from "./Measure.ts"
 import * as Table from "./Table.ts"
 
-const demo = fileURLToPath(new URL("../../demo/", import.meta.url))
-const bin = `${demo}bin/harness.js`
-const scenario = `${demo}scenarios/es/salmorejo.json`
+const cliDir = fileURLToPath(new URL("../../cli/", import.meta.url))
+const bin = `${cliDir}bin/harness.js`
+const scenario = `${cliDir}scenarios/es/salmorejo.json`
 const command = [bin, "run", scenario]
 
 const wall = (args: ReadonlyArray<string>): number => {
@@ -43,7 +43,7 @@ const median = (values: Array<number>): number => {
 }
 
 export const measure = async (settings: Measure.Settings): Promise<ReadonlyArray<Table.Row>> => {
-  const built = spawnSync(process.execPath, [`${demo}build.ts`], { encoding: "utf8" })
+  const built = spawnSync(process.execPath, [`${cliDir}build.ts`], { encoding: "utf8" })
   check(built.status === 0, `the CLI builds (${built.stderr})`)
   wall(command) // fills Node's compile cache
   const runs = settings.quick ? 7 : 31

@@ -15,8 +15,8 @@ import type * as Measure from "./Measure.ts"
 import * as ScenarioRows from "./ScenarioRows.ts"
 import * as Table from "./Table.ts"
 
-const demo = fileURLToPath(new URL("../../demo/", import.meta.url))
-const bin = `${demo}bin/harness.js`
+const cliDir = fileURLToPath(new URL("../../cli/", import.meta.url))
+const bin = `${cliDir}bin/harness.js`
 
 /** One run of `harness test DIR --json --workers N`: its wall-clock milliseconds and its output. */
 const timed = (dir: string, workers: number): { readonly millis: number; readonly stdout: string } => {
@@ -36,7 +36,7 @@ const median = (values: ReadonlyArray<number>): number => {
 }
 
 export const measure = async (settings: Measure.Settings): Promise<ReadonlyArray<Table.Row>> => {
-  const built = spawnSync(process.execPath, [`${demo}build.ts`], { encoding: "utf8" })
+  const built = spawnSync(process.execPath, [`${cliDir}build.ts`], { encoding: "utf8" })
   check(built.status === 0, `the CLI builds (${built.stderr})`)
   const cores = availableParallelism()
   const dir = ScenarioRows.writeScenarios()

@@ -12,7 +12,7 @@ import { Effect, Result } from "effect"
 import { Capture, Conversation, ScenarioFile } from "../src/index.ts"
 
 const shipped = (name: string) =>
-  fileURLToPath(new URL(`../../../apps/demo/scenarios/en/${name}.json`, import.meta.url))
+  fileURLToPath(new URL(`../../../apps/cli/scenarios/en/${name}.json`, import.meta.url))
 
 type Json = Record<string, unknown>
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Capture, Conversation, ScenarioFile } from "../src/index.ts"
 
-const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/demo/scenarios/${path}`, import.meta.url))
+const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/cli/scenarios/${path}`, import.meta.url))
 
 /** Runs a conversation scenario with a memory trace and gives the trace as JSON Lines. */
 const record = (scenario: ScenarioFile.Conversation) =>

@@ -10,7 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Capture, Conversation, ScenarioFile } from "../src/index.ts"
 
-const shipped = fileURLToPath(new URL("../../../apps/demo/scenarios/es/salmorejo.json", import.meta.url))
+const shipped = fileURLToPath(new URL("../../../apps/cli/scenarios/es/salmorejo.json", import.meta.url))
 
 describe("Capture.capture of rich observations", () => {
   it.effect("keeps the text of an observation with parts, so the scenario decodes and replays", () =>

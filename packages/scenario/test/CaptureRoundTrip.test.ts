@@ -10,7 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Capture, Conversation, ScenarioFile, Variant } from "../src/index.ts"
 
-const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/demo/scenarios/${path}`, import.meta.url))
+const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/cli/scenarios/${path}`, import.meta.url))
 
 type Event = Record<string, unknown>
 

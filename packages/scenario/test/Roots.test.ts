@@ -4,7 +4,7 @@
  * says the folder cannot be used (at `root`), and the run over the copy the service opens (the
  * copy's files on the trace and in `outcome.files`, the copy closed after the run, a copy that
  * cannot be made failing the verdict with nothing run). The service here is a fake over memory:
- * the real one (the CLI's, over TreeFiles) is tested in apps/demo.
+ * the real one (the CLI's, over TreeFiles) is tested in apps/cli.
  */
 import { Trace } from "@agent-harness/executor"
 import { Files } from "@agent-harness/file-tools"

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Report, ScenarioFile, Suite } from "../src/index.ts"
 
-const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/demo/scenarios/${path}`, import.meta.url))
+const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/cli/scenarios/${path}`, import.meta.url))
 
 describe("Suite.toWire and fromWire", () => {
   it.effect("verdicts of every kind and an invalid file: the same report lines after the trip", () =>

@@ -33,7 +33,7 @@ TS2339 [ERROR]: Property 'id' does not exist on type 'Block'.
     at file:///repo/packages/executor/src/LanguageModelAdapter.ts:68:29
 
 TS2379 [ERROR]: Argument of type 'A' is not assignable to parameter of type 'B'.
-    at file:///repo/apps/demo/src/Demo.ts:72:101
+    at file:///repo/apps/cli/src/Demo.ts:72:101
 
 error: Type checking failed.
 `
@@ -86,7 +86,7 @@ describe("DenoOutput.problems", () => {
         severity: "error",
         code: "TS2379",
         message: "Argument of type 'A' is not assignable to parameter of type 'B'.",
-        at: "apps/demo/src/Demo.ts:72:101"
+        at: "apps/cli/src/Demo.ts:72:101"
       }
     ])
   })

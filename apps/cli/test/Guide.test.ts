@@ -67,7 +67,7 @@ describe("the regression guide", () => {
   })
 
   it("the seed's case set: before exits 1, fixed exits 0", { timeout: 60_000 }, () => {
-    const cases = join(root, "apps/demo/scenarios/regress/catalogo.json")
+    const cases = join(root, "apps/cli/scenarios/regress/catalogo.json")
     expect(harness("run", cases, "--variant", "before").status).toBe(1)
     expect(harness("run", cases).status).toBe(0)
   })

@@ -17,7 +17,7 @@
  * hold once it has appended (before its outcome is recorded), say so and wait to be killed: the
  * driver sends it before some kills, so that they land inside a call that ran.
  *
- *   node apps/demo/src/PgSoakRunner.ts <database url> <root> <port> [--no-journal]
+ *   node apps/cli/src/PgSoakRunner.ts <database url> <root> <port> [--no-journal]
  *
  * `--no-journal` runs the calls without the journal (a store that records nothing): the soak's
  * own tests use it to see that the soak finds the appends a takeover runs twice.

@@ -14,7 +14,7 @@
  * journal and environment. Standard output is a pipe, which Node writes synchronously, so a
  * printed line is in the pipe before the next call starts.
  *
- *   node --disable-warning=ExperimentalWarning apps/demo/src/SoakChild.ts <journal.db> <envdir> <seed>
+ *   node --disable-warning=ExperimentalWarning apps/cli/src/SoakChild.ts <journal.db> <envdir> <seed>
  *
  * Options after the seed:
  * - `--no-journal` runs the same conversation without the journal: the soak's own tests use it to
