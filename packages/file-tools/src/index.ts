@@ -16,5 +16,12 @@ export * as Files from "./Files.ts"
 export * as TreeFiles from "./TreeFiles.ts"
 /** The five file tools in English and Spanish, and their toolsets. @since 0.1.0 */
 export * as FileTools from "./FileTools.ts"
-/** The starting files of seed 000's salmorejo conversation, in both locales. @since 0.1.0 */
-export * as SeedFiles from "./SeedFiles.ts"
+/** The files the salmorejo conversation starts from, in both locales. @since 0.1.0 */
+export * as StartFiles from "./StartFiles.ts"
+/**
+ * The old name of `StartFiles`.
+ *
+ * @deprecated Use `StartFiles`.
+ * @since 0.1.0
+ */
+export * as SeedFiles from "./StartFiles.ts"

@@ -1,7 +1,7 @@
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Result } from "effect"
-import { Files, FileTools, SeedFiles } from "../src/index.ts"
+import { Files, FileTools, SeedFiles, StartFiles } from "../src/index.ts"
 import { runFresh, runOn } from "./run.ts"
 
 const env = {
@@ -47,12 +47,12 @@ describe("read / leer", () => {
       expect(FileTools.Read.failureMessage(enError)).toBe("file 'missing.txt' does not exist")
       expect(en.after).toEqual(env)
 
-      const es = yield* runFresh(FileTools.Leer, { ruta: "recetas/salmorejo.txt" }, SeedFiles.spanish)
+      const es = yield* runFresh(FileTools.Leer, { ruta: "recetas/salmorejo.txt" }, StartFiles.spanish)
       const esError = failure(es.exit)
       expect(esError).toBeInstanceOf(FileTools.FileNotFound)
       expect(esError.message).toBe("no existe el fichero 'recetas/salmorejo.txt'")
       expect(FileTools.Leer.failureMessage(esError)).toBe("no existe el fichero 'recetas/salmorejo.txt'")
-      expect(es.after).toEqual(SeedFiles.spanish)
+      expect(es.after).toEqual(StartFiles.spanish)
     })
   )
 
@@ -99,9 +99,9 @@ describe("list / listar", () => {
 
   it.effect("lists the seed's two recipes", () =>
     Effect.gen(function* () {
-      const es = yield* runFresh(FileTools.Listar, { carpeta: "recetas/" }, SeedFiles.spanish)
+      const es = yield* runFresh(FileTools.Listar, { carpeta: "recetas/" }, StartFiles.spanish)
       expect(success(es.exit)).toBe("recetas/gazpacho.txt\nrecetas/tortilla.txt")
-      const en = yield* runFresh(FileTools.List, { folder: "recipes/" }, SeedFiles.english)
+      const en = yield* runFresh(FileTools.List, { folder: "recipes/" }, StartFiles.english)
       expect(success(en.exit)).toBe("recipes/gazpacho.txt\nrecipes/tortilla.txt")
     })
   )
@@ -130,15 +130,15 @@ describe("search / buscar", () => {
 
   it.effect("no match is an empty text and a success", () =>
     Effect.gen(function* () {
-      expect(success((yield* runFresh(FileTools.Search, { pattern: "salmorejo" }, SeedFiles.english)).exit)).toBe("")
-      expect(success((yield* runFresh(FileTools.Buscar, { patron: "salmorejo" }, SeedFiles.spanish)).exit)).toBe("")
+      expect(success((yield* runFresh(FileTools.Search, { pattern: "salmorejo" }, StartFiles.english)).exit)).toBe("")
+      expect(success((yield* runFresh(FileTools.Buscar, { patron: "salmorejo" }, StartFiles.spanish)).exit)).toBe("")
     })
   )
 
   it.effect("finds the seed's potatoes", () =>
     Effect.gen(function* () {
-      const { exit } = yield* runFresh(FileTools.Buscar, { patron: "patatas" }, SeedFiles.spanish)
-      expect(success(exit)).toBe(`recetas/tortilla.txt: ${SeedFiles.spanish["recetas/tortilla.txt"]}`)
+      const { exit } = yield* runFresh(FileTools.Buscar, { patron: "patatas" }, StartFiles.spanish)
+      expect(success(exit)).toBe(`recetas/tortilla.txt: ${StartFiles.spanish["recetas/tortilla.txt"]}`)
     })
   )
 
@@ -159,10 +159,10 @@ describe("write / escribir", () => {
       const es = yield* runFresh(
         FileTools.Escribir,
         { ruta: "lista.txt", contenido: "pan, leche, patatas, tomates" },
-        SeedFiles.spanish
+        StartFiles.spanish
       )
       expect(success(es.exit)).toBe("escritos 28 caracteres en lista.txt")
-      expect(es.after).toEqual({ ...SeedFiles.spanish, "lista.txt": "pan, leche, patatas, tomates" })
+      expect(es.after).toEqual({ ...StartFiles.spanish, "lista.txt": "pan, leche, patatas, tomates" })
     })
   )
 
@@ -179,8 +179,8 @@ describe("write / escribir", () => {
 
   it.effect("is idempotent: writing twice leaves what writing once leaves", () =>
     Effect.gen(function* () {
-      const once = yield* runFresh(FileTools.Escribir, { ruta: "lista.txt", contenido: "x" }, SeedFiles.spanish)
-      const twice = SeedFilesCopy()
+      const once = yield* runFresh(FileTools.Escribir, { ruta: "lista.txt", contenido: "x" }, StartFiles.spanish)
+      const twice = startFilesCopy()
       const first = yield* twice.run(FileTools.Escribir, { ruta: "lista.txt", contenido: "x" })
       const second = yield* twice.run(FileTools.Escribir, { ruta: "lista.txt", contenido: "x" })
       expect(success(first.exit)).toBe(success(second.exit))
@@ -192,12 +192,12 @@ describe("write / escribir", () => {
 describe("append / añadir", () => {
   it.effect("adds to the end and reports the characters appended", () =>
     Effect.gen(function* () {
-      const en = yield* runFresh(FileTools.Append, { path: "list.txt", content: ", tomatoes" }, SeedFiles.english)
+      const en = yield* runFresh(FileTools.Append, { path: "list.txt", content: ", tomatoes" }, StartFiles.english)
       expect(success(en.exit)).toBe("appended 10 characters to list.txt")
-      expect(en.after).toEqual({ ...SeedFiles.english, "list.txt": "bread, milk, eggs, tomatoes" })
-      const es = yield* runFresh(FileTools.Anadir, { ruta: "lista.txt", contenido: ", tomates" }, SeedFiles.spanish)
+      expect(en.after).toEqual({ ...StartFiles.english, "list.txt": "bread, milk, eggs, tomatoes" })
+      const es = yield* runFresh(FileTools.Anadir, { ruta: "lista.txt", contenido: ", tomates" }, StartFiles.spanish)
       expect(success(es.exit)).toBe("añadidos 9 caracteres a lista.txt")
-      expect(es.after).toEqual({ ...SeedFiles.spanish, "lista.txt": "pan, leche, huevos, tomates" })
+      expect(es.after).toEqual({ ...StartFiles.spanish, "lista.txt": "pan, leche, huevos, tomates" })
     })
   )
 
@@ -211,7 +211,7 @@ describe("append / añadir", () => {
 
   it.effect("is not idempotent: appending twice adds the content twice", () =>
     Effect.gen(function* () {
-      const twice = SeedFilesCopy()
+      const twice = startFilesCopy()
       const first = yield* twice.run(FileTools.Anadir, { ruta: "lista.txt", contenido: ", tomates" })
       const second = yield* twice.run(FileTools.Anadir, { ruta: "lista.txt", contenido: ", tomates" })
       expect(success(first.exit)).toBe("añadidos 9 caracteres a lista.txt")
@@ -307,15 +307,25 @@ describe("toolsets", () => {
       if (Result.isFailure(decoded)) throw new Error("expected a decoded call")
       expect(decoded.success.name).toBe("leer")
       expect(decoded.success.tool).toBe(FileTools.Leer)
-      const { exit } = yield* runFresh(FileTools.Leer, { ruta: "lista.txt" }, SeedFiles.spanish)
+      const { exit } = yield* runFresh(FileTools.Leer, { ruta: "lista.txt" }, StartFiles.spanish)
       expect(success(exit)).toBe("pan, leche, huevos")
     })
   )
 })
 
+describe("StartFiles", () => {
+  it("holds the conversation's starting files per locale, and SeedFiles is its old name", () => {
+    expect(StartFiles.forLocale("es")).toBe(StartFiles.spanish)
+    expect(StartFiles.forLocale("en")).toBe(StartFiles.english)
+    expect(Object.keys(StartFiles.spanish)).toContain("lista.txt")
+    expect(SeedFiles.spanish).toBe(StartFiles.spanish)
+    expect(SeedFiles.forLocale).toBe(StartFiles.forLocale)
+  })
+})
+
 // One environment shared by several calls, to compare once with twice.
-const SeedFilesCopy = () => {
-  const files = Files.makeFiles(SeedFiles.spanish)
+const startFilesCopy = () => {
+  const files = Files.makeFiles(StartFiles.spanish)
   return {
     run: <I, A, E>(
       tool: { readonly run: (input: I, context: Tool.CallContext) => Tool.RunResult<A, E, Files.Files> },

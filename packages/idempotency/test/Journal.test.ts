@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Execute, Loop, Message, Model, Outcome } from "@agent-harness/executor"
-import { Files, FileTools, SeedFiles } from "@agent-harness/file-tools"
+import { Files, FileTools, StartFiles } from "@agent-harness/file-tools"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Result, Schema, type Scope } from "effect"
@@ -552,9 +552,9 @@ for (const backend of backends) {
       Effect.scoped(
         Effect.gen(function* () {
           const open = yield* backend.journal
-          const baseline = Files.makeFiles(SeedFiles.spanish)
+          const baseline = Files.makeFiles(StartFiles.spanish)
           const without = yield* conversation(baseline)
-          const environment = Files.makeFiles(SeedFiles.spanish)
+          const environment = Files.makeFiles(StartFiles.spanish)
           const first = yield* Effect.scoped(
             Effect.flatMap(open, (store) => conversation(environment).pipe(Effect.provide(Journal.layer(store))))
           )

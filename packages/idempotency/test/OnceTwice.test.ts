@@ -2,7 +2,7 @@
  * The once-vs-twice check of seed 000's second cell (`una_y_dos`): every shipped file tool is
  * what it declares, append leaves ", tomates" twice, and a mis-annotated tool fails the check.
  */
-import { Files, FileTools, SeedFiles } from "@agent-harness/file-tools"
+import { Files, FileTools, StartFiles } from "@agent-harness/file-tools"
 import { Tool } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Ref, Schema } from "effect"
@@ -18,8 +18,8 @@ const files = (
   }))
 })
 
-const lista = SeedFiles.spanish["lista.txt"] ?? ""
-const list = SeedFiles.english["list.txt"] ?? ""
+const lista = StartFiles.spanish["lista.txt"] ?? ""
+const list = StartFiles.english["list.txt"] ?? ""
 
 /** The seed's PRUEBAS, and their English twins. */
 const spanishCases = [
@@ -41,7 +41,7 @@ const englishCases = [
 describe("OnceTwice.verify: every shipped file tool is what it declares", () => {
   it.effect("Spanish, the seed's inputs: the four of the block are idempotent, añadir is not", () =>
     Effect.gen(function* () {
-      const env = files(SeedFiles.spanish)
+      const env = files(StartFiles.spanish)
       const reports = []
       for (const [tool, input] of spanishCases) reports.push(yield* OnceTwice.verify(tool, input, env))
       assert.deepStrictEqual(
@@ -65,7 +65,7 @@ describe("OnceTwice.verify: every shipped file tool is what it declares", () => 
 
   it.effect("English: the same table", () =>
     Effect.gen(function* () {
-      const env = files(SeedFiles.english)
+      const env = files(StartFiles.english)
       const reports = []
       for (const [tool, input] of englishCases) reports.push(yield* OnceTwice.verify(tool, input, env))
       assert.deepStrictEqual(
@@ -89,7 +89,7 @@ describe("OnceTwice.verify: every shipped file tool is what it declares", () => 
       const report = yield* OnceTwice.check(
         FileTools.Anadir,
         { ruta: "lista.txt", contenido: ", tomates" },
-        files(SeedFiles.spanish)
+        files(StartFiles.spanish)
       )
       assert.strictEqual(report.idempotent, false)
       assert.strictEqual(report.declared, false)
@@ -97,9 +97,9 @@ describe("OnceTwice.verify: every shipped file tool is what it declares", () => 
       assert.deepStrictEqual(report.differences, [
         { key: "lista.txt", once: `${lista}, tomates`, twice: `${lista}, tomates, tomates` }
       ])
-      assert.deepStrictEqual(report.once, { ...SeedFiles.spanish, "lista.txt": "pan, leche, huevos, tomates" })
+      assert.deepStrictEqual(report.once, { ...StartFiles.spanish, "lista.txt": "pan, leche, huevos, tomates" })
       assert.deepStrictEqual(report.twice, {
-        ...SeedFiles.spanish,
+        ...StartFiles.spanish,
         "lista.txt": "pan, leche, huevos, tomates, tomates"
       })
       assert.deepStrictEqual(
@@ -111,7 +111,7 @@ describe("OnceTwice.verify: every shipped file tool is what it declares", () => 
 
   it.effect("a tool declared not idempotent passes verify either way (declaring less is safe)", () =>
     Effect.gen(function* () {
-      const env = files(SeedFiles.spanish)
+      const env = files(StartFiles.spanish)
       const empty = yield* OnceTwice.verify(FileTools.Anadir, { ruta: "lista.txt", contenido: "" }, env)
       assert.deepStrictEqual([empty.declared, empty.idempotent, empty.differences], [false, true, []])
       const twice = yield* OnceTwice.verify(FileTools.Anadir, { ruta: "lista.txt", contenido: ", tomates" }, env)
@@ -124,7 +124,7 @@ describe("OnceTwice.verify: every shipped file tool is what it declares", () => 
       const report = yield* OnceTwice.verify(
         FileTools.Leer,
         { ruta: "recetas/salmorejo.txt" },
-        files(SeedFiles.spanish)
+        files(StartFiles.spanish)
       )
       assert.strictEqual(report.idempotent, true)
       assert.deepStrictEqual(
@@ -151,7 +151,7 @@ describe("OnceTwice.verify: a mis-annotated tool fails", () => {
   it.effect("NotIdempotent, with the differing file and an exact message", () =>
     Effect.gen(function* () {
       const input = { ruta: "lista.txt", contenido: ", tomates" }
-      const error = yield* Effect.flip(OnceTwice.verify(misannotated, input, files(SeedFiles.spanish)))
+      const error = yield* Effect.flip(OnceTwice.verify(misannotated, input, files(StartFiles.spanish)))
       assert.instanceOf(error, OnceTwice.NotIdempotent)
       assert.strictEqual(error._tag, "NotIdempotent")
       assert.strictEqual(error.tool, "añadir")
@@ -171,7 +171,7 @@ describe("OnceTwice.verify: a mis-annotated tool fails", () => {
       const report = yield* OnceTwice.check(
         misannotated,
         { ruta: "lista.txt", contenido: ", tomates" },
-        files(SeedFiles.spanish)
+        files(StartFiles.spanish)
       )
       assert.deepStrictEqual([report.declared, report.idempotent], [true, false])
     })

@@ -3,7 +3,7 @@
  * locales, the verdict for every outcome kind, and the opt-in retry notes.
  */
 import { Execute, type Outcome } from "@agent-harness/executor"
-import { Files, FileTools, SeedFiles } from "@agent-harness/file-tools"
+import { Files, FileTools, StartFiles } from "@agent-harness/file-tools"
 import { MessageCatalog, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -250,7 +250,7 @@ describe("RetrySafety.notes: the opt-in middleware", () => {
 
   it.effect("Spanish: the note is appended to execution errors, with the catalogue's text", () =>
     Effect.gen(function* () {
-      const options = { files: brokenDisk(SeedFiles.spanish), catalog: MessageCatalog.spanish, notes: true }
+      const options = { files: brokenDisk(StartFiles.spanish), catalog: MessageCatalog.spanish, notes: true }
       const missing = yield* run(spanish, { id: "t2", name: "leer", input: { ruta: "recetas/salmorejo.txt" } }, options)
       assert.strictEqual(missing._tag, "Failed")
       assert.strictEqual(
@@ -269,7 +269,7 @@ describe("RetrySafety.notes: the opt-in middleware", () => {
 
   it.effect("English: the same, in English", () =>
     Effect.gen(function* () {
-      const options = { files: brokenDisk(SeedFiles.english), catalog: MessageCatalog.english, notes: true }
+      const options = { files: brokenDisk(StartFiles.english), catalog: MessageCatalog.english, notes: true }
       const missing = yield* run(english, { id: "t2", name: "read", input: { path: "recipes/salmorejo.txt" } }, options)
       assert.strictEqual(missing.content, "file 'recipes/salmorejo.txt' does not exist (idempotent: safe to repeat)")
       const append = yield* run(
@@ -283,7 +283,7 @@ describe("RetrySafety.notes: the opt-in middleware", () => {
 
   it.effect("successes are untouched, and schema errors never reach a middleware", () =>
     Effect.gen(function* () {
-      const options = { files: Files.makeFiles(SeedFiles.spanish), catalog: MessageCatalog.spanish, notes: true }
+      const options = { files: Files.makeFiles(StartFiles.spanish), catalog: MessageCatalog.spanish, notes: true }
       const read = yield* run(spanish, { id: "t3", name: "leer", input: { ruta: "lista.txt" } }, options)
       assert.strictEqual(read._tag, "Succeeded")
       assert.strictEqual(read.content, "pan, leche, huevos")
@@ -305,7 +305,7 @@ describe("RetrySafety.notes: the opt-in middleware", () => {
 
   it.effect("off unless provided: the seed's exact texts", () =>
     Effect.gen(function* () {
-      const options = { files: brokenDisk(SeedFiles.spanish), catalog: MessageCatalog.spanish, notes: false }
+      const options = { files: brokenDisk(StartFiles.spanish), catalog: MessageCatalog.spanish, notes: false }
       const schema = yield* run(
         spanish,
         { id: "t1", name: "leer", input: { rutas: ["recetas/salmorejo.txt", "lista.txt"] } },

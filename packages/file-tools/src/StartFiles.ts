@@ -1,5 +1,5 @@
 /**
- * The starting environment of seed 000's salmorejo conversation: the shopping list, the dinner
+ * The files the salmorejo conversation starts from: the shopping list, the dinner
  * note and the two recipes under `recetas/` (gazpacho and tortilla), plus an English twin.
  * There is deliberately no salmorejo recipe. Contents have no trailing newline, so an append
  * continues the same line.
@@ -9,7 +9,7 @@
 import type { Locale } from "./FileTools.ts"
 
 /**
- * The Spanish environment of the seed.
+ * The Spanish starting files.
  *
  * @since 0.1.0
  */
@@ -21,7 +21,7 @@ export const spanish: Readonly<Record<string, string>> = Object.freeze({
 })
 
 /**
- * The same environment in English.
+ * The same starting files in English.
  *
  * @since 0.1.0
  */
@@ -33,7 +33,7 @@ export const english: Readonly<Record<string, string>> = Object.freeze({
 })
 
 /**
- * The seed environment of a locale.
+ * The starting files of a locale.
  *
  * @since 0.1.0
  */
