@@ -34,7 +34,7 @@ export const planner = (file: ScenarioFile.PlanFile): Planner.Planner =>
   RulePlanner.make(
     file.planner.map((rule) => ({
       when: rule.when === null || typeof rule.when === "string" ? rule.when : Pattern.unsafeMake(rule.when.pattern),
-      plan: rule.plan.map((s) => Step.make(s.id, s.tool, s.args, s.expected_outcome, s.group))
+      plan: rule.plan.map((s) => Step.make(s.id, s.tool_name, s.args, s.expected_outcome, s.group))
     }))
   )
 

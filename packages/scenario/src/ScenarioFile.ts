@@ -10,6 +10,7 @@ import { Message, StopReason } from "@agent-harness/executor"
 import { SessionResult } from "@agent-harness/planner"
 import { JsonPath } from "@agent-harness/tool-schema"
 import * as Checks from "./internal/checks.ts"
+import * as PlanSteps from "./internal/planSteps.ts"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
 
@@ -171,17 +172,23 @@ export type ConversationFile = typeof ConversationFile.Type
 const PatternField: Schema.Struct<{ readonly pattern: Schema.String }> = Schema.Struct({ pattern: Schema.String })
 const Ids: Schema.$Array<Schema.Int> = Schema.Array(Schema.Int)
 
-/** A plan step as a scenario file writes it (`tool`, not `tool_name`). @since 0.1.0 */
+/**
+ * A plan step as a scenario file writes it: `{ id, tool_name, args, expected_outcome, group? }`,
+ * the planner's `Step` fields. Files written before `tool_name` name the tool `tool`; `decode`
+ * reads them as `tool_name`.
+ *
+ * @since 0.1.0
+ */
 export const PlanStep: Schema.Struct<{
   readonly id: Schema.Int
-  readonly tool: Schema.String
+  readonly tool_name: Schema.String
   readonly args: Schema.$Record<Schema.String, Schema.Unknown>
   readonly expected_outcome: Schema.String
   /** Consecutive steps with the same group run concurrently. */
   readonly group: Schema.optionalKey<Schema.String>
 }> = Schema.Struct({
   id: Schema.Int,
-  tool: Schema.String,
+  tool_name: Schema.String,
   args: Schema.Record(Schema.String, Schema.Unknown),
   expected_outcome: Schema.String,
   /** Consecutive steps with the same group run concurrently. */
@@ -513,6 +520,16 @@ const checked = <F extends { readonly name?: string; readonly reserved?: boolean
  * @since 0.1.0
  */
 export const decode = (file: string, json: unknown): Result.Result<Scenario, InvalidScenario> => {
+  try {
+    return decodeKind(file, json)
+  } catch (thrown) {
+    // A value whose fields throw when read (a getter, a proxy): no JSON text gives one.
+    const why = thrown instanceof Error ? thrown.message : String(thrown)
+    return Result.fail(new InvalidScenario({ file, path: "(root)", problem: `cannot be read (${why})` }))
+  }
+}
+
+const decodeKind = (file: string, json: unknown): Result.Result<Scenario, InvalidScenario> => {
   if (!Predicate.isObject(json))
     return Result.fail(new InvalidScenario({ file, path: "(root)", problem: "expected an object" }))
   if (!("format" in json)) return Result.fail(new InvalidScenario({ file, path: "format", problem: "missing" }))
@@ -539,7 +556,10 @@ export const decode = (file: string, json: unknown): Result.Result<Scenario, Inv
       )
     case "plan":
       return Result.map(
-        checked(file, decodePlan(json, parseOptions), (f) => invalid(file, Checks.checkPlan(f))),
+        Result.flatMap(
+          Result.mapError(PlanSteps.normalize(json), (problem) => new InvalidScenario({ file, ...problem })),
+          (plan) => checked(file, decodePlan(plan, parseOptions), (f) => invalid(file, Checks.checkPlan(f)))
+        ),
         (s): Scenario => ({ kind: "plan", ...s })
       )
     case "response-cases":
