@@ -11,6 +11,10 @@
  * mean what they mean in JavaScript. Patterns are matched by code point, and at most
  * `maxProgramSize` RE2 instructions long.
  *
+ * `compile` is the step beneath `make`, for both dialects a JavaScript pattern comes in: a
+ * scenario's (no flags) and JSON Schema's `pattern` (the `u` flag, which the MCP edge checks a
+ * server's input schemas with).
+ *
  * @since 0.1.0
  */
 import { Result } from "effect"
@@ -31,10 +35,31 @@ const space =
 const dot = "[^\\n\\r\\x{2028}\\x{2029}]"
 
 /**
+ * How a pattern's source is read: as a JavaScript `RegExp` without flags (a scenario's
+ * pattern), or with the `u` flag (JSON Schema's `pattern`).
+ *
+ * @since 0.1.0
+ */
+export type Dialect = "plain" | "unicode"
+
+/**
+ * Why a pattern cannot run on RE2: it is not a pattern at all (`Invalid`, JavaScript's
+ * message), it uses what needs backtracking or what RE2 reads otherwise (`Unsupported`, the
+ * reason), RE2 refuses it (`NotCompiled`, RE2's message), or it is too large (`TooLarge`).
+ *
+ * @since 0.1.0
+ */
+export type Refusal =
+  | { readonly _tag: "Invalid"; readonly message: string }
+  | { readonly _tag: "Unsupported"; readonly reason: string }
+  | { readonly _tag: "NotCompiled"; readonly message: string }
+  | { readonly _tag: "TooLarge"; readonly size: number }
+
+/**
  * Refuses what JavaScript and RE2 read differently, or RE2 cannot run, and rewrites `.`, `\s`
  * and `\S` to JavaScript's meaning; the rest is RE2JS's own translation of JavaScript syntax.
  */
-const translate = (source: string): Result.Result<string, string> => {
+const translate = (source: string, dialect: Dialect): Result.Result<string, string> => {
   let out = ""
   let inClass = false
   for (let i = 0; i < source.length; i++) {
@@ -43,7 +68,7 @@ const translate = (source: string): Result.Result<string, string> => {
       const next = source[i + 1] ?? ""
       if (/[1-9]/.test(next) && !inClass) return Result.fail(`a backreference (\\${next}) needs backtracking`)
       if (next === "k" && source[i + 2] === "<") return Result.fail("a named backreference (\\k<…>) needs backtracking")
-      if ((next === "p" || next === "P" || next === "u") && source[i + 2] === "{") {
+      if (dialect === "plain" && (next === "p" || next === "P" || next === "u") && source[i + 2] === "{") {
         return Result.fail(`\\${next}{…} is ambiguous (JavaScript without the u flag reads it as letters)`)
       }
       if (next === "s") out += inClass ? space : `[${space}]`
@@ -132,34 +157,57 @@ export class LinearRegExp extends RegExp {
 }
 
 /**
+ * Compiles a JavaScript pattern of a dialect for RE2, so that it matches in linear time, or
+ * says why it cannot be (`Refusal`). The compiled program is at most `maxProgramSize`
+ * instructions.
+ *
+ * @since 0.1.0
+ */
+export const compile = (source: string, dialect: Dialect): Result.Result<RE2JS, Refusal> => {
+  try {
+    new RegExp(source, dialect === "unicode" ? "u" : "")
+  } catch (error) {
+    return Result.fail({ _tag: "Invalid", message: messageOf(error) })
+  }
+  const translated = translate(source, dialect)
+  if (Result.isFailure(translated)) return Result.fail({ _tag: "Unsupported", reason: translated.failure })
+  let re2: RE2JS
+  try {
+    re2 = RE2JS.compile(RE2JS.translateRegExp(translated.success))
+  } catch (error) {
+    return Result.fail({ _tag: "NotCompiled", message: messageOf(error) })
+  }
+  const size = re2.programSize()
+  return size > maxProgramSize ? Result.fail({ _tag: "TooLarge", size }) : Result.succeed(re2)
+}
+
+/** A refusal in words for a scenario file's author. */
+const explain = (refusal: Refusal): string => {
+  switch (refusal._tag) {
+    case "Invalid":
+      return refusal.message === ""
+        ? "invalid regular expression"
+        : refusal.message[0]?.toLowerCase() + refusal.message.slice(1)
+    case "Unsupported":
+      return `not supported: ${refusal.reason}; patterns are matched in linear time (RE2)`
+    case "NotCompiled":
+      return `not supported: ${refusal.message}; patterns are matched in linear time (RE2)`
+    case "TooLarge":
+      return `too large: ${refusal.size} RE2 instructions, more than ${maxProgramSize}`
+  }
+}
+
+/**
  * Compiles a scenario pattern, or says why it is refused (in words for a scenario file's
  * author: invalid, or what it uses that cannot run in linear time).
  *
  * @since 0.1.0
  */
-export const make = (source: string): Result.Result<LinearRegExp, string> => {
-  try {
-    new RegExp(source)
-  } catch (error) {
-    const message = messageOf(error)
-    return Result.fail(message === "" ? "invalid regular expression" : message[0]?.toLowerCase() + message.slice(1))
-  }
-  const translated = translate(source)
-  if (Result.isFailure(translated)) {
-    return Result.fail(`not supported: ${translated.failure}; patterns are matched in linear time (RE2)`)
-  }
-  let re2: RE2JS
-  try {
-    re2 = RE2JS.compile(RE2JS.translateRegExp(translated.success))
-  } catch (error) {
-    return Result.fail(`not supported: ${messageOf(error)}; patterns are matched in linear time (RE2)`)
-  }
-  const size = re2.programSize()
-  if (size > maxProgramSize) {
-    return Result.fail(`too large: ${size} RE2 instructions, more than ${maxProgramSize}`)
-  }
-  return Result.succeed(new LinearRegExp(source, re2))
-}
+export const make = (source: string): Result.Result<LinearRegExp, string> =>
+  Result.mapBoth(compile(source, "plain"), {
+    onFailure: explain,
+    onSuccess: (re2) => new LinearRegExp(source, re2)
+  })
 
 /**
  * Compiles a pattern that `make` accepts (a decoded scenario's); throws like `new RegExp` on

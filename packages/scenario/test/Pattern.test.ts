@@ -88,6 +88,36 @@ describe("Pattern.make", () => {
   })
 })
 
+describe("Pattern.compile: the two dialects of a JavaScript pattern", () => {
+  const tag = (source: string, dialect: Pattern.Dialect) => {
+    const made = Pattern.compile(source, dialect)
+    return Result.isFailure(made) ? made.failure._tag : made.success.test("é") ? "matches é" : "compiled"
+  }
+
+  it("the unicode dialect (JSON Schema's pattern) reads \\p{…} and \\u{…} as the u flag does; plain refuses them", () => {
+    expect(tag("\\p{L}", "unicode")).toBe("matches é")
+    expect(tag("\\u{e9}", "unicode")).toBe("matches é")
+    expect(tag("\\p{L}", "plain")).toBe("Unsupported")
+    expect(tag("\\u{e9}", "plain")).toBe("Unsupported")
+  })
+
+  it("names each refusal: invalid in the dialect, unsupported, refused by RE2, too large", () => {
+    expect(tag("\\q", "unicode")).toBe("Invalid")
+    expect(tag("\\q", "plain")).toBe("compiled")
+    expect(Pattern.compile("(", "plain")).toEqual(
+      Result.fail({ _tag: "Invalid", message: "Invalid regular expression: /(/: Unterminated group" })
+    )
+    expect(Pattern.compile("a(?=b)", "unicode")).toEqual(
+      Result.fail({ _tag: "Unsupported", reason: "lookaround ((?=…) needs backtracking" })
+    )
+    expect(tag("(a{100}){100}", "unicode")).toBe("NotCompiled")
+    const large = Pattern.compile("[a-z]{1000}".repeat(20), "unicode")
+    expect(Result.isFailure(large) && large.failure._tag === "TooLarge" && large.failure.size).toBeGreaterThan(
+      Pattern.maxProgramSize
+    )
+  })
+})
+
 describe("patterns in scenario files", () => {
   const conversation = (pattern: string) =>
     JSON.stringify({
