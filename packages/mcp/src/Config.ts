@@ -2,7 +2,8 @@
 /**
  * MCP servers as every MCP client configures them: the `mcpServers` JSON file of Claude Desktop,
  * Claude Code (`.mcp.json`) and Cursor, read for `harness agent --mcp-config FILE`, and the
- * environment a server gets (also for `--mcp` and scenario files' `mcp`).
+ * environment a server gets (also for `--mcp` and scenario files' `mcp`, `Scenario.mount`).
+ * Import it from `@agent-harness/mcp/config`.
  *
  * ```json
  * { "mcpServers": {
@@ -28,10 +29,10 @@
  */
 import * as path from "node:path"
 import process from "node:process"
-import type { Mount } from "@agent-harness/mcp"
 import { InputFile, JsonText, Mounter } from "@agent-harness/scenario"
 import { JsonPath } from "@agent-harness/tool-schema"
 import { Duration, Effect, type FileSystem, Predicate, Result } from "effect"
+import type * as Mount from "./Mount.ts"
 
 /**
  * The environment variables `${VAR}` is expanded from (`process.env` in the CLI).

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the syntax this module reads and names, not a template literal.
 /**
- * The `mcpServers` file (`McpConfig`): what it accepts (Claude Desktop / Claude Code / Cursor
+ * The `mcpServers` file (`Config`, `@agent-harness/mcp/config`): what it accepts (Claude Desktop / Claude Code / Cursor
  * entries, our `timeout` and `trust`), every bad input named by its JSON path, `${VAR}`
  * expansion, the environment a started server gets (what `npx` needs, never an API key), and a
  * scenario declaration whose variable is not set (named, nothing started).
@@ -9,8 +9,8 @@ import process from "node:process"
 import type { Mounter } from "@agent-harness/scenario"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Result } from "effect"
-import * as McpConfig from "../src/McpConfig.ts"
-import * as McpMounter from "../src/McpMounter.ts"
+import * as McpConfig from "../src/Config.ts"
+import * as McpScenario from "../src/Scenario.ts"
 
 const problemOf = (json: unknown): string => {
   const decoded = McpConfig.decode(json)
@@ -334,12 +334,12 @@ describe("McpConfig.childEnvironment", () => {
   })
 })
 
-describe("scenario declarations through the CLI's Mounter", () => {
+describe("scenario declarations through the scenario Mounter (Scenario.mount)", () => {
   it("a variable that is not set fails the mount naming the field; nothing is started", async () => {
     delete process.env.HARNESS_TEST_UNSET
     const exit = await Effect.runPromiseExit(
       Effect.scoped(
-        McpMounter.mount({ command: "no-such-command", args: ["${HARNESS_TEST_UNSET}"], prefix: "p" }, "/x/s.json")
+        McpScenario.mount({ command: "no-such-command", args: ["${HARNESS_TEST_UNSET}"], prefix: "p" }, "/x/s.json")
       )
     )
     assert.isTrue(Exit.isFailure(exit))

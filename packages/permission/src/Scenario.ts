@@ -1,24 +1,26 @@
 /**
- * How the CLI enforces the permission policies scenarios declare (`policy`, `approvals`,
- * `untrustedOutput`): the scenario package's `Permissions` service over
- * `@agent-harness/permission`. The policy is decoded with `Policy.decode` (unknown fields,
- * decisions and globs that do not compile refused at their path), the approvals with the
- * package's `Approver.ScriptedAnswers`; every call of the run goes through `Gate.make`'s
- * middleware, asked questions answered by `Approver.scripted(approvals)`, or by
- * `Approver.unattended` (no one can be asked: denied) when the file scripts none.
+ * The permission policies scenarios declare (`policy`, `approvals`, `untrustedOutput`),
+ * enforced: the scenario package's `Permissions` service over this package, as `harness test`
+ * runs them. The policy is decoded with `Policy.decode` (unknown fields, decisions and globs
+ * that do not compile refused at their path), the approvals with `Approver.ScriptedAnswers`;
+ * every call of the run goes through `Gate.make`'s middleware, asked questions answered by
+ * `Approver.scripted(approvals)`, or by `Approver.unattended` (no one can be asked: denied)
+ * when the file scripts none.
  *
- * The permission package is loaded on the first scenario that declares a policy: `harness run`
- * of one that does not never loads it.
+ * Import it from `@agent-harness/permission/scenario`, and provide `layer` where scenario files
+ * run (`scenarioTests(folder, { layer })` of `@agent-harness/testing/vitest`, or
+ * `Effect.provide(layer)` around `Suite.load` and `Suite.run`). The rest of the package is loaded
+ * on the first scenario that declares a policy: running one that does not never loads it.
  *
  * @since 0.1.0
  */
 import type { Execute } from "@agent-harness/executor"
-import type * as Permission from "@agent-harness/permission"
 import { Permissions, ScenarioFile } from "@agent-harness/scenario"
-import { Effect, Result, SchemaParser } from "effect"
+import { Effect, Layer, Result, SchemaParser } from "effect"
+import type * as Permission from "./index.ts"
 
 /** The permission package, loaded when first needed (the module system keeps it after that). */
-const load = Effect.promise(() => import("@agent-harness/permission"))
+const load = Effect.promise(() => import("./index.ts"))
 
 type Answers = ReadonlyArray<Permission.Approver.ScriptedAnswer>
 
@@ -54,7 +56,8 @@ const decode = (
 }
 
 /**
- * The CLI's `Permissions`.
+ * The `Permissions` service: `check` decodes a file's declarations, `gate` makes the gate of one
+ * run over them.
  *
  * @since 0.1.0
  */
@@ -76,3 +79,18 @@ export const permissions: Permissions.Shape = Permissions.Permissions.of({
       return { middleware, problems: scripted?.problems ?? Effect.succeed([]) }
     })
 })
+
+/**
+ * `permissions` as a layer: provide it where scenario files are loaded and run.
+ *
+ * @example
+ * ```ts
+ * import * as PermissionScenario from "@agent-harness/permission/scenario"
+ * import { scenarioTests } from "@agent-harness/testing/vitest"
+ *
+ * scenarioTests("scenarios/permission", { layer: PermissionScenario.layer })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Permissions.Permissions> = Layer.succeed(Permissions.Permissions, permissions)

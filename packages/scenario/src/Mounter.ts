@@ -1,8 +1,9 @@
 /**
  * MCP servers in conversation scenarios (an extension of format 1): the `mcp` declarations of a
  * file, and the `Mounter` service that turns each into tools. The scenario package never speaks
- * MCP itself (MCP is an edge package): a host that can mount servers provides a `Mounter` (the
- * `harness` CLI does, with `@agent-harness/mcp`'s `Mount.mount`). Without one, a scenario that
+ * MCP itself (MCP is an edge package): a host that can mount servers provides a `Mounter`
+ * (`layer` of `@agent-harness/mcp/scenario` is one, with `Mount.mount`; the `harness` CLI
+ * provides it). Without one, a scenario that
  * declares servers is refused, never run without them.
  *
  * @since 0.1.0
@@ -214,4 +215,4 @@ export class Mounter extends MounterBase {}
  */
 export const missing = (count: number): string =>
   `declares ${count === 1 ? "an MCP server" : `${count} MCP servers`}, but nothing here can mount them: ` +
-  "run it with the harness CLI, or provide a Mounter (Mounter.Mounter) built on @agent-harness/mcp's Mount.mount"
+  "run it with the harness CLI, or provide the Mounter of @agent-harness/mcp/scenario (its layer)"

@@ -6,8 +6,8 @@
  *
  * The scenario package never imports `@agent-harness/permission` (an edge package: `harness
  * run` of a scenario without a policy never loads it). A host that can enforce policies
- * provides a `Permissions` (the `harness` CLI does, over the permission package's `Policy`,
- * `Gate` and `Approver`). Without one, a scenario that declares a policy is refused, never run
+ * provides a `Permissions`: `layer` of `@agent-harness/permission/scenario` is one, over the
+ * permission package's `Policy`, `Gate` and `Approver` (the `harness` CLI provides it). Without one, a scenario that declares a policy is refused, never run
  * without its gate.
  *
  * @since 0.1.0
@@ -111,5 +111,5 @@ export class Permissions extends PermissionsBase {}
  * @since 0.1.0
  */
 export const missing: string =
-  "declares a permission policy, but nothing here can enforce it: run it with the harness CLI, or provide a " +
-  "Permissions service (Permissions.Permissions) built on @agent-harness/permission"
+  "declares a permission policy, but nothing here can enforce it: run it with the harness CLI, or provide the " +
+  "Permissions of @agent-harness/permission/scenario (its layer)"

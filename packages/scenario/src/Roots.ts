@@ -5,7 +5,8 @@
  * the run, so the fixture itself never changes and runs never see each other's writes.
  *
  * The scenario package's main entry reads no disk itself: a host that can copy folders provides
- * a `Roots` service (the `harness` CLI does, over `@agent-harness/file-tools`' `TreeFiles`).
+ * a `Roots` service: `layer` of `@agent-harness/scenario/TreeRoots` is one, over
+ * `@agent-harness/file-tools`' `TreeFiles` (the `harness` CLI provides it).
  * Without one, a scenario that declares a root is refused, never run over something else.
  *
  * @since 0.1.0
@@ -71,5 +72,5 @@ export class Roots extends RootsBase {}
  * @since 0.1.0
  */
 export const missing: string =
-  "declares a root folder, but nothing here can copy one: run it with the harness CLI, or provide a Roots " +
-  "service (Roots.Roots) built on @agent-harness/file-tools' TreeFiles"
+  "declares a root folder, but nothing here can copy one: run it with the harness CLI, or provide the Roots " +
+  "of @agent-harness/scenario/TreeRoots (its layer)"

@@ -1,9 +1,11 @@
 /**
- * The CLI's `Roots` service: a conversation scenario's `root` folder, checked when the file is
- * loaded and copied afresh for each run into a temporary folder (removed when the run ends), its
- * file tools working on the copy through `TreeFiles` (the same real-folder `Files` as `harness
- * agent --root`: `.gitignore` honoured, `.git` hidden, links refused). The fixture itself is
- * never written.
+ * The `Roots` service over the real folder tree, as `harness test` runs scenarios: a
+ * conversation scenario's `root` folder, checked when the file is loaded and copied afresh for
+ * each run into a temporary folder (removed when the run ends), its file tools working on the
+ * copy through `TreeFiles` (the same real-folder `Files` as `harness agent --root`:
+ * `.gitignore` honoured, `.git` hidden, links refused). The fixture itself is never written.
+ * Import it from `@agent-harness/scenario/TreeRoots` (Node, Deno and Bun: it reads the disk;
+ * the package's main entry does not), and provide `layer` where scenario files run.
  *
  * A root is a real folder inside the scenario file's folder: not a symbolic link, with no link on
  * the way to it, and not the scenario's folder itself (a suite carries its fixtures, and a file
@@ -17,8 +19,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { TreeFiles } from "@agent-harness/file-tools"
-import { Roots } from "@agent-harness/scenario"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import * as Roots from "./Roots.ts"
 
 /** The `code` of a Node error, or its message. */
 const reasonOf = (error: unknown): string => {
@@ -177,3 +179,18 @@ export const roots: Roots.Shape = Roots.Roots.of({
       )
     })
 })
+
+/**
+ * `roots` as a layer: provide it where scenario files are loaded and run.
+ *
+ * @example
+ * ```ts
+ * import * as TreeRoots from "@agent-harness/scenario/TreeRoots"
+ * import { scenarioTests } from "@agent-harness/testing/vitest"
+ *
+ * scenarioTests("scenarios/root", { layer: TreeRoots.layer })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Roots.Roots> = Layer.succeed(Roots.Roots, roots)

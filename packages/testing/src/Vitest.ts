@@ -6,14 +6,33 @@
  * the first bad field of an invalid file. Pass `{ variant: "before" }` to run them under another
  * harness variant, as `harness test --variant before` does.
  *
+ * A scenario that declares a permission `policy`, MCP servers (`mcp`) or a `root` folder needs
+ * the service that enforces, mounts or copies it, as `harness test` has them: pass their layers
+ * as `{ layer }` (`layer` of `@agent-harness/permission/scenario`, `@agent-harness/mcp/scenario`
+ * and `@agent-harness/scenario/TreeRoots`, merged with `Layer.mergeAll` for more than one).
+ * Without its service such a scenario fails, saying which entry to import.
+ *
+ * ```ts
+ * import * as McpScenario from "@agent-harness/mcp/scenario"
+ * import * as PermissionScenario from "@agent-harness/permission/scenario"
+ * import * as TreeRoots from "@agent-harness/scenario/TreeRoots"
+ * import { scenarioTests } from "@agent-harness/testing/vitest"
+ * import { Layer } from "effect"
+ *
+ * scenarioTests("scenarios", {
+ *   layer: Layer.mergeAll(PermissionScenario.layer, McpScenario.layer, TreeRoots.layer),
+ *   timeout: 60_000
+ * })
+ * ```
+ *
  * Import it from `@agent-harness/testing/vitest`; the main entry does not load vitest.
  *
  * @since 0.1.0
  */
 import * as path from "node:path"
-import { Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
+import { InputFile, Report, ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
 import { NodeServices } from "@effect/platform-node"
-import { Effect, Result } from "effect"
+import { Effect, Layer, Result } from "effect"
 import { it } from "vitest"
 import * as SyncFileSystem from "@agent-harness/scenario/SyncFileSystem"
 
@@ -30,6 +49,13 @@ export interface Options {
   readonly variant?: string | Variant.Variant | undefined
   /** A timeout for each test, in milliseconds (vitest's default otherwise). */
   readonly timeout?: number | undefined
+  /**
+   * The services the scenarios may ask for, as a layer built from nothing: the scenario
+   * package's `Permissions` (for `policy`), `Mounter` (for `mcp`) and `Roots` (for `root`), or
+   * anything else the files' runs need. Provided to each file's load and run, over Node's file
+   * system.
+   */
+  readonly layer?: Layer.Layer<never, unknown> | undefined
 }
 
 /**
@@ -90,15 +116,26 @@ export const discover = (paths: string | ReadonlyArray<string>): ReadonlyArray<s
 
 const baseName = (file: string): string => path.basename(file, ".json")
 
+/** A file's text read synchronously (as `Suite.load` reads it) and decoded, or why it cannot be. */
+const parsed = (file: string): Result.Result<ScenarioFile.Scenario, ScenarioFile.InvalidScenario> =>
+  Effect.runSync(
+    InputFile.read(file).pipe(
+      Effect.flatMap((text) => Effect.fromResult(ScenarioFile.parse(file, text))),
+      Effect.result,
+      Effect.provide(SyncFileSystem.layer)
+    )
+  )
+
 /**
  * What a file is registered as: its scenario's name and reserved flag, read synchronously (as
- * `Suite.load` reads it: a FIFO or a device is never opened); an unreadable or invalid file is
- * named after the file (its test fails with the reason).
+ * `Suite.load` reads it: a FIFO or a device is never opened; the services a declaration needs
+ * are not asked for until the test runs); an unreadable or invalid file is named after the file
+ * (its test fails with the reason).
  *
  * @since 0.1.0
  */
 export const entry = (file: string): Entry => {
-  const loaded = Effect.runSync(Suite.load(file).pipe(Effect.result, Effect.provide(SyncFileSystem.layer)))
+  const loaded = parsed(file)
   const scenario = Result.isSuccess(loaded) ? loaded.success : undefined
   const name = scenario?.name ?? baseName(file)
   const reserved = scenario?.reserved ?? false
@@ -134,18 +171,20 @@ export class ScenarioError extends Error {
 
 /**
  * Loads and runs one scenario file (`Suite.load`, then `Suite.run` under the variant, on Node's
- * file system). Resolves with the verdict when it passed; rejects with a `ScenarioError`
- * otherwise (an unknown variant name rejects with an `Error`).
+ * file system, with the services of `options.layer`). Resolves with the verdict when it passed;
+ * rejects with a `ScenarioError` otherwise (an unknown variant name rejects with an `Error`, a
+ * layer that fails to build with its error).
  *
  * @since 0.1.0
  */
-export const check = async (file: string, options?: Pick<Options, "variant">): Promise<Verdict.Verdict> => {
+export const check = async (file: string, options?: Pick<Options, "variant" | "layer">): Promise<Verdict.Verdict> => {
   const chosen = variant(options?.variant)
+  const services = options?.layer === undefined ? NodeServices.layer : Layer.merge(NodeServices.layer, options.layer)
   const found = await Effect.runPromise(
     Suite.load(file).pipe(
       Effect.flatMap((scenario) => Suite.run(scenario, file, chosen)),
       Effect.result,
-      Effect.provide(NodeServices.layer)
+      Effect.provide(services)
     )
   )
   if (Result.isFailure(found)) throw new ScenarioError(file, { invalid: found.failure })
@@ -173,7 +212,7 @@ export const scenarioTests = (paths: string | ReadonlyArray<string>, options?: O
     it(
       e.title,
       async () => {
-        await check(e.file, { variant: chosen })
+        await check(e.file, { variant: chosen, layer: options?.layer })
       },
       options?.timeout
     )
