@@ -8,10 +8,10 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
+import { agentArgs, agent as runAgent, freshRoots, providerEnv } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
 import { harness, harnessAsync } from "./fixtures/harness.ts"
 import { demoDir, type Json, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
@@ -25,25 +25,13 @@ afterAll(() => temp.remove())
 const start = fakeProviders()
 
 /** The environment of a run: no key nor base URL of the machine's, these instead. */
-const envWith = (vars: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-  for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[name]
-  return { ...env, ...vars }
-}
+const envWith = providerEnv
 
-let folders = 0
 /** A fresh folder holding `list.txt`. */
-const rootWith = (list = "bread, milk\n"): string => {
-  const root = temp.path(`root-${++folders}`)
-  temp.write(`root-${folders}/list.txt`, list)
-  return root
-}
+const rootWith = freshRoots(temp, "bread, milk\n")
 
 const agent = (fake: FakeProvider.Fake, provider: string, args: ReadonlyArray<string>, key = "ANTHROPIC_API_KEY") =>
-  harnessAsync(
-    ["agent", "--model", `${provider}:test-model`, "--base-url", `${fake.url}/v1`, ...args],
-    envWith({ [key]: "test-key" })
-  )
+  runAgent({ fake, model: `${provider}:test-model`, args, env: envWith({ [key]: "test-key" }) })
 
 const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
@@ -194,17 +182,14 @@ describe("harness agent", () => {
   it("a missing API key exits 2 naming the variable, and nothing is sent", SPAWNS, async () => {
     const fake = await start({ anthropic: [FakeProvider.reply([Message.text("never")])] })
     const root = rootWith()
-    const none = await harnessAsync(
-      ["agent", "--model", "anthropic:test-model", "--base-url", `${fake.url}/v1`, "--root", root, "hi"],
-      envWith({})
-    )
+    const none = await harnessAsync([...agentArgs(fake), "--root", root, "hi"], envWith({}))
     assert.strictEqual(none.code, 2)
     assert.strictEqual(
       none.stderr,
       "harness agent: no API key for anthropic: set ANTHROPIC_API_KEY; nothing was sent\n"
     )
     const empty = await harnessAsync(
-      ["agent", "--model", "openai-responses:test-model", "--base-url", `${fake.url}/v1`, "--root", root, "hi"],
+      [...agentArgs(fake, "openai-responses:test-model"), "--root", root, "hi"],
       envWith({ OPENAI_API_KEY: "" })
     )
     assert.strictEqual(empty.code, 2)

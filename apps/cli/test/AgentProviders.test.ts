@@ -8,14 +8,13 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as Providers from "../src/Providers.ts"
+import { agent as runAgent, freshRoots, providerEnv } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
-import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
 /** A few CLI runs per test (one of them waits out four timeouts and three backoffs), on a loaded 2-core machine. */
@@ -27,21 +26,12 @@ afterAll(() => temp.remove())
 const start = fakeProviders()
 
 /** The environment of a run: no key nor base URL of the machine's, the test's key instead. */
-const env = (): NodeJS.ProcessEnv => {
-  const vars: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-  for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete vars[name]
-  return { ...vars, OPENAI_API_KEY: "test-key" }
-}
+const env = (): NodeJS.ProcessEnv => providerEnv({ OPENAI_API_KEY: "test-key" })
 
-let folders = 0
-const rootWith = (list: string): string => {
-  const root = temp.path(`root-${++folders}`)
-  temp.write(`root-${folders}/list.txt`, list)
-  return root
-}
+const rootWith = freshRoots(temp, "")
 
 const agent = (fake: FakeProvider.Fake, model: string, args: ReadonlyArray<string>) =>
-  harnessAsync(["agent", "--model", model, "--base-url", `${fake.url}/v1`, ...args], env(), { timeout: 120_000 })
+  runAgent({ fake, model, args, env: env(), timeout: 120_000 })
 
 type Item = Readonly<Record<string, unknown>>
 const inputOf = (request: FakeProvider.Recorded | undefined): ReadonlyArray<Item> => {

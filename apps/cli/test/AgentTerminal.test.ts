@@ -15,6 +15,7 @@ import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, it } from "@effect/vitest"
+import { agentArgs, anthropicEnv, freshRoots } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
 import { demoDir, tempFolder } from "./fixtures/scenarios.ts"
 
@@ -87,8 +88,7 @@ interface Person {
 }
 
 const terminal = (fake: FakeProvider.Fake, args: ReadonlyArray<string>): Person => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "test-key" }
-  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[name]
+  const env = anthropicEnv()
   const child: ChildProcessWithoutNullStreams = spawn(
     "python3",
     [
@@ -97,11 +97,7 @@ const terminal = (fake: FakeProvider.Fake, args: ReadonlyArray<string>): Person 
       process.execPath,
       "--disable-warning=ExperimentalWarning",
       `${demoDir}/src/main.ts`,
-      "agent",
-      "--model",
-      "anthropic:test-model",
-      "--base-url",
-      `${fake.url}/v1`,
+      ...agentArgs(fake),
       ...args
     ],
     { cwd: demoDir, env, stdio: ["pipe", "pipe", "pipe"] }
@@ -170,12 +166,7 @@ const terminal = (fake: FakeProvider.Fake, args: ReadonlyArray<string>): Person 
 
 const start = fakeProviders()
 
-let folders = 0
-const freshRoot = (): string => {
-  const root = temp.path(`root-${++folders}`)
-  temp.write(`root-${folders}/notes.txt`, "zero\n")
-  return root
-}
+const freshRoot = freshRoots(temp, "zero\n", "notes.txt")
 
 const question = (id: string) => `(call ${id}) with\n`
 const prompt = "Allow it? [y]es, [N]o, [a]lways"

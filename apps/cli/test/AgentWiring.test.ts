@@ -4,12 +4,12 @@
  * they can see the question (stdin a terminal, the question on a terminal too).
  */
 import { PassThrough } from "node:stream"
-import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import * as AgentApprover from "../src/AgentApprover.ts"
-import { harnessAsync } from "./fixtures/harness.ts"
+import { agent } from "./fixtures/agent.ts"
+import { apiKey } from "./fixtures/fakes.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
 /** A CLI run on a loaded 2-core machine. */
@@ -24,28 +24,12 @@ describe("harness agent: globs judged against the run's own tools", () => {
     "a Spanish tool name in an English session, and an MCP-looking glob with no server, are warned about",
     SPAWN,
     async () => {
-      const fake = await FakeProvider.start({ apiKey: "k", anthropic: [FakeProvider.reply([Message.text("ok")])] })
+      const fake = await FakeProvider.start({ apiKey, anthropic: [FakeProvider.reply([Message.text("ok")])] })
       try {
-        const env = { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "k" }
-        const run = await harnessAsync(
-          [
-            "agent",
-            "--model",
-            "anthropic:test-model",
-            "--base-url",
-            `${fake.url}/v1`,
-            "--root",
-            temp.path("root"),
-            "--deny",
-            "escribir",
-            "--deny",
-            "fs__delete*",
-            "--allow",
-            "read",
-            "hi"
-          ],
-          env
-        )
+        const run = await agent({
+          fake,
+          args: ["--root", temp.path("root"), "--deny", "escribir", "--deny", "fs__delete*", "--allow", "read", "hi"]
+        })
         assert.strictEqual(run.code, 0, run.stderr)
         expect(run.stderr).toContain('harness agent: warning: --deny "escribir" matches no tool')
         expect(run.stderr).toContain('harness agent: warning: --deny "fs__delete*" matches no tool')

@@ -4,12 +4,11 @@
  * and `harness mcp serve` answers over stdio. A module-loading hook preloaded into the child
  * lists every file it loads.
  */
-import { spawn } from "node:child_process"
 import { join } from "node:path"
-import process from "node:process"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
 import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { serveOnce } from "./fixtures/stdio.ts"
 
 const SPAWNS = { timeout: 180_000 }
 const temp = tempFolder("mcp-built")
@@ -42,33 +41,15 @@ describe("the built CLI and MCP", () => {
   it("harness mcp serve answers over stdio and exits 0 when stdin ends", SPAWNS, async () => {
     const root = temp.path("root")
     temp.write("root/a.txt", "hello")
-    const child = spawn(
-      process.execPath,
-      [join(dist, "main.js"), "mcp", "serve", "--tools", "files", "--root", root, "--lang", "es"],
-      { stdio: ["pipe", "pipe", "pipe"] }
-    )
-    let stdout = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
+    const { code, messages } = await serveOnce({
+      args: [join(dist, "main.js"), "mcp", "serve", "--tools", "files", "--root", root, "--lang", "es"],
+      calls: [
+        { name: "leer", arguments: { ruta: "a.txt" } },
+        { name: "leer", arguments: {} }
+      ]
     })
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    const requests = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "leer", arguments: { ruta: "a.txt" } } },
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "leer", arguments: {} } }
-    ]
-    child.stdin.end(requests.map((r) => `${JSON.stringify(r)}\n`).join(""))
-    assert.strictEqual(await exited, 0)
-    const results = stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => (JSON.parse(line) as { result?: unknown }).result)
+    assert.strictEqual(code, 0)
+    const results = messages.map((message) => message.result)
     assert.deepStrictEqual(results.slice(1), [
       { content: [{ type: "text", text: "hello" }], isError: false },
       { content: [{ type: "text", text: "no se ha ejecutado: falta el campo 'ruta'" }], isError: true }

@@ -17,8 +17,8 @@ import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { freshRoots, providerEnv, agent as runAgent } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
-import { harnessAsync } from "./fixtures/harness.ts"
 import { scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 
 /** A few CLI runs per test, each spawning servers, on a loaded 2-core machine. */
@@ -55,8 +55,7 @@ chmodSync(bin, 0o755)
 
 /** The harness's environment: a key, the launcher and node on PATH, npm's cache, no base URLs of the machine's. */
 const envWith = (vars: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-  for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[name]
+  const env = providerEnv()
   for (const name of Object.keys(env)) if (/^npm_config_/i.test(name)) delete env[name]
   return {
     ...env,
@@ -68,15 +67,10 @@ const envWith = (vars: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv
   }
 }
 
-let roots = 0
-const root = (): string => {
-  const folder = `root-${++roots}`
-  temp.write(`${folder}/list.txt`, "bread\n")
-  return temp.path(folder)
-}
+const root = freshRoots(temp, "bread\n")
 
 const agent = (fake: FakeProvider.Fake, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = envWith()) =>
-  harnessAsync(["agent", "--model", "anthropic:test-model", "--base-url", `${fake.url}/v1`, ...args], env)
+  runAgent({ fake, args, env })
 
 const divide = () =>
   start({

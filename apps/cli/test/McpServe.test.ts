@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { harness } from "./fixtures/harness.ts"
 import { demoDir, tempFolder } from "./fixtures/scenarios.ts"
+import { serveOnce } from "./fixtures/stdio.ts"
 
 /** A test that spawns the CLI (and talks to it): two minutes at most. */
 const SPAWNS = { timeout: 120_000 }
@@ -48,6 +49,20 @@ const stdioClient = async (root: string, extra: ReadonlyArray<string> = []): Pro
     request
   )
   return client
+}
+
+/** Runs `use` with a client of a server on `root`, closing the client after, whatever happened. */
+const withStdioClient = async (
+  root: string,
+  extra: ReadonlyArray<string>,
+  use: (client: Client) => Promise<void>
+): Promise<void> => {
+  const client = await stdioClient(root, extra)
+  try {
+    await use(client)
+  } finally {
+    await client.close()
+  }
 }
 
 const call = async (client: Client, name: string, args?: Record<string, unknown>, callId?: string) => {
@@ -209,8 +224,7 @@ describe("harness mcp serve over Streamable HTTP, the SDK's client", () => {
 
 describe("harness mcp serve: the rest", () => {
   it("speaks Spanish with --lang es", SPAWNS, async () => {
-    const client = await stdioClient(makeRoot("es"), ["--lang", "es"])
-    try {
+    await withStdioClient(makeRoot("es"), ["--lang", "es"], async (client) => {
       const { tools } = await client.listTools(undefined, request)
       assert.deepStrictEqual(
         tools.map((t) => t.name),
@@ -225,16 +239,13 @@ describe("harness mcp serve: the rest", () => {
         text: "no se ha ejecutado: no existe la herramienta 'borrar'"
       })
       assert.deepStrictEqual(await call(client, "leer", { ruta: "todo.txt" }), { isError: false, text: "call Ana\n" })
-    } finally {
-      await client.close()
-    }
+    })
   })
 
   it("a journal replays a call id sent again instead of appending twice", SPAWNS, async () => {
     const root = makeRoot("journal")
     const journal = temp.path("journal.sqlite")
-    const client = await stdioClient(root, ["--journal", journal])
-    try {
+    await withStdioClient(root, ["--journal", journal], async (client) => {
       const first = await call(client, "append", { path: "log.txt", content: "once\n" }, "call-1")
       const again = await call(client, "append", { path: "log.txt", content: "once\n" }, "call-1")
       assert.deepStrictEqual(first, { isError: false, text: "appended 5 characters to log.txt" })
@@ -245,9 +256,7 @@ describe("harness mcp serve: the rest", () => {
       assert.isTrue(other.isError)
       assert.match(other.text, /^not executed: call id 'call-1' was already used for another call/)
       assert.strictEqual(readFileSync(`${root}/log.txt`, "utf8"), "once\n")
-    } finally {
-      await client.close()
-    }
+    })
   })
 
   it(
@@ -266,8 +275,7 @@ describe("harness mcp serve: the rest", () => {
           default: { decision: "deny", reason: "only reading is served" }
         })
       )
-      const client = await stdioClient(root, ["--policy", policy, "--journal", journal])
-      try {
+      await withStdioClient(root, ["--policy", policy, "--journal", journal], async (client) => {
         assert.deepStrictEqual(await call(client, "read", { path: "todo.txt" }), { isError: false, text: "call Ana\n" })
         const append = await call(client, "append", { path: "todo.txt", content: "x" }, "a-1")
         assert.isTrue(append.isError)
@@ -279,24 +287,19 @@ describe("harness mcp serve: the rest", () => {
         // The gate stands in front of the journal: a denied call was never recorded as started, so
         // the same id runs once the policy allows it (here: it is still denied, and still not journaled).
         assert.deepStrictEqual(await call(client, "append", { path: "todo.txt", content: "x" }, "a-1"), append)
-      } finally {
-        await client.close()
-      }
+      })
     }
   )
 
   it("--deny and --allow gate without a policy file", SPAWNS, async () => {
     const root = makeRoot("shorthands")
-    const client = await stdioClient(root, ["--deny", "append", "--deny", "write"])
-    try {
+    await withStdioClient(root, ["--deny", "append", "--deny", "write"], async (client) => {
       assert.isFalse((await call(client, "list", { folder: "" })).isError)
       const append = await call(client, "append", { path: "todo.txt", content: "x" })
       assert.isTrue(append.isError)
       assert.match(append.text, /^not executed: denied: .*--deny/)
       assert.strictEqual(readFileSync(`${root}/todo.txt`, "utf8"), "call Ana\n")
-    } finally {
-      await client.close()
-    }
+    })
   })
 
   it(
@@ -304,34 +307,12 @@ describe("harness mcp serve: the rest", () => {
     SPAWNS,
     async () => {
       const root = makeRoot("stdin-end")
-      const child = spawn(process.execPath, [...cli, "--root", root], { stdio: ["pipe", "pipe", "pipe"] })
-      spawned.add(child)
-      let stdout = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString()
+      const { code, messages } = await serveOnce({
+        args: [...cli, "--root", root],
+        calls: [{ name: "append", arguments: { path: "a.txt", content: "x" } }],
+        spawned: (child) => spawned.add(child)
       })
-      const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-      const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-        },
-        { jsonrpc: "2.0", method: "notifications/initialized" },
-        {
-          jsonrpc: "2.0",
-          id: 2,
-          method: "tools/call",
-          params: { name: "append", arguments: { path: "a.txt", content: "x" } }
-        }
-      ]
-      child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(""))
-      assert.strictEqual(await exited, 0)
-      const messages = stdout
-        .trimEnd()
-        .split("\n")
-        .map((line) => JSON.parse(line) as { jsonrpc?: string; id?: number; result?: unknown })
+      assert.strictEqual(code, 0)
       assert.isTrue(messages.every((m) => m.jsonrpc === "2.0"))
       assert.deepStrictEqual(
         messages.map((m) => m.id),

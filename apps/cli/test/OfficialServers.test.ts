@@ -14,8 +14,8 @@ import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
+import { agent } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
-import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
 /** Two official servers started per run, on a loaded 2-core machine. */
@@ -30,12 +30,6 @@ const temp = tempFolder("official-servers")
 afterAll(() => temp.remove())
 
 const start = fakeProviders()
-
-const env = (): NodeJS.ProcessEnv => {
-  const vars: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-  for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete vars[name]
-  return { ...vars, ANTHROPIC_API_KEY: "test-key" }
-}
 
 /** The tool_result blocks the model was sent in the request of turn 2. */
 const resultsOf = (request: FakeProvider.Recorded | undefined): ReadonlyArray<Record<string, unknown>> => {
@@ -74,13 +68,9 @@ describe("harness agent with the official server-everything and server-filesyste
         FakeProvider.reply([Message.text("Done.")])
       ]
     })
-    const r = await harnessAsync(
-      [
-        "agent",
-        "--model",
-        "anthropic:test-model",
-        "--base-url",
-        `${fake.url}/v1`,
+    const r = await agent({
+      fake,
+      args: [
         "--root",
         root,
         "--mcp-config",
@@ -94,9 +84,8 @@ describe("harness agent with the official server-everything and server-filesyste
         trace,
         "Try their tools."
       ],
-      env(),
-      { timeout: 100_000 }
-    )
+      timeout: 100_000
+    })
     assert.strictEqual(r.code, 0, r.stderr)
     // Both requests passed the fake's checks of the Anthropic API (schemas included).
     expect(fake.requests.map((q) => q.problems)).toStrictEqual([[], []])
@@ -132,9 +121,9 @@ describe("harness agent with the official server-everything and server-filesyste
       .split("\n")
       .filter((l) => l !== "")
       .map((l) => JSON.parse(l) as { readonly type: string })
-    expect(events.filter((e) => e.type === "tool.progress")).toStrictEqual(
+    expect(events.filter((e) => e.type === "call.progressed")).toStrictEqual(
       [1, 2, 3].map((progress) => ({
-        type: "tool.progress",
+        type: "call.progressed",
         turn: 1,
         tool_use_id: "e3",
         name: "everything__trigger-long-running-operation",
@@ -154,22 +143,7 @@ describe("harness agent with the official server-everything and server-filesyste
       }
     })
     const fake = await start({ anthropic: [FakeProvider.reply([Message.text("unused")])] })
-    const r = await harnessAsync(
-      [
-        "agent",
-        "--model",
-        "anthropic:test-model",
-        "--base-url",
-        `${fake.url}/v1`,
-        "--root",
-        root,
-        "--mcp-config",
-        config,
-        "Hi"
-      ],
-      env(),
-      { timeout: 100_000 }
-    )
+    const r = await agent({ fake, args: ["--root", root, "--mcp-config", config, "Hi"], timeout: 100_000 })
     assert.strictEqual(r.code, 2, r.stderr)
     const lines = r.stderr.split("\n").filter((l) => l.startsWith("harness agent: --mcp"))
     expect(lines).toHaveLength(1)

@@ -10,12 +10,11 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
+import { agent } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
-import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
 /** Two CLI runs that each mount a server, on a loaded 2-core machine. */
@@ -30,12 +29,6 @@ const temp = tempFolder("provider-schemas")
 afterAll(() => temp.remove())
 
 const start = fakeProviders()
-
-const env = (): NodeJS.ProcessEnv => {
-  const vars: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-  for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete vars[name]
-  return { ...vars, ANTHROPIC_API_KEY: "test-key" }
-}
 
 type Json = Readonly<Record<string, unknown>>
 const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -79,13 +72,9 @@ describe("harness agent: tool schemas the Anthropic API refuses", () => {
           FakeProvider.reply([Message.text("Done.")])
         ]
       })
-      const r = await harnessAsync(
-        [
-          "agent",
-          "--model",
-          "anthropic:test-model",
-          "--base-url",
-          `${fake.url}/v1`,
+      const r = await agent({
+        fake,
+        args: [
           "--root",
           root,
           "--mcp",
@@ -95,9 +84,8 @@ describe("harness agent: tool schemas the Anthropic API refuses", () => {
           "mcp-servers_everything__echo",
           "Echo hola."
         ],
-        env(),
-        { timeout: 120_000 }
-      )
+        timeout: 120_000
+      })
       assert.strictEqual(r.code, 0, r.stderr)
       // Past the first model call: both requests passed the fake's checks of the Anthropic API.
       expect(fake.requests.map((q) => q.problems)).toStrictEqual([[], []])

@@ -7,7 +7,6 @@
  */
 import { mkdirSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
-import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -15,6 +14,7 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import * as RootFolder from "../src/RootFolder.ts"
+import { agent as runAgent } from "./fixtures/agent.ts"
 import { harnessAsync } from "./fixtures/harness.ts"
 import { tempFolder } from "./fixtures/scenarios.ts"
 
@@ -109,13 +109,6 @@ describe("RootFolder.refuseInside", () => {
 })
 
 describe("the commands", () => {
-  const envWith = (vars: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-    for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"])
-      delete env[name]
-    return { ...env, ...vars }
-  }
-
   it(
     "harness agent: --journal and --trace through a linked folder into --root exit 2, nothing sent",
     SPAWNS,
@@ -125,11 +118,7 @@ describe("the commands", () => {
         anthropic: [FakeProvider.reply([Message.text("ok")])]
       })
       try {
-        const agent = (args: ReadonlyArray<string>) =>
-          harnessAsync(
-            ["agent", "--model", "anthropic:test-model", "--base-url", `${fake.url}/v1`, "--root", root, ...args, "hi"],
-            envWith({ ANTHROPIC_API_KEY: "test-key" })
-          )
+        const agent = (args: ReadonlyArray<string>) => runAgent({ fake, args: ["--root", root, ...args, "hi"] })
         for (const flag of ["--journal", "--trace", "--policy"]) {
           for (const file of [temp.path(`outside/into-root/${flag.slice(2)}.out`), join(root, "sub", "nested.out")]) {
             const r = await agent([flag, file])

@@ -15,7 +15,7 @@ import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { harnessAsync } from "./fixtures/harness.ts"
+import { agent } from "./fixtures/agent.ts"
 import { demoDir, type Json, tempFolder } from "./fixtures/scenarios.ts"
 
 /** A test that spawns the CLI (and talks to it), on a loaded 2-core machine. */
@@ -91,23 +91,7 @@ describe("harness agent --root: the user's real folder", () => {
     })
     try {
       const root = project()
-      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "test-key" }
-      delete env.ANTHROPIC_BASE_URL
-      const r = await harnessAsync(
-        [
-          "agent",
-          "--model",
-          "anthropic:test-model",
-          "--base-url",
-          `${fake.url}/v1`,
-          "--root",
-          root,
-          "--allow",
-          "write",
-          "Take a look"
-        ],
-        env
-      )
+      const r = await agent({ fake, args: ["--root", root, "--allow", "write", "Take a look"] })
       assert.strictEqual(r.code, 0, r.stderr)
       const results = resultsOf(fake.requestsTo("anthropic")[1]?.json)
       assert.deepStrictEqual(results.t1, { text: main, isError: false })
