@@ -1,5 +1,5 @@
 /**
- * Builds the published `harness` command: `src/main.ts` (and the soaks' child and runner) bundled with
+ * Builds the published `harness` command: `src/main.ts` (and the test workers' thread) bundled with
  * rolldown into `dist/`, effect and every workspace package included, so the installed CLI has
  * no dependencies to resolve at start; subcommands load lazily from their own chunks.
  * `bin/harness.js` turns on Node's compile cache and imports `dist/main.js`. What only some
@@ -86,8 +86,6 @@ const library = /node_modules|packages/
 const build = await rolldown({
   input: {
     main: `${here}src/main.ts`,
-    SoakChild: `${here}src/SoakChild.ts`,
-    PgSoakRunner: `${here}src/PgSoakRunner.ts`,
     // harness test's worker thread, which TestWorkers starts as `TestWorker.js` next to its chunk.
     TestWorker: `${here}src/TestWorker.ts`
   },

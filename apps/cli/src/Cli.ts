@@ -10,7 +10,7 @@ import { Variant } from "@agent-harness/scenario"
 import type { ExitCode } from "./ExitCode.ts"
 
 /**
- * A subcommand's module, loaded when the subcommand runs: `harness run` does not load the soak,
+ * A subcommand's module, loaded when the subcommand runs: `harness run` does not load
  * the demos or capture (each is its own chunk in the built CLI), which keeps start-up short.
  */
 const lazy = <M, A, E, R>(load: () => Promise<M>, use: (module: M) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -191,48 +191,6 @@ const demo = Command.make("demo").pipe(
   Command.withSubcommands([salmorejo, plan, regress, idempotency])
 )
 
-const soak = Command.make(
-  "soak",
-  {
-    runs: Flag.Int("runs").pipe(Flag.withDefault(100), Flag.withDescription("how many runs (fresh journal each)")),
-    json: Flag.Boolean("json").pipe(
-      Flag.withDefault(false),
-      Flag.withDescription("no progress lines; the last line is the summary as JSON")
-    ),
-    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("run i plays the conversation of seed + i")),
-    kills: Flag.Int("kills").pipe(Flag.optional, Flag.withDescription("kills per run (default: 0 to 6 at random)")),
-    engine,
-    runners: Flag.Int("runners").pipe(
-      Flag.optional,
-      Flag.withDescription("runner processes of --engine postgres (default 2), killed at random while sessions run")
-    ),
-    databaseUrl
-  },
-  ({ runs, json, seed, kills, engine, runners, databaseUrl }) =>
-    durable(engine, databaseUrl) || Option.isSome(runners)
-      ? lazy(
-          () => import("./PgCommands.ts"),
-          (m) =>
-            m.soak({
-              runs,
-              json,
-              seed,
-              engine,
-              kills: Option.getOrUndefined(kills),
-              runners: Option.getOrUndefined(runners),
-              databaseUrl: Option.getOrUndefined(databaseUrl)
-            })
-        )
-      : lazy(
-          () => import("./SoakCommand.ts"),
-          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
-        )
-).pipe(
-  Command.withDescription(
-    "Crash safety: SIGKILL a journaled conversation (local) or runner processes (postgres) at random; exit 0 only if no append ran twice"
-  )
-)
-
 /** A flag that may be given any number of times. */
 const repeated = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.atLeast(0), Flag.withDescription(`${description} (repeatable)`))
@@ -402,7 +360,7 @@ const agent = Command.make(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, view, agent, demo, soak, mcp])
+  Command.withSubcommands([run, test, capture, view, agent, demo, mcp])
 )
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `harness run|test|soak --engine postgres [--database-url URL]`: the commands on the durable
+ * `harness run|test --engine postgres [--database-url URL]`: the commands on the durable
  * engine (effect/workflow on effect/cluster, state in Postgres). The database is the one
  * `--database-url` names, else `$DATABASE_URL`; a missing, malformed or unreachable one exits 2
  * naming it (its password hidden) before anything runs.
@@ -12,9 +12,7 @@ import { Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-
 import { Console, Effect, type FileSystem, type Path, Result } from "effect"
 import * as ExitCode from "./ExitCode.ts"
 import * as PgScenario from "./PgScenario.ts"
-import * as PgSoak from "./PgSoak.ts"
 import * as ScenarioCommands from "./ScenarioCommands.ts"
-import * as Soak from "./Soak.ts"
 import * as Style from "./Style.ts"
 
 /**
@@ -281,86 +279,4 @@ export const test = (
     yield* PgScenario.withEngine(url, (runner) => testOn(paths, json, variant, runner)).pipe(
       Effect.catchTag("DatabaseUnavailable", unavailable)
     )
-  })
-
-/**
- * A run's progress line.
- *
- * @since 0.1.0
- */
-export const runLine = (report: PgSoak.RunReport, runs: number): string =>
-  `run ${report.run}/${runs} (${report.kind}, seed ${report.seed}, ${report.calls} calls): ` +
-  `${report.unknown} unknown, ${report.replayed} replayed (${(report.millis / 1000).toFixed(1)} s)`
-
-/**
- * The summary line.
- *
- * @since 0.1.0
- */
-export const summaryLine = (summary: PgSoak.Summary): string =>
-  `${summary.runs} runs on ${summary.runners} runners, ${summary.kills} kills (${summary.held} inside an append): ` +
-  `${summary.duplicated} duplicated, ${summary.unknown} unknown, ${summary.replayed} replayed, ` +
-  `${summary.violations.length} violations (${(summary.millis / 1000).toFixed(1)} s)`
-
-/**
- * `harness soak --engine postgres --runners N --runs N`: the soak across runner processes,
- * reported as the local soak is (with `--json` the last line is exactly
- * `{"runs","kills","duplicated","unknown","replayed"}`). Exit 0 only when nothing ran twice and
- * nothing else went wrong (the violations on stderr); 2 for bad options or an unusable database,
- * or one lost while the soak runs (a line on stderr naming it: nothing was judged).
- *
- * @since 0.1.0
- */
-export const soak = (options: {
-  readonly runs: number
-  readonly json: boolean
-  readonly seed: number
-  readonly engine: EngineName
-  readonly kills: number | undefined
-  readonly runners: number | undefined
-  readonly databaseUrl: string | undefined
-}): Effect.Effect<void, ExitCode.ExitCode> =>
-  Effect.gen(function* () {
-    if (options.engine === "local") {
-      return yield* postgresOnly(options.runners !== undefined ? "--runners" : "--database-url")
-    }
-    if (options.kills !== undefined) {
-      yield* Console.error(
-        "--kills is for the local soak: the postgres soak kills runner processes at random instants while sessions run"
-      )
-      return yield* ExitCode.invalid
-    }
-    const runners = options.runners ?? 2
-    if (!Number.isSafeInteger(options.runs) || options.runs < 1) {
-      yield* Console.error(`--runs must be a whole number of at least 1, not ${options.runs}`)
-      return yield* ExitCode.invalid
-    }
-    if (!Number.isSafeInteger(runners) || runners < 1 || runners > 16) {
-      yield* Console.error(`--runners must be a whole number from 1 to 16, not ${runners}`)
-      return yield* ExitCode.invalid
-    }
-    const url = yield* databaseUrl(options.databaseUrl)
-    const summary = yield* PgSoak.run({
-      runs: options.runs,
-      runners,
-      url,
-      seed: options.seed,
-      onRun: (report) => (options.json ? Effect.void : Console.log(runLine(report, options.runs)))
-    }).pipe(
-      Effect.catchTags({
-        DatabaseUnavailable: unavailable,
-        SetupError: (error) => Effect.andThen(Console.error(error.message), Effect.fail(ExitCode.invalid)),
-        ConnectionLost: (lost) =>
-          Effect.andThen(
-            Console.error(lostSummary("soak", lost, "the soak stopped, its runners were killed, nothing was judged")),
-            Effect.andThen(leaveSoon, Effect.fail(ExitCode.invalid))
-          )
-      })
-    )
-    for (const violation of summary.violations) yield* Console.error(violation)
-    if (summary.bundleError !== undefined) {
-      yield* Console.error(`the soak runner could not be bundled (${summary.bundleError}); it ran from the sources`)
-    }
-    yield* Console.log(options.json ? Soak.summaryJson(summary) : summaryLine(summary))
-    if (!Soak.passed(summary)) return yield* ExitCode.failed
   })

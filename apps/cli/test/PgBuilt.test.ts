@@ -1,11 +1,11 @@
 /**
  * The built CLI (`build.ts`, as published) and the Postgres engine: `harness run` never loads
- * the engine's code (effect/cluster, the Postgres driver); `--engine postgres` loads it, gives
- * the local verdict, and the soak runs its shipped runner (`dist/PgSoakRunner.js`). The Postgres
+ * the engine's code (effect/cluster, the Postgres driver); `--engine postgres` loads it and gives
+ * the local verdict. The crash soak is not shipped (it is `pnpm soak`, in tools/soak). The Postgres
  * tests need Postgres (a throwaway cluster, or DATABASE_URL): without it they say why and are
  * skipped (in CI, where a skip would pass unseen, they fail).
  */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -40,18 +40,22 @@ describe("the built CLI and the Postgres engine", () => {
     assert.deepStrictEqual(withEngine(test.loaded), [])
   })
 
-  it("--engine postgres loads it and gives the local verdict; the soak runs the shipped runner", SPAWNS, (ctx) => {
+  it("--engine postgres loads it and gives the local verdict", SPAWNS, (ctx) => {
     const url = urlOr(ctx)
     const file = join(scenariosDir, "plan", "replan-twice.json")
     const local = runBuilt(dist, ["run", file])
     const durable = runBuilt(dist, ["run", file, "--engine", "postgres", "--database-url", url])
     assert.deepStrictEqual([durable.code, durable.stdout, durable.stderr], [local.code, local.stdout, local.stderr])
     assert.isAbove(withEngine(durable.loaded).length, 0)
-    const soak = runBuilt(dist, ["soak", "--engine", "postgres", "--runs", "6", "--json", "--database-url", url])
-    assert.strictEqual(soak.code, 0, soak.stderr)
-    assert.notInclude(soak.stderr, "could not be bundled")
-    const summary: unknown = JSON.parse(soak.stdout.trim().split("\n").at(-1) ?? "")
-    assert.deepStrictEqual(Object.keys(summary as object), ["runs", "kills", "duplicated", "unknown", "replayed"])
-    assert.strictEqual((summary as { readonly duplicated: number }).duplicated, 0)
+  })
+
+  it("ships no crash soak: no soak child or runner in dist, and harness soak is an unknown command", SPAWNS, () => {
+    assert.deepStrictEqual(
+      readdirSync(dist).filter((file) => /soak/i.test(file)),
+      []
+    )
+    const soak = runBuilt(dist, ["soak", "--runs", "1"])
+    assert.strictEqual(soak.code, 2, soak.stderr)
+    assert.strictEqual(soak.stdout, "")
   })
 })

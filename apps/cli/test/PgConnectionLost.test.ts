@@ -7,8 +7,7 @@
  * (`Cluster.halt`). Then `harness run` exits 2 with one line naming the database; `harness
  * test` reports the scenario that was cut short and the one after it INVALID ("the database
  * connection was lost"), the one before it as it passed, and exits 2 — a lost database is not
- * the scenario's fault, as an unreachable one at the start is not (exit 2 too); `harness soak`
- * stops, exit 2, naming its database. Needs Postgres (a
+ * the scenario's fault, as an unreachable one at the start is not (exit 2 too). Needs Postgres (a
  * throwaway cluster, or DATABASE_URL): without it the tests say why and are skipped (in CI, where
  * a skip would pass unseen, they fail).
  */
@@ -155,24 +154,6 @@ const runCut = async (
   return { ran, cutAt, endedIn: cutAt === undefined ? Number.NaN : endedAt - cutAt }
 }
 
-/** How many calls the journal of the soak's own database on the server of `url` holds (0 before it has one). */
-const soakRows = async (url: string): Promise<number> => {
-  const names = await Effect.runPromise(
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      return yield* sql.unsafe<{ readonly datname: string }>(
-        "SELECT datname FROM pg_database WHERE datname LIKE 'agent_harness_soak_%'"
-      )
-    }).pipe(
-      Effect.provide(Database.layer(url, { maxConnections: 1 })),
-      Effect.orElseSucceed((): ReadonlyArray<{ readonly datname: string }> => [])
-    )
-  )
-  let rows = 0
-  for (const { datname } of names) rows += await journalRows(Testing.withDatabase(url, datname))
-  return rows
-}
-
 /** Nothing on either stream looks like a stack trace or a defect. */
 const noStack = (ran: Run) => {
   for (const text of [ran.stdout, ran.stderr]) {
@@ -296,38 +277,6 @@ describe("a database that goes away while harness runs a scenario on it", () => 
           lostLine("test", url, "2 scenarios were not run to the end, nothing of them was judged")
         )
         assert.isBelow(endedIn, endsWithinMs, "harness test took too long to end")
-      } finally {
-        cluster.stop()
-      }
-    },
-    timeout
-  )
-
-  it(
-    "harness soak, the server stopping as a crash would: the soak stops, exit 2, one line naming the database",
-    async (ctx) => {
-      const started = await Postgres.start()
-      if ("reason" in started) Testing.urlOrSkip(started, ctx)
-      const cluster = started as Postgres.Cluster
-      try {
-        const url = cluster.url
-        const { ran, cutAt, endedIn } = await runCut(
-          url,
-          ["soak", "--engine", "postgres", "--runners", "1", "--runs", "40", "--json", "--database-url", url],
-          () => Promise.resolve(cluster.halt()),
-          20,
-          soakRows
-        )
-        assert.isDefined(cutAt, `the soak never got under way: exit ${ran.code}\n${ran.stderr.slice(-2000)}`)
-        console.log(`harness soak: ended ${endedIn} ms after the halt`)
-        noStack(ran)
-        assert.strictEqual(ran.code, 2, ran.stderr.slice(-3000))
-        assert.strictEqual(ran.stdout, "")
-        assert.match(
-          ran.stderr,
-          /^harness soak: database postgres:\/\/[^ ]*\/agent_harness_soak_[0-9a-f]+: connection lost: no answer for \d+(\.\d)? s \(.+\); the soak stopped, its runners were killed, nothing was judged\n$/
-        )
-        assert.isBelow(endedIn, endsWithinMs, "harness soak took too long to end")
       } finally {
         cluster.stop()
       }

@@ -87,7 +87,7 @@ describe("PlanScenario.run with a session id", () => {
         sessionId: "run-7",
         onEvent: (event) =>
           Effect.sync(() => {
-            if (event.type === "step.started") callIds.push(event.call_id)
+            if (event.type === "step.started") callIds.push(event.tool_use_id)
           }),
         onResult: (result) =>
           Effect.sync(() => {
@@ -120,21 +120,6 @@ describe("--engine postgres refuses, exit 2, naming why", () => {
       "--database-url is for --engine postgres: add --engine postgres, or drop --database-url\n"
     ],
     [
-      "--runners without --engine postgres",
-      ["soak", "--runners", "2"],
-      "--runners is for --engine postgres: add --engine postgres, or drop --runners\n"
-    ],
-    [
-      "--kills with --engine postgres",
-      ["soak", "--engine", "postgres", "--kills", "3", "--database-url", "postgres://u@h/db"],
-      "--kills is for the local soak: the postgres soak kills runner processes at random instants while sessions run\n"
-    ],
-    [
-      "--runners 0",
-      ["soak", "--engine", "postgres", "--runners", "0", "--database-url", "postgres://u@h/db"],
-      "--runners must be a whole number from 1 to 16, not 0\n"
-    ],
-    [
       "--workers with --engine postgres",
       ["test", salmorejo, "--engine", "postgres", "--workers", "2", "--database-url", "postgres://u@h/db"],
       "--workers runs the local engine's files on threads; with --engine postgres every scenario is a workflow on the engine: drop --workers\n"
@@ -152,15 +137,14 @@ describe("--engine postgres refuses, exit 2, naming why", () => {
     })
   }
 
-  it("a database that does not answer: named, its password hidden, for run, test and soak", {
+  it("a database that does not answer: named, its password hidden, for run and test", {
     timeout: 120_000
   }, () => {
     // Port 1 on the loopback: nothing listens there, the connection is refused at once.
     const url = "postgres://someone:secret@127.0.0.1:1/nothing"
     for (const args of [
       ["run", salmorejo],
-      ["test", salmorejo],
-      ["soak", "--runs", "1"]
+      ["test", salmorejo]
     ]) {
       const r = harness([...args, "--engine", "postgres", "--database-url", url], bare())
       assert.strictEqual(r.code, 2, r.stderr)

@@ -10,11 +10,11 @@
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as PgSoak from "../src/PgSoak.ts"
-import * as PgSoakRunner from "../src/PgSoakRunner.ts"
-import * as PgSoakWorkflows from "../src/PgSoakWorkflows.ts"
-import * as Soak from "../src/Soak.ts"
-import * as SoakConversation from "../src/SoakConversation.ts"
+import * as PgSoak from "../src/postgres/PgSoak.ts"
+import * as PgSoakRunner from "../src/postgres/PgSoakRunner.ts"
+import * as PgSoakWorkflows from "../src/postgres/PgSoakWorkflows.ts"
+import * as Soak from "../src/local/Soak.ts"
+import * as SoakConversation from "../src/local/SoakConversation.ts"
 
 const timeout = 600_000
 /** The database's URL; without one the test is skipped, saying why (in CI it fails). */

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Soak from "../src/Soak.ts"
-import * as SoakChild from "../src/SoakChild.ts"
-import * as SoakConversation from "../src/SoakConversation.ts"
+import * as Soak from "../src/local/Soak.ts"
+import * as SoakChild from "../src/local/SoakChild.ts"
+import * as SoakConversation from "../src/local/SoakConversation.ts"
 
 describe("the crash-safety soak", () => {
   it.live(

@@ -548,7 +548,7 @@ const runOne = (
           if (entry.state === "done" && reportedUnknown.has(entry.id)) {
             violation(`${entry.id} is done in the journal, and the last child reported it outcome unknown`)
           }
-          if (entry.state === "done" && entry.tool === "append" && count !== 1) {
+          if (entry.state === "done" && entry.name === "append" && count !== 1) {
             violation(`${entry.id} finished, and its mark is in the environment ${count} times`)
           }
         }

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Console, Effect } from "effect"
-import * as ExitCode from "./ExitCode.ts"
+import * as ExitCode from "../ExitCode.ts"
 import * as Soak from "./Soak.ts"
 
 const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`

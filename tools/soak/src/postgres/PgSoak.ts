@@ -42,7 +42,7 @@ import { SqlClient } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
 import type * as PgSoakRunner from "./PgSoakRunner.ts"
-import * as Soak from "./Soak.ts"
+import * as Soak from "../local/Soak.ts"
 
 /**
  * Options of a Postgres soak.
@@ -349,7 +349,7 @@ const callIdOfEntry = (run: PgSoakWorkflows.Run, entry: Journal.Entry): string |
   if (!entry.id.startsWith(prefix)) return undefined
   const rest = entry.id.slice(prefix.length)
   const step = /^step-\d+-(\d+)$/.exec(rest)
-  return step === null ? rest : `${entry.tool === "append" ? "a" : "w"}${step[1]}`
+  return step === null ? rest : `${entry.name === "append" ? "a" : "w"}${step[1]}`
 }
 
 /** What one run ended with. */
@@ -405,7 +405,7 @@ const check = (
       if ((counts.get(id) ?? 0) > 1) violation(`${id} is reported outcome unknown and ran more than once`)
     }
     for (const [id, entry] of journal) {
-      if (entry.state === "done" && entry.tool === "append" && (counts.get(id) ?? 0) !== 1) {
+      if (entry.state === "done" && entry.name === "append" && (counts.get(id) ?? 0) !== 1) {
         violation(`${id} finished, and its mark is in the files ${counts.get(id) ?? 0} times`)
       }
     }

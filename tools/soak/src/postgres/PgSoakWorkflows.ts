@@ -15,7 +15,7 @@ import { FlatFiles, type Files, FileTools } from "@agent-harness/file-tools"
 import { type Planner, Step } from "@agent-harness/planner"
 import { Effect } from "effect"
 import type { ShardingConfig } from "effect/cluster"
-import * as SoakConversation from "./SoakConversation.ts"
+import * as SoakConversation from "../local/SoakConversation.ts"
 
 /**
  * One run of the soak.

@@ -1,0 +1,82 @@
+/**
+ * The `soak` command line: the options `harness soak` had, the local soak by default, the
+ * Postgres soak with `--engine postgres` (or any of its flags, which it refuses under
+ * `--engine local`). Each soak's module loads only when it runs.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, Option } from "effect"
+import { type CliError, Command, Flag } from "effect/cli"
+import type { ExitCode } from "./ExitCode.ts"
+
+/**
+ * The `soak` command.
+ *
+ * @since 0.1.0
+ */
+export const soak = Command.make(
+  "soak",
+  {
+    runs: Flag.Int("runs").pipe(Flag.withDefault(100), Flag.withDescription("how many runs (fresh journal each)")),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("no progress lines; the last line is the summary as JSON")
+    ),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("run i plays the conversation of seed + i")),
+    kills: Flag.Int("kills").pipe(Flag.optional, Flag.withDescription("kills per run (default: 0 to 6 at random)")),
+    engine: Flag.Literals("engine", ["local", "postgres"]).pipe(
+      Flag.withDefault("local"),
+      Flag.withDescription(
+        "where sessions run: local (a journaled conversation in a child process) or postgres (runner processes on effect/workflow, state in Postgres)"
+      )
+    ),
+    runners: Flag.Int("runners").pipe(
+      Flag.optional,
+      Flag.withDescription("runner processes of --engine postgres (default 2), killed at random while sessions run")
+    ),
+    databaseUrl: Flag.String("database-url").pipe(
+      Flag.optional,
+      Flag.withDescription("the Postgres database of --engine postgres (default: $DATABASE_URL)")
+    )
+  },
+  ({ runs, json, seed, kills, engine, runners, databaseUrl }) =>
+    engine === "postgres" || Option.isSome(databaseUrl) || Option.isSome(runners)
+      ? Effect.flatMap(
+          Effect.promise(() => import("./postgres/PgSoakCommand.ts")),
+          (m) =>
+            m.soak({
+              runs,
+              json,
+              seed,
+              engine,
+              kills: Option.getOrUndefined(kills),
+              runners: Option.getOrUndefined(runners),
+              databaseUrl: Option.getOrUndefined(databaseUrl)
+            })
+        )
+      : Effect.flatMap(
+          Effect.promise(() => import("./local/SoakCommand.ts")),
+          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
+        )
+).pipe(
+  Command.withDescription(
+    "Crash safety: SIGKILL a journaled conversation (local) or runner processes (postgres) at random; exit 0 only if no append ran twice"
+  )
+)
+
+/**
+ * Runs the soak on the given arguments (without the program name) and gives the exit code: 0
+ * nothing ran twice (and `--help`), 1 the soak found something wrong, 2 bad usage or an unusable
+ * database. effect/cli has already printed usage errors with the help text.
+ *
+ * @since 0.1.0
+ */
+export const main = (args: ReadonlyArray<string>) =>
+  Command.runWith(soak, { version: "0.1.0" })(args).pipe(
+    Effect.as(0),
+    Effect.catchTags({
+      ExitCode: (e: ExitCode) => Effect.succeed(e.code),
+      ShowHelp: (help: CliError.ShowHelp) => Effect.succeed(help.errors.length === 0 ? 0 : 2)
+    }),
+    Effect.catch((error: CliError.CliError) => Effect.as(Console.error(error.message), 2))
+  )
