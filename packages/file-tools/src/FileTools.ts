@@ -374,6 +374,34 @@ const failureMessage =
 
 const text = (description: string) => Schema.String.annotate({ description })
 
+/**
+ * A file tool whose input is one text field `F`, answered read-only on its value: `read`,
+ * `list`, `search` and their Spanish twins.
+ *
+ * @since 0.1.0
+ */
+export type LookupTool<N extends string, F extends string, E> = Tool.Tool<
+  N,
+  Schema.Struct<{ readonly [K in F]: Schema.String }>,
+  string,
+  E,
+  Files
+>
+
+/**
+ * A file tool whose input is a path `P` and a content `C`, changing the file: `write`,
+ * `append` and their Spanish twins.
+ *
+ * @since 0.1.0
+ */
+export type ChangeTool<N extends string, P extends string, C extends string> = Tool.Tool<
+  N,
+  Schema.Struct<{ readonly [K in P | C]: Schema.String }>,
+  string,
+  InvalidField | FilePath.PathRefused,
+  Files
+>
+
 // The five tools, defined once from a locale's words (internal/toolWords.ts).
 
 /** What the fields mean when their names do not say it (`{ ruta: "path" }`); none in English. */
@@ -400,7 +428,7 @@ const defineLookup = <const N extends string, const F extends string, E extends 
   field: ToolWords.Field<F>,
   meaning: string,
   look: (texts: Texts, value: string) => Effect.Effect<string, E, Files>
-): Tool.Tool<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, E | InvalidField, Files> =>
+): LookupTool<N, F, E | InvalidField> =>
   Tool.make<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, E | InvalidField, Files>(words.name, {
     description: words.description,
     parameters: oneField(field),
@@ -413,25 +441,18 @@ const defineLookup = <const N extends string, const F extends string, E extends 
 const defineRead = <const N extends string, const P extends string>(
   texts: Texts,
   words: ToolWords.Named<N> & { readonly path: ToolWords.Field<P> }
-): Tool.Tool<N, Schema.Struct<{ readonly [K in P]: Schema.String }>, string, Failure, Files> =>
-  defineLookup(texts, words, words.path, "path", readFile)
+): LookupTool<N, P, Failure> => defineLookup(texts, words, words.path, "path", readFile)
 
 const defineList = <const N extends string, const F extends string>(
   texts: Texts,
   words: ToolWords.Named<N> & { readonly folder: ToolWords.Field<F> }
-): Tool.Tool<
-  N,
-  Schema.Struct<{ readonly [K in F]: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> => defineLookup(texts, words, words.folder, "folder", listFolder)
+): LookupTool<N, F, InvalidField | FilePath.PathRefused> =>
+  defineLookup(texts, words, words.folder, "folder", listFolder)
 
 const defineSearch = <const N extends string, const F extends string>(
   texts: Texts,
   words: ToolWords.Named<N> & { readonly pattern: ToolWords.Field<F> }
-): Tool.Tool<N, Schema.Struct<{ readonly [K in F]: Schema.String }>, string, InvalidField, Files> =>
-  defineLookup(texts, words, words.pattern, "pattern", searchLines)
+): LookupTool<N, F, InvalidField> => defineLookup(texts, words, words.pattern, "pattern", searchLines)
 
 /** `write` and `append`: a path and a content, replacing the file or adding to its end. */
 const defineChange = <const N extends string, const P extends string, const C extends string>(
@@ -439,13 +460,7 @@ const defineChange = <const N extends string, const P extends string, const C ex
   words: ToolWords.Named<N> & { readonly path: ToolWords.Field<P>; readonly content: ToolWords.Field<C> },
   annotations: Tool.Annotations,
   change: (texts: Texts, path: string, content: string) => Effect.Effect<string, FilePath.PathRefused, Files>
-): Tool.Tool<
-  N,
-  Schema.Struct<{ readonly [K in P]: Schema.String } & { readonly [K in C]: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> =>
+): ChangeTool<N, P, C> =>
   Tool.make(words.name, {
     description: words.description,
     parameters: twoFields(words.path, words.content),
@@ -461,90 +476,51 @@ const defineChange = <const N extends string, const P extends string, const C ex
     failureMessage: failureMessage(texts)
   })
 
+/** The five tools of a locale, from its texts and its words. */
+const toolsOf = <T extends ToolWords.ToolNames, F extends ToolWords.FieldNames>(
+  texts: Texts,
+  words: ToolWords.Words<T, F>
+) => ({
+  read: defineRead(texts, words.read),
+  list: defineList(texts, words.list),
+  search: defineSearch(texts, words.search),
+  write: defineChange(texts, words.write, replaces, writeFile),
+  append: defineChange(texts, words.append, appends, appendFile)
+})
+
+const inEnglish = toolsOf(englishTexts, ToolWords.english)
+const inSpanish = toolsOf(spanishTexts, ToolWords.spanish)
+
 // English.
 
 /** `read {path}`: the file's content, or `file 'P' does not exist`. @since 0.1.0 */
-export const Read: Tool.Tool<
-  "read",
-  Schema.Struct<{ readonly path: Schema.String }>,
-  string,
-  Failure,
-  Files
-> = defineRead(englishTexts, ToolWords.english.read)
+export const Read: LookupTool<"read", "path", Failure> = inEnglish.read
 
 /** `list {folder}`: the paths that start with the folder, sorted, one per line. @since 0.1.0 */
-export const List: Tool.Tool<
-  "list",
-  Schema.Struct<{ readonly folder: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> = defineList(englishTexts, ToolWords.english.list)
+export const List: LookupTool<"list", "folder", InvalidField | FilePath.PathRefused> = inEnglish.list
 
 /** `search {pattern}`: `path: line` for each line containing the pattern. @since 0.1.0 */
-export const Search: Tool.Tool<
-  "search",
-  Schema.Struct<{ readonly pattern: Schema.String }>,
-  string,
-  InvalidField,
-  Files
-> = defineSearch(englishTexts, ToolWords.english.search)
+export const Search: LookupTool<"search", "pattern", InvalidField> = inEnglish.search
 
 /** `write {path, content}`: replaces the file; `wrote N characters to P`. @since 0.1.0 */
-export const Write: Tool.Tool<
-  "write",
-  Schema.Struct<{ readonly path: Schema.String; readonly content: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> = defineChange(englishTexts, ToolWords.english.write, replaces, writeFile)
+export const Write: ChangeTool<"write", "path", "content"> = inEnglish.write
 
 /** `append {path, content}`: adds to the end of the file; `appended N characters to P`. @since 0.1.0 */
-export const Append: Tool.Tool<
-  "append",
-  Schema.Struct<{ readonly path: Schema.String; readonly content: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> = defineChange(englishTexts, ToolWords.english.append, appends, appendFile)
+export const Append: ChangeTool<"append", "path", "content"> = inEnglish.append
 
 // Spanish.
 
 /** `leer {ruta}`: el contenido del fichero, o `no existe el fichero 'P'`. @since 0.1.0 */
-export const Leer: Tool.Tool<
-  "leer",
-  Schema.Struct<{ readonly ruta: Schema.String }>,
-  string,
-  Failure,
-  Files
-> = defineRead(spanishTexts, ToolWords.spanish.read)
+export const Leer: LookupTool<"leer", "ruta", Failure> = inSpanish.read
 
 /** `listar {carpeta}`: las rutas que empiezan por la carpeta, ordenadas, una por línea. @since 0.1.0 */
-export const Listar: Tool.Tool<
-  "listar",
-  Schema.Struct<{ readonly carpeta: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> = defineList(spanishTexts, ToolWords.spanish.list)
+export const Listar: LookupTool<"listar", "carpeta", InvalidField | FilePath.PathRefused> = inSpanish.list
 
 /** `buscar {patron}`: `ruta: línea` por cada línea que contiene el patrón. @since 0.1.0 */
-export const Buscar: Tool.Tool<
-  "buscar",
-  Schema.Struct<{ readonly patron: Schema.String }>,
-  string,
-  InvalidField,
-  Files
-> = defineSearch(spanishTexts, ToolWords.spanish.search)
+export const Buscar: LookupTool<"buscar", "patron", InvalidField> = inSpanish.search
 
 /** `escribir {ruta, contenido}`: sustituye el fichero; `escritos N caracteres en P`. @since 0.1.0 */
-export const Escribir: Tool.Tool<
-  "escribir",
-  Schema.Struct<{ readonly ruta: Schema.String; readonly contenido: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> = defineChange(spanishTexts, ToolWords.spanish.write, replaces, writeFile)
+export const Escribir: ChangeTool<"escribir", "ruta", "contenido"> = inSpanish.write
 
 /**
  * `añadir {ruta, contenido}`: pega el texto al final del fichero; `añadidos N caracteres a P`.
@@ -552,13 +528,7 @@ export const Escribir: Tool.Tool<
  *
  * @since 0.1.0
  */
-export const Anadir: Tool.Tool<
-  "añadir",
-  Schema.Struct<{ readonly ruta: Schema.String; readonly contenido: Schema.String }>,
-  string,
-  InvalidField | FilePath.PathRefused,
-  Files
-> = defineChange(spanishTexts, ToolWords.spanish.append, appends, appendFile)
+export const Anadir: ChangeTool<"añadir", "ruta", "contenido"> = inSpanish.append
 
 // Toolsets.
 

@@ -1,7 +1,7 @@
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
-import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Result } from "effect"
-import { Files, FileTools, SeedFiles, StartFiles } from "../src/index.ts"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { Effect, Exit, Result, type Schema } from "effect"
+import { type FilePath, Files, FileTools, SeedFiles, StartFiles } from "../src/index.ts"
 import { runFresh, runOn } from "./run.ts"
 
 const env = {
@@ -311,6 +311,36 @@ describe("toolsets", () => {
       expect(success(exit)).toBe("pan, leche, huevos")
     })
   )
+})
+
+describe("the tools' types", () => {
+  type Text = Schema.String
+  type Refused = FileTools.InvalidField | FilePath.PathRefused
+
+  it("name each tool, its input fields and its failures exactly (checked by the typecheck)", () => {
+    expectTypeOf(FileTools.Read).toEqualTypeOf<
+      Tool.Tool<"read", Schema.Struct<{ readonly path: Text }>, string, FileTools.Failure, Files.Files>
+    >()
+    expectTypeOf(FileTools.Listar).toEqualTypeOf<
+      Tool.Tool<"listar", Schema.Struct<{ readonly carpeta: Text }>, string, Refused, Files.Files>
+    >()
+    expectTypeOf(FileTools.Buscar).toEqualTypeOf<
+      Tool.Tool<"buscar", Schema.Struct<{ readonly patron: Text }>, string, FileTools.InvalidField, Files.Files>
+    >()
+    expectTypeOf(FileTools.Write).toEqualTypeOf<
+      Tool.Tool<"write", Schema.Struct<{ readonly path: Text; readonly content: Text }>, string, Refused, Files.Files>
+    >()
+    expectTypeOf(FileTools.Anadir).toEqualTypeOf<
+      Tool.Tool<
+        "añadir",
+        Schema.Struct<{ readonly ruta: Text; readonly contenido: Text }>,
+        string,
+        Refused,
+        Files.Files
+      >
+    >()
+    expect(FileTools.spanish.tools.map((tool) => tool.name)).toEqual(["leer", "listar", "buscar", "escribir", "añadir"])
+  })
 })
 
 describe("StartFiles", () => {

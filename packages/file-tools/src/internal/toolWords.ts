@@ -16,27 +16,37 @@ export interface Named<N extends string> {
   readonly description: string
 }
 
-/** The words of one locale's five tools. */
-export interface Words<
-  Read extends string,
-  List extends string,
-  Search extends string,
-  Write extends string,
-  Append extends string,
-  Path extends string,
-  Folder extends string,
-  Pattern extends string,
-  Content extends string
-> {
-  readonly read: Named<Read> & { readonly path: Field<Path> }
-  readonly list: Named<List> & { readonly folder: Field<Folder> }
-  readonly search: Named<Search> & { readonly pattern: Field<Pattern> }
-  readonly write: Named<Write> & { readonly path: Field<Path>; readonly content: Field<Content> }
-  readonly append: Named<Append> & { readonly path: Field<Path>; readonly content: Field<Content> }
+/** The names of one locale's five tools, by what each tool does. */
+export interface ToolNames {
+  readonly read: string
+  readonly list: string
+  readonly search: string
+  readonly write: string
+  readonly append: string
+}
+
+/** The names of one locale's fields, by what each field means. */
+export interface FieldNames {
+  readonly path: string
+  readonly folder: string
+  readonly pattern: string
+  readonly content: string
+}
+
+/** The words of one locale's five tools, named `T` and with fields named `F`. */
+export interface Words<T extends ToolNames, F extends FieldNames> {
+  readonly read: Named<T["read"]> & { readonly path: Field<F["path"]> }
+  readonly list: Named<T["list"]> & { readonly folder: Field<F["folder"]> }
+  readonly search: Named<T["search"]> & { readonly pattern: Field<F["pattern"]> }
+  readonly write: Named<T["write"]> & { readonly path: Field<F["path"]>; readonly content: Field<F["content"]> }
+  readonly append: Named<T["append"]> & { readonly path: Field<F["path"]>; readonly content: Field<F["content"]> }
 }
 
 /** The English tools: `read {path}`, `list {folder}`, `search {pattern}`, `write`/`append {path, content}`. */
-export const english: Words<"read", "list", "search", "write", "append", "path", "folder", "pattern", "content"> = {
+export const english: Words<
+  { read: "read"; list: "list"; search: "search"; write: "write"; append: "append" },
+  { path: "path"; folder: "folder"; pattern: "pattern"; content: "content" }
+> = {
   read: {
     name: "read",
     description: "Reads a file and returns its whole content.",
@@ -70,15 +80,8 @@ export const english: Words<"read", "list", "search", "write", "append", "path",
 
 /** The Spanish tools: `leer {ruta}`, `listar {carpeta}`, `buscar {patron}`, `escribir`/`añadir {ruta, contenido}`. */
 export const spanish: Words<
-  "leer",
-  "listar",
-  "buscar",
-  "escribir",
-  "añadir",
-  "ruta",
-  "carpeta",
-  "patron",
-  "contenido"
+  { read: "leer"; list: "listar"; search: "buscar"; write: "escribir"; append: "añadir" },
+  { path: "ruta"; folder: "carpeta"; pattern: "patron"; content: "contenido" }
 > = {
   read: {
     name: "leer",
