@@ -261,7 +261,7 @@ export const journalTable = (entries: ReadonlyArray<Journal.Entry>): ReadonlyArr
     ...entries.map((e, i) => [
       String(i + 1),
       e.id,
-      e.tool,
+      e.name,
       e.state,
       clip(show(e.input)),
       e.observation === undefined

@@ -10,7 +10,7 @@
  *   delivers an activity whose runner died again (at least once), so a body that finds its own
  *   mark answers outcome unknown and does not run the call: at most once. An idempotent call is
  *   not marked and simply runs again;
- * - the record holds the call's tool and canonical input (the decoded input that runs, as the
+ * - the record holds the call's tool name and canonical input (the decoded input that runs, as the
  *   journal records it: `Journal.recordedInput`): a call id used again for another call
  *   is refused, as the journal refuses it.
  *
@@ -22,7 +22,7 @@
 import type { Execute, Outcome } from "@agent-harness/executor"
 import { Journal } from "@agent-harness/idempotency"
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import { Context, Effect, Layer, Result, Schema, SchemaTransformation } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Activity, WorkflowEngine } from "effect/workflow"
 import * as PgStore from "./PgStore.ts"
@@ -54,17 +54,41 @@ export const layerPg = (
 ): Layer.Layer<DurableJournal, Journal.JournalError, SqlClient.SqlClient> =>
   Layer.effect(DurableJournal, PgStore.make(options))
 
-/**
- * What an activity records for a call: its tool and canonical input (to refuse the id's reuse
- * for another call) and the observation.
- *
- * @since 0.1.0
- */
-export const Recorded: Schema.Struct<{
+/** A record as written today: the tool's `name`, as on the call. */
+const RecordedNow: Schema.Struct<{
+  readonly name: Schema.String
+  readonly input: Schema.String
+  readonly observation: typeof Journal.Observation
+}> = Schema.Struct({ name: Schema.String, input: Schema.String, observation: Journal.Observation })
+
+/** A record written before `name`: the tool's name under `tool`. */
+const RecordedBefore: Schema.Struct<{
   readonly tool: Schema.String
   readonly input: Schema.String
   readonly observation: typeof Journal.Observation
 }> = Schema.Struct({ tool: Schema.String, input: Schema.String, observation: Journal.Observation })
+
+/**
+ * What an activity records for a call: its tool's `name` and canonical input (to refuse the
+ * id's reuse for another call) and the observation. Records written before `name` hold the
+ * tool's name under `tool`; they still read (as `name`). A record is always written with `name`.
+ *
+ * @since 0.1.0
+ */
+export const Recorded: Schema.Union<
+  readonly [typeof RecordedNow, Schema.decodeTo<typeof RecordedNow, typeof RecordedBefore>]
+> = Schema.Union([
+  RecordedNow,
+  RecordedBefore.pipe(
+    Schema.decodeTo(
+      RecordedNow,
+      SchemaTransformation.transform({
+        decode: ({ tool, ...rest }) => ({ name: tool, ...rest }),
+        encode: ({ name, ...rest }) => ({ tool: name, ...rest })
+      })
+    )
+  )
+])
 
 /** What an activity records for a call. @since 0.1.0 */
 export type Recorded = typeof Recorded.Type
@@ -84,8 +108,8 @@ export const scoped = (store: Journal.Store, scope: string): Journal.Store => {
       Effect.map(store.get(inScope(id)), (entry) =>
         entry === undefined ? undefined : { ...entry, id: entry.id.slice(prefix.length) }
       ),
-    start: (id, tool, input) => store.start(inScope(id), tool, input),
-    finish: (id, tool, input, observation) => store.finish(inScope(id), tool, input, observation),
+    start: (id, name, input) => store.start(inScope(id), name, input),
+    finish: (id, name, input, observation) => store.finish(inScope(id), name, input, observation),
     entries: Effect.map(store.entries, (entries) =>
       entries.filter((e) => e.id.startsWith(prefix)).map((e) => ({ ...e, id: e.id.slice(prefix.length) }))
     )
@@ -136,16 +160,16 @@ export const middleware = (
           success: Recorded,
           execute: Effect.map(journal(call, tool, run), (outcome): Recorded => {
             ranHere = outcome
-            return { tool: call.name, input: input.success.text, observation: Journal.observationOf(outcome) }
+            return { name: call.name, input: input.success.text, observation: Journal.observationOf(outcome) }
           })
         }).pipe(
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
         )
         if (ranHere !== undefined) return ranHere
-        if (recorded.tool !== call.name || recorded.input !== input.success.text) {
+        if (recorded.name !== call.name || recorded.input !== input.success.text) {
           const catalog = yield* Effect.service(MessageCatalog.MessageCatalog)
-          const reason = `call id '${call.id}' was already used for another call (${recorded.tool} ${recorded.input})`
+          const reason = `call id '${call.id}' was already used for another call (${recorded.name} ${recorded.input})`
           const refused: Outcome.Outcome = {
             _tag: "Refused",
             id: call.id,

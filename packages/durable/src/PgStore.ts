@@ -168,7 +168,7 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
     const store: Journal.Store = {
       location,
       get: (id) =>
-        sql`SELECT id, tool, input, state, observation FROM ${name} WHERE id = ${id}`.pipe(
+        sql`SELECT id, tool AS name, input, state, observation FROM ${name} WHERE id = ${id}`.pipe(
           Effect.mapError(problem(`call '${id}' cannot be read`)),
           Effect.flatMap(entryOf)
         ),
@@ -192,7 +192,7 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
             Effect.mapError(problem(`the outcome of call '${id}' cannot be recorded`))
           )
         }),
-      entries: sql`SELECT id, tool, input, state, observation FROM ${name} ORDER BY seq`.pipe(
+      entries: sql`SELECT id, tool AS name, input, state, observation FROM ${name} ORDER BY seq`.pipe(
         Effect.mapError(problem("cannot be read")),
         Effect.flatMap((rows) => Effect.forEach(rows, (row) => Effect.fromResult(Journal.entryOfRow(location, row))))
       )

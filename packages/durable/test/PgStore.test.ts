@@ -32,7 +32,7 @@ describe("PgStore", () => {
           yield* store.start("a1", "append", { path: "log.txt", content: "x" })
           assert.deepStrictEqual(yield* store.get("a1"), {
             id: "a1",
-            tool: "append",
+            name: "append",
             input: { content: "x", path: "log.txt" },
             state: "started"
           })

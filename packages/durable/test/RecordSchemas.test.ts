@@ -7,7 +7,7 @@
 import { Ended, FinishReason, StopReason, Usage } from "@agent-harness/executor"
 import { assert, describe, it } from "@effect/vitest"
 import { Result as R, Schema } from "effect"
-import { DurableLoop } from "../src/index.ts"
+import { DurableJournal, DurableLoop } from "../src/index.ts"
 
 const problem = (result: R.Result<unknown, Schema.SchemaError>): string =>
   R.isFailure(result) ? result.failure.message : "(decoded)"
@@ -51,5 +51,25 @@ describe("DurableLoop.Response", () => {
       problem(Schema.decodeUnknownResult(DurableLoop.Response)({ ...reply, finishReason: "done" })),
       `"content-filter"`
     )
+  })
+})
+
+describe("DurableJournal.Recorded", () => {
+  const observation = { original: "Succeeded", is_error: false, content: "appended 1" } as const
+  const today = { name: "append", input: '{"path":"log.txt"}', observation } as const
+
+  it("is written with the tool's name as name, as on the call", () => {
+    assert.deepStrictEqual(Schema.encodeSync(DurableJournal.Recorded)(today), today)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(DurableJournal.Recorded)(today), today)
+  })
+
+  it("a record written before name (the tool's name under tool) still reads, as name", () => {
+    const { name, ...rest } = today
+    assert.deepStrictEqual(Schema.decodeUnknownSync(DurableJournal.Recorded)({ tool: name, ...rest }), today)
+  })
+
+  it("a record with neither is refused", () => {
+    const { name: _, ...rest } = today
+    assert.include(problem(Schema.decodeUnknownResult(DurableJournal.Recorded)(rest)), `["name"]`)
   })
 })

@@ -44,19 +44,20 @@ export const Observation: Schema.Struct<{
 export type Observation = typeof Observation.Type
 
 /**
- * One call id's record.
+ * One call id's record: the call's `id`, its tool's `name` and its `input` (spelt as on the
+ * call itself), its state and, once done, the observation.
  *
  * @since 0.1.0
  */
 export const Entry: Schema.Struct<{
   readonly id: Schema.String
-  readonly tool: Schema.String
+  readonly name: Schema.String
   readonly input: Schema.Unknown
   readonly state: Schema.Literals<readonly ["started", "done"]>
   readonly observation: Schema.optionalKey<typeof Observation>
 }> = Schema.Struct({
   id: Schema.String,
-  tool: Schema.String,
+  name: Schema.String,
   input: Schema.Unknown,
   state: Schema.Literals(["started", "done"]),
   observation: Schema.optionalKey(Observation)
@@ -167,7 +168,8 @@ export const recordedInput = (tool: Tool.Any, input: unknown): Result.Result<Rec
 
 /**
  * A call as a store keeps it: the input and the observation as JSON text (the observation is
- * `null` while the call is only started).
+ * `null` while the call is only started). The tables' column for the tool's name is `tool`, as
+ * every journal written so far has it; the stores read it as `name`.
  *
  * @since 0.1.0
  */
@@ -175,7 +177,7 @@ export interface StoredRow {
   /** The call id. */
   readonly id: string
   /** The tool's name. */
-  readonly tool: string
+  readonly name: string
   /** The input's canonical JSON text (`inputText`). */
   readonly input: string
   /** `started` or `done`. */
@@ -184,13 +186,15 @@ export interface StoredRow {
   readonly observation: string | null
 }
 
-const isStoredRow = (u: unknown): u is StoredRow =>
+/** A row's tool name: `name`, or `tool` in a row shaped as before (a store of its own). */
+const nameOfRow = (u: object): string | undefined =>
+  "name" in u && typeof u.name === "string" ? u.name : "tool" in u && typeof u.tool === "string" ? u.tool : undefined
+
+const isStoredRow = (u: unknown): u is Omit<StoredRow, "name"> =>
   typeof u === "object" &&
   u !== null &&
   "id" in u &&
   typeof u.id === "string" &&
-  "tool" in u &&
-  typeof u.tool === "string" &&
   "input" in u &&
   typeof u.input === "string" &&
   "state" in u &&
@@ -204,13 +208,16 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 
 /**
  * A stored row (see {@link StoredRow}) as an entry, or a `JournalError` naming `location`, the
- * call and what is wrong with it: every store reads its rows alike.
+ * call and what is wrong with it: every store reads its rows alike. A row that names the tool
+ * `tool` (the shape rows had before `name`) still reads.
  *
  * @since 0.1.0
  */
 export const entryOfRow = (location: string, row: unknown): Result.Result<Entry, JournalError> => {
   const fail = (problem: string) => Result.fail(new JournalError({ file: location, problem }))
   if (!isStoredRow(row)) return fail("a row of the journal is not a call")
+  const name = nameOfRow(row)
+  if (name === undefined) return fail("a row of the journal is not a call")
   const bad = (problem: string) => fail(`call '${row.id}': ${problem}`)
   let input: unknown
   try {
@@ -222,7 +229,7 @@ export const entryOfRow = (location: string, row: unknown): Result.Result<Entry,
   if (row.observation === null) {
     return row.state === "done"
       ? bad("done, but no observation is recorded")
-      : Result.succeed({ id: row.id, tool: row.tool, input, state: "started" })
+      : Result.succeed({ id: row.id, name, input, state: "started" })
   }
   let json: unknown
   try {
@@ -232,7 +239,7 @@ export const entryOfRow = (location: string, row: unknown): Result.Result<Entry,
   }
   const observation = decodeObservation(json)
   if (Result.isFailure(observation)) return bad(`its observation is not valid (${observation.failure.message})`)
-  return Result.succeed({ id: row.id, tool: row.tool, input, state: row.state, observation: observation.success })
+  return Result.succeed({ id: row.id, name, input, state: row.state, observation: observation.success })
 }
 
 /**
@@ -250,11 +257,11 @@ export interface Store {
    * Records that a call is about to run. Fails if the id is already in the journal (two calls
    * with one id raced past `get`): at most one of them may run.
    */
-  readonly start: (id: string, tool: string, input: unknown) => Effect.Effect<void, JournalError>
+  readonly start: (id: string, name: string, input: unknown) => Effect.Effect<void, JournalError>
   /** Records a call's outcome (inserting the entry if it was never started). */
   readonly finish: (
     id: string,
-    tool: string,
+    name: string,
     input: unknown,
     observation: Observation
   ) => Effect.Effect<void, JournalError>
@@ -401,9 +408,9 @@ export const middleware =
       if (entry !== undefined) {
         const recorded = Canonical.encode(entry.input)
         const same = Result.isSuccess(recorded) && recorded.success === text
-        if (entry.tool !== call.name || !same) {
+        if (entry.name !== call.name || !same) {
           const shown = Result.isSuccess(recorded) ? recorded.success : `(unreadable: ${recorded.failure.message})`
-          return refuse(`call id '${call.id}' was already used for another call (${entry.tool} ${shown})`)
+          return refuse(`call id '${call.id}' was already used for another call (${entry.name} ${shown})`)
         }
         if (entry.state === "done" && entry.observation !== undefined) {
           const again: Outcome.Outcome = replayed(call, entry.observation)

@@ -14,7 +14,7 @@ import { type Entry, inputText, JournalError, type Observation, type Store } fro
 /** An entry as kept: the input as its canonical text. */
 interface Kept {
   readonly id: string
-  readonly tool: string
+  readonly name: string
   readonly input: string
   readonly state: "started" | "done"
   readonly observation?: Observation
@@ -23,8 +23,8 @@ interface Kept {
 const toEntry = (kept: Kept): Entry => {
   const input: unknown = JSON.parse(kept.input)
   return kept.observation === undefined
-    ? { id: kept.id, tool: kept.tool, input, state: kept.state }
-    : { id: kept.id, tool: kept.tool, input, state: kept.state, observation: kept.observation }
+    ? { id: kept.id, name: kept.name, input, state: kept.state }
+    : { id: kept.id, name: kept.name, input, state: kept.state, observation: kept.observation }
 }
 
 /**
@@ -42,17 +42,17 @@ export const make: Effect.Effect<Store> = Effect.sync(() => {
         const kept = entries.get(id)
         return kept === undefined ? undefined : toEntry(kept)
       }),
-    start: (id, tool, input) =>
+    start: (id, name, input) =>
       Effect.suspend(() => {
         if (entries.has(id)) {
           return Effect.fail(new JournalError({ file, problem: `call '${id}' is already in the journal` }))
         }
         const text = inputText(file, id, input)
         if (Result.isFailure(text)) return Effect.fail(text.failure)
-        entries.set(id, { id, tool, input: text.success, state: "started" })
+        entries.set(id, { id, name, input: text.success, state: "started" })
         return Effect.void
       }),
-    finish: (id, tool, input, observation) =>
+    finish: (id, name, input, observation) =>
       Effect.suspend(() => {
         const started = entries.get(id)
         if (started !== undefined) {
@@ -61,7 +61,7 @@ export const make: Effect.Effect<Store> = Effect.sync(() => {
         }
         const text = inputText(file, id, input)
         if (Result.isFailure(text)) return Effect.fail(text.failure)
-        entries.set(id, { id, tool, input: text.success, state: "done", observation })
+        entries.set(id, { id, name, input: text.success, state: "done", observation })
         return Effect.void
       }),
     entries: Effect.sync(() => [...entries.values()].map(toEntry))

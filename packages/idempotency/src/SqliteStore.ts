@@ -31,7 +31,8 @@ export const format = "agent-harness-journal/1"
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-const columns = "seq, id, tool, input, state, observation"
+/** A row as read: the tool's name is the `tool` column, read as `name` (`Journal.StoredRow`). */
+const columns = "seq, id, tool AS name, input, state, observation"
 
 /** An open journal and its statements, prepared once. */
 interface Opened {
@@ -305,11 +306,11 @@ export const make = (file: string, options?: Options): Effect.Effect<Store, Jour
           attempt("read", () => get.get(id)),
           (row) => (row === undefined ? Effect.undefined : decode(row))
         ),
-      start: (id, tool, input) =>
+      start: (id, name, input) =>
         Effect.flatMap(Effect.fromResult(inputText(file, id, input)), (text) =>
           Effect.asVoid(
             Effect.try({
-              try: () => start.run(id, tool, text),
+              try: () => start.run(id, name, text),
               catch: (error) =>
                 new JournalError({
                   file,
@@ -320,9 +321,9 @@ export const make = (file: string, options?: Options): Effect.Effect<Store, Jour
             })
           )
         ),
-      finish: (id, tool, input, observation) =>
+      finish: (id, name, input, observation) =>
         Effect.flatMap(Effect.fromResult(inputText(file, id, input)), (text) =>
-          Effect.asVoid(attempt("write", () => finish.run(id, tool, text, JSON.stringify(observation))))
+          Effect.asVoid(attempt("write", () => finish.run(id, name, text, JSON.stringify(observation))))
         ),
       entries: Effect.flatMap(
         attempt("read", () => all.all()),

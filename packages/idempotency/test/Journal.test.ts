@@ -91,11 +91,11 @@ for (const backend of backends) {
           assert.deepStrictEqual(runs, ["c1"])
           // The tool, while running, read the journal: the mark was already there.
           assert.deepStrictEqual(seenWhileRunning, [
-            { id: "c1", tool: "cobrar", input: { euros: 10 }, state: "started" }
+            { id: "c1", name: "cobrar", input: { euros: 10 }, state: "started" }
           ])
           assert.deepStrictEqual(yield* store.get("c1"), {
             id: "c1",
-            tool: "cobrar",
+            name: "cobrar",
             input: { euros: 10 },
             state: "done",
             observation: { original: "Succeeded", is_error: false, content: "cobrados 10 euros" }
@@ -195,7 +195,7 @@ for (const backend of backends) {
           assert.deepStrictEqual(runs, [])
           assert.deepStrictEqual(yield* store.get("c7"), {
             id: "c7",
-            tool: "cobrar",
+            name: "cobrar",
             input: { euros: 5 },
             state: "started"
           })
@@ -578,7 +578,7 @@ for (const backend of backends) {
           assert.strictEqual(after["lista.txt"], "pan, leche, huevos, tomates")
           const journal = yield* Effect.scoped(Effect.flatMap(open, (store) => store.entries))
           assert.deepStrictEqual(
-            journal.map((e) => [e.id, e.tool, e.state, e.observation?.original]),
+            journal.map((e) => [e.id, e.name, e.state, e.observation?.original]),
             [
               ["t1", "leer", "done", "Succeeded"],
               ["t2", "añadir", "done", "Succeeded"],
@@ -594,15 +594,16 @@ for (const backend of backends) {
 /** A model that replies from a list, whatever it is shown. */
 const scripted = (replies: ReadonlyArray<ReadonlyArray<Message.ReplyBlock>>) => {
   const queue = [...replies]
-  return Model.layer({
-    reply: () =>
+  return Model.layer(
+    Model.fromReply(() =>
       Effect.suspend(() => {
         const next = queue.shift()
         return next === undefined
           ? Effect.fail({ _tag: "ScriptExhausted", message: "no reply left" })
           : Effect.succeed(next)
       })
-  })
+    )
+  )
 }
 
 /** Seed 000's kind of conversation: a read, an append and a failing read, a schema error, the end. */
@@ -636,18 +637,28 @@ describe("Journal.entryOfRow: every store reads its rows alike", () => {
     assert.isTrue(Result.isFailure(entry))
     return Result.isFailure(entry) ? entry.failure.message : ""
   }
-  const row = { id: "c1", tool: "append", input: '{"path":"a"}', state: "started", observation: null }
+  const row = { id: "c1", name: "append", input: '{"path":"a"}', state: "started", observation: null }
 
   it("a started row, and a done one with its observation", () => {
     assert.deepStrictEqual(
       read(row),
-      Result.succeed({ id: "c1", tool: "append", input: { path: "a" }, state: "started" })
+      Result.succeed({ id: "c1", name: "append", input: { path: "a" }, state: "started" })
     )
     const observation: Journal.Observation = { original: "Succeeded", is_error: false, content: "ok" }
     assert.deepStrictEqual(
       read({ ...row, state: "done", observation: JSON.stringify(observation) }),
-      Result.succeed({ id: "c1", tool: "append", input: { path: "a" }, state: "done", observation })
+      Result.succeed({ id: "c1", name: "append", input: { path: "a" }, state: "done", observation })
     )
+  })
+
+  it("a row shaped as before, its tool's name under tool, still reads, as name", () => {
+    const { name, ...rest } = row
+    assert.deepStrictEqual(
+      read({ ...rest, tool: name }),
+      Result.succeed({ id: "c1", name: "append", input: { path: "a" }, state: "started" })
+    )
+    assert.strictEqual(problemOf(rest), "the store: a row of the journal is not a call")
+    assert.strictEqual(problemOf({ ...rest, tool: 7 }), "the store: a row of the journal is not a call")
   })
 
   it("what is not a call's row is refused, naming the store, the call and what is wrong", () => {

@@ -177,6 +177,27 @@ describe("SqliteStore: bad files are refused, clearly, and left as they were", (
       return file
     })
 
+  it.effect("a row as every journal so far holds it (the tool column) reads with the tool's name as name", () =>
+    Effect.gen(function* () {
+      const file = yield* withRow(
+        "old-row.sqlite",
+        "INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)",
+        "t9",
+        "leer",
+        '{"ruta":"lista.txt"}',
+        JSON.stringify(done("pan"))
+      )
+      const entry = yield* Effect.scoped(Effect.flatMap(SqliteStore.make(file), (store) => store.get("t9")))
+      assert.deepStrictEqual(entry, {
+        id: "t9",
+        name: "leer",
+        input: { ruta: "lista.txt" },
+        state: "done",
+        observation: done("pan")
+      })
+    })
+  )
+
   it.effect("a row whose input is not JSON", () =>
     Effect.gen(function* () {
       const file = yield* withRow(
@@ -337,16 +358,16 @@ describe("SqliteStore: a good journal", () => {
       assert.deepStrictEqual(entries, [
         {
           id: "c",
-          tool: "añadir",
+          name: "añadir",
           input: { ruta: "lista.txt", contenido: ", tomates" },
           state: "done",
           observation: done("añadidos 9")
         },
-        { id: "a", tool: "leer", input: { ruta: "lista.txt" }, state: "done", observation: done("pan, leche, huevos") },
-        { id: "b", tool: "escribir", input: { ruta: "nota.txt", contenido: "somos cuatro" }, state: "started" },
+        { id: "a", name: "leer", input: { ruta: "lista.txt" }, state: "done", observation: done("pan, leche, huevos") },
+        { id: "b", name: "escribir", input: { ruta: "nota.txt", contenido: "somos cuatro" }, state: "started" },
         {
           id: "d",
-          tool: "leer",
+          name: "leer",
           input: { ruta: "x" },
           state: "done",
           observation: { original: "Failed", is_error: true, content: "no existe" }
