@@ -23,7 +23,7 @@
  * one `group` run concurrently, each counted against the budget, results kept in plan order.
  *
  * Every session has an id, generated (a random UUID) unless given, and each step runs with the
- * call id `<session id>/step-<revision>-<step id>` ({@link callId}): a journal (the idempotency
+ * call id `<session id>/step-<revision>-<step id>` ({@link toolUseId}): a journal (the idempotency
  * package's middleware) then tells one session's calls from another's, so a second session on
  * the same durable journal runs its steps instead of being handed the first one's results. To
  * resume a session on purpose (after a crash), run it again with the same `sessionId` over the
@@ -59,7 +59,7 @@ export interface Options<T extends Tool.Any, E, R> {
   /** What the session is for, as the planner reads it. */
   readonly goal: string
   /**
-   * The session's id, in every call id (see {@link callId}); default a fresh random UUID. Give
+   * The session's id, in every call id (see {@link toolUseId}); default a fresh random UUID. Give
    * the id of an earlier session, over the same journal, to resume it. Not empty.
    */
   readonly sessionId?: string | undefined
@@ -93,14 +93,22 @@ type State =
   | { readonly _tag: "Failed"; readonly reason: Reason }
 
 /**
- * The call id a step runs with: `<session id>/step-<revision>-<step id>`. The same session,
- * revision and step always give the same id (so a resumed session replays), and two sessions
- * never share one.
+ * The call id a step runs with (its `tool_use_id`): `<session id>/step-<revision>-<step id>`.
+ * The same session, revision and step always give the same id (so a resumed session replays),
+ * and two sessions never share one.
  *
  * @since 0.1.0
  */
-export const callId = (sessionId: string, revision: number, stepId: number): string =>
+export const toolUseId = (sessionId: string, revision: number, stepId: number): string =>
   `${sessionId}/step-${revision}-${stepId}`
+
+/**
+ * The call id a step runs with: the old name of {@link toolUseId}.
+ *
+ * @deprecated Use `Session.toolUseId`.
+ * @since 0.1.0
+ */
+export const callId: (sessionId: string, revision: number, stepId: number) => string = toolUseId
 
 /**
  * A fresh session id: a random UUID (`crypto.randomUUID`).
@@ -284,10 +292,10 @@ const runWith = <T extends Tool.Any, E, R>(
         if (spent._tag === "Failure") return { _tag: "Failed", reason: "step_budget" } as const
         steps = spent.success
         for (const step of toRun) {
-          yield* emit({ type: "step.started", revision, step, call_id: callId(sessionId, revision, step.id) })
+          yield* emit({ type: "step.started", revision, step, call_id: toolUseId(sessionId, revision, step.id) })
         }
         const callOf = (step: Step.Step) => ({
-          id: callId(sessionId, revision, step.id),
+          id: toolUseId(sessionId, revision, step.id),
           name: step.tool_name,
           input: step.args
         })
