@@ -15,9 +15,9 @@ import * as ScenarioServices from "./ScenarioServices.ts"
 
 /**
  * What the CLI uses of the platform: files, paths, stdio and the terminal. effect/cli also asks
- * for a child-process spawner, which no harness command uses (the soak spawns its children with
- * node:child_process itself); the Node one would load child_process, net and dgram at every start,
- * so the CLI provides one that says so if it is ever called. Files, paths, the scenarios' MCP
+ * for a child-process spawner, which no harness command uses; the Node one would load
+ * child_process, net and dgram at every start, so the CLI provides one that says so if it is ever
+ * called. Files, paths, the scenarios' MCP
  * mounter and permission gate come from `ScenarioServices` (shared with `harness test`'s worker
  * threads).
  */
