@@ -3,16 +3,15 @@
  * its outcome is unknown, or it never arrived (retry safety follows). With the official SDK's
  * servers over stdio and Streamable HTTP, and with hostile ones.
  */
-import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import process from "node:process"
 import { fileURLToPath } from "node:url"
 import type { Outcome } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { Mount } from "../src/index.ts"
 import { listen, mountIn, run, seen, shut } from "./fixtures/mounting.ts"
-import { makeSdkServer } from "./fixtures/sdk-tools.ts"
+import { answerStateless, openSession } from "./fixtures/sdk-http.ts"
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 // A loaded 2-core machine: starting Node with the SDK can take seconds.
@@ -122,16 +121,7 @@ const switchable = async () => {
       res.writeHead(500, { "content-type": "text/plain" }).end(`Internal Server Error ${"!".repeat(2000)}`)
       return
     }
-    const server = makeSdkServer()
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-    res.on("close", () => {
-      void transport.close()
-      void server.close()
-    })
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.destroy())
+    answerStateless()(req, res)
   })
   const port = await listen(listener)
   return {
@@ -218,18 +208,7 @@ const stateful = async () => {
         return
       }
       counts.initialize++
-      const server = makeSdkServer()
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
-        onsessioninitialized: (session) => {
-          sessions.set(session, transport)
-        }
-      })
-      server
-        .connect(transport)
-        .then(() => transport.handleRequest(req, res))
-        .catch(() => res.destroy())
+      openSession(sessions, req, res)
     })
     return listener
   }

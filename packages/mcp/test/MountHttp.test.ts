@@ -8,7 +8,7 @@ import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { MessageSize, Mount } from "../src/index.ts"
-import { serveSdkHttp } from "./fixtures/sdk-http.ts"
+import { openSession, serveSdkHttp } from "./fixtures/sdk-http.ts"
 import { listen, mountIn, run, seen, shut } from "./fixtures/mounting.ts"
 import { makeSdkServer } from "./fixtures/sdk-tools.ts"
 
@@ -73,18 +73,7 @@ const sessionMap = async () => {
       return
     }
     counts.initialize++
-    const server = makeSdkServer()
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      onsessioninitialized: (session) => {
-        sessions.set(session, transport)
-      }
-    })
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.destroy())
+    openSession(sessions, req, res)
   })
   const port = await listen(listener)
   return {

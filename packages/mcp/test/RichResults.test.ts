@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Schema, Scope } from "effect"
 import * as z from "zod"
 import { Mount, Serve } from "../src/index.ts"
+import { answerStateless, serveHttp } from "./fixtures/sdk-http.ts"
 
 const slow = { timeout: 120_000 }
 const png = "iVBORw0KGgoAAAANSUhEUg=="
@@ -56,32 +56,7 @@ const sdkServer = () => {
     )
     return server
   }
-  const listener = createServer((req, res) => {
-    const server = make()
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-    res.on("close", () => {
-      void transport.close()
-      void server.close()
-    })
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.destroy())
-  })
-  return new Promise<{ readonly url: string; readonly close: () => Promise<void> }>((resolve) =>
-    listener.listen(0, "127.0.0.1", () => {
-      const address = listener.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      resolve({
-        url: `http://127.0.0.1:${port}/mcp`,
-        close: () =>
-          new Promise<void>((done) => {
-            listener.close(() => done())
-            listener.closeAllConnections()
-          })
-      })
-    })
-  )
+  return serveHttp(createServer(answerStateless(make)))
 }
 
 describe("a mounted server's rich result", slow, () => {
