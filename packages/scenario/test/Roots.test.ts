@@ -4,7 +4,7 @@
  * says the folder cannot be used (at `root`), and the run over the copy the service opens (the
  * copy's files on the trace and in `outcome.files`, the copy closed after the run, a copy that
  * cannot be made failing the verdict with nothing run). The service here is a fake over memory:
- * the real one (the CLI's, over TreeFiles) is tested in apps/cli.
+ * the real one (`TreeRoots`, over TreeFiles) is tested in TreeRoots.test.ts and through the CLI.
  */
 import { Trace } from "@agent-harness/executor"
 import { Files } from "@agent-harness/file-tools"
@@ -112,7 +112,9 @@ describe("root: running", () => {
       assert.isTrue(verdict.passed)
       assert.deepStrictEqual(fake.asked, [["fixtures/project", FILE]])
       assert.strictEqual(fake.open(), 0)
-      const annotations = (yield* memory.events).flatMap((e) => (e.type === "annotation" ? [[e.key, e.value]] : []))
+      const annotations = (yield* memory.events).flatMap((e) =>
+        e.type === "trace.annotated" ? [[e.key, e.value]] : []
+      )
       // The initial files on the trace are the copy's, so a captured run replays without the folder.
       assert.deepStrictEqual(
         annotations.find(([key]) => key === Conversation.annotations.files),
