@@ -7,6 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import * as HttpEndpoint from "../src/internal/HttpEndpoint.ts"
+import * as JsonRpc from "./fixtures/jsonrpc.ts"
 
 const slow = { timeout: 60_000 }
 
@@ -35,24 +36,10 @@ describe("HttpEndpoint sessions", slow, () => {
   })
   afterAll(() => close())
 
-  const post = (body: unknown, session?: string) =>
-    fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
-      },
-      body: JSON.stringify(body)
-    })
+  const post = (body: unknown, session?: string) => JsonRpc.post(url, body, session)
 
   const initialize = async () => {
-    const response = await post({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-    })
+    const response = await post(JsonRpc.initialize(1))
     await response.text()
     return response.headers.get("mcp-session-id") ?? ""
   }

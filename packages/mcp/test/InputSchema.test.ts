@@ -2,6 +2,7 @@ import { JsonSchema, MessageCatalog, Tool, Toolset } from "@agent-harness/tool-s
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import { InputSchema } from "../src/index.ts"
+import { conditionalLink } from "./fixtures/schemas.ts"
 
 /** The observation a call gets from a tool with the imported schema: "ok" or `not executed: …`. */
 const checker = (schema: unknown, catalog: MessageCatalog.MessageCatalog = MessageCatalog.english) => {
@@ -103,15 +104,7 @@ describe("InputSchema.fromJsonSchema: common schemas (effect's import, then the 
 })
 
 describe("InputSchema.fromJsonSchema: what effect refuses is checked by the validator alone", () => {
-  const conditional = {
-    type: "object",
-    properties: { kind: { type: "string" }, url: { type: "string", format: "uri" } },
-    required: ["kind"],
-    if: { properties: { kind: { const: "link" } }, required: ["kind"] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then is what this test is about
-    then: { required: ["url"] },
-    additionalProperties: false
-  }
+  const conditional = conditionalLink
 
   it("if/then: required by a condition, format, type, extra fields", () => {
     const { imported, check } = checker(conditional)

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Schema, Scope } from "effect"
 import { Serve } from "../src/index.ts"
+import * as JsonRpc from "./fixtures/jsonrpc.ts"
 import { tools } from "./fixtures/tools.ts"
 
 const script = fileURLToPath(new URL("./fixtures/serve-stdio.ts", import.meta.url))
@@ -147,19 +148,9 @@ describe("the official SDK's Client against our server over stdio", slow, () => 
     })
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-    send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-    })
-    send({ jsonrpc: "2.0", method: "notifications/initialized" })
-    send({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "slow", arguments: { ms: 200, tag: "last" } }
-    })
+    send(JsonRpc.initialize(1, "2025-11-25"))
+    send(JsonRpc.initialized)
+    send(JsonRpc.toolsCall(2, "slow", { ms: 200, tag: "last" }))
     child.stdin.end()
     expect(await exited).toBe(0)
     const answers = lines.map((l) => JSON.parse(l) as { id: number; result: CallToolResult })

@@ -16,6 +16,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type CallToolResult, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Scope } from "effect"
 import { Serve } from "../src/index.ts"
+import * as JsonRpc from "./fixtures/jsonrpc.ts"
 import { longTools } from "./fixtures/long-tools.ts"
 
 const script = fileURLToPath(new URL("./fixtures/serve-long-stdio.ts", import.meta.url))
@@ -182,20 +183,10 @@ describe("long calls over stdio (a child like `harness mcp serve`)", slow, () =>
         check()
       })
     try {
-      send({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-      })
+      send(JsonRpc.initialize(1))
       await answered(1)
-      send({ jsonrpc: "2.0", method: "notifications/initialized" })
-      send({
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/call",
-        params: { name: "wait", arguments: { ms: 30_000, tag: "raw" } }
-      })
+      send(JsonRpc.initialized)
+      send(JsonRpc.toolsCall(2, "wait", { ms: 30_000, tag: "raw" }))
       await heard.when("started raw")
       send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "no longer needed" } })
       await heard.when("finalized raw")
@@ -256,30 +247,13 @@ describe("long calls over Streamable HTTP (Serve.http)", slow, () => {
       finalized: (tag) => heard.hear(`finalized ${tag}`)
     })
     const { url } = await Effect.runPromise(Scope.provide(Serve.http(tools, { port: 0 }), scope))
-    const post = (body: unknown, session?: string) =>
-      fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
-        },
-        body: JSON.stringify(body)
-      })
-    const initialized = await post({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-    })
+    const post = (body: unknown, session?: string) => JsonRpc.post(url, body, session)
+    const initialized = await post(JsonRpc.initialize(1))
     const session = initialized.headers.get("mcp-session-id") ?? ""
     expect(session).not.toBe("")
     await initialized.text()
-    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text()
-    const running = await post(
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "wait", arguments: { ms: 30_000, tag: "raw" } } },
-      session
-    )
+    await (await post(JsonRpc.initialized, session)).text()
+    const running = await post(JsonRpc.toolsCall(2, "wait", { ms: 30_000, tag: "raw" }), session)
     await heard.when("started raw")
     const cancelled = await post(
       { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "no longer needed" } },
@@ -295,10 +269,7 @@ describe("long calls over Streamable HTTP (Serve.http)", slow, () => {
       )
     ])
     expect(stream).not.toContain('"id":2')
-    const next = await post(
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "wait", arguments: { ms: 1, tag: "after" } } },
-      session
-    )
+    const next = await post(JsonRpc.toolsCall(3, "wait", { ms: 1, tag: "after" }), session)
     expect(await next.text()).toContain("waited after")
   })
   contract(async () => {
