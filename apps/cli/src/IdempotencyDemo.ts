@@ -212,12 +212,12 @@ const printingModel = (style: Report.Style): Effect.Effect<Model.Shape> =>
     let turn = 0
     return {
       ...model,
-      reply: (request) =>
-        Effect.tap(model.reply(request), (reply) =>
+      respond: (request) =>
+        Effect.tap(model.respond(request), (response) =>
           Effect.gen(function* () {
             turn += 1
             yield* Console.log(style.dim(`— turno ${turn} —`))
-            for (const block of reply) {
+            for (const block of response.content) {
               if (block.type === "reasoning") continue
               yield* Console.log(
                 block.type === "text"

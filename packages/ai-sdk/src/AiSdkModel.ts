@@ -157,16 +157,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
       )
       return Effect.andThen(report(declared), sent)
     })
-  return {
-    respond,
-    reply: (request) =>
-      Effect.flatMap(respond(request), (response) => {
-        const finishReason = response.finishReason
-        return finishReason !== undefined && Model.isIncomplete(finishReason)
-          ? Effect.fail(new Model.IncompleteReply({ finishReason }))
-          : Effect.succeed(response.content)
-      })
-  }
+  return { respond }
 }
 
 /**

@@ -10,8 +10,10 @@
 
 /** Any AI SDK `LanguageModelV4` as the loop's `Model`: one request per turn, lossless history, bounded retries, typed failures. @since 0.1.0 */
 export * as AiSdkModel from "./AiSdkModel.ts"
-/** Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for the model-backed planner and your own `generateText` calls. @since 0.1.0 */
+/** Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for your own `generateText` calls (and, through `LanguageModelAdapter`, the loop). @since 0.1.0 */
 export * as EffectAiModel from "./EffectAiModel.ts"
+/** Any effect/ai `LanguageModel` as the executor's `Model`, for the loop and the planner; our executor validates and runs every call. @since 0.1.0 */
+export * as LanguageModelAdapter from "./LanguageModelAdapter.ts"
 /** Why a model request failed, typed: `MissingApiKey`, `RequestRejected`, `ProviderUnavailable`, `ProviderTimeout`, `ProviderFailure`. @since 0.1.0 */
 export * as ProviderError from "./ProviderError.ts"
 /** The loop's history as an AI SDK prompt and a provider's reply as the loop's blocks, losing nothing the next request needs. @since 0.1.0 */

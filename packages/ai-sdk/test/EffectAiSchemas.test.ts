@@ -5,7 +5,7 @@
  * mode is on where it costs nothing and a `null` for what the model left out reaches effect/ai's
  * own decoding as absent.
  */
-import { LanguageModelAdapter, Loop, Message } from "@agent-harness/executor"
+import { Loop, Message } from "@agent-harness/executor"
 import { Toolset } from "@agent-harness/tool-schema"
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
@@ -14,7 +14,7 @@ import { Effect, Layer, Logger, Schema } from "effect"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as AiTool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
-import { EffectAiModel } from "../src/index.ts"
+import { EffectAiModel, LanguageModelAdapter } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
 import { listed, toolOf } from "./fixtures/servers.ts"
 import { jsonOf } from "./fixtures.ts"

@@ -1,35 +1,43 @@
 /**
- * The model-backed planner through an AI SDK provider: `EffectAiModel` gives it an effect/ai
- * `LanguageModel`, its plan is asked as structured output, and provider failures are typed
- * `AiError`s.
+ * The model-backed planner through an AI SDK provider: the same `Model` layer as the loop's
+ * (`AiSdkModel`, or effect/ai's `LanguageModel` through `LanguageModelAdapter`), its plan read
+ * from the reply's text, provider failures typed.
  */
 import { Message } from "@agent-harness/executor"
 import { ModelPlanner, Session } from "@agent-harness/planner"
 import { createOpenAI } from "@ai-sdk/openai"
-import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { EffectAiModel } from "../src/index.ts"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { AiSdkModel, EffectAiModel, LanguageModelAdapter, ProviderError } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
 import { jsonOf, makeTools } from "./fixtures.ts"
 
 const timeout = 60_000
 
-const modelOf = (fake: FakeProvider.Fake, apiKey = "sk-test") =>
-  EffectAiModel.layer(createOpenAI({ baseURL: `${fake.url}/v1`, apiKey }).chat("gpt-test"), {
-    retry: { base: "1 millis" }
-  })
+const chatOf = (fake: FakeProvider.Fake, apiKey: string) =>
+  createOpenAI({ baseURL: `${fake.url}/v1`, apiKey }).chat("gpt-test")
 
-describe("ModelPlanner over EffectAiModel", () => {
-  it.live(
-    "plans through the provider with a JSON response format, and the session runs the plan",
-    () =>
+const aiSdkModelOf = (fake: FakeProvider.Fake, apiKey = "sk-test") =>
+  AiSdkModel.layer(chatOf(fake, apiKey), { retry: { base: "1 millis" } })
+
+const effectAiModelOf = (fake: FakeProvider.Fake, apiKey = "sk-test") =>
+  Layer.provide(LanguageModelAdapter.layer, EffectAiModel.layer(chatOf(fake, apiKey), { retry: { base: "1 millis" } }))
+
+const plan = {
+  steps: [
+    { id: 1, tool_name: "catalogo.buscar", args: { consulta: "salmorejo" }, expected_outcome: "recetas" },
+    { id: 2, tool_name: "añadir", args: { ruta: "lista.txt", texto: "tomates" }, expected_outcome: "apuntado" }
+  ]
+}
+
+describe("ModelPlanner over the loop's Model", () => {
+  it.live.each([
+    ["AiSdkModel", aiSdkModelOf],
+    ["LanguageModelAdapter over EffectAiModel", effectAiModelOf]
+  ] as const)(
+    "through %s: plans with the planner's messages and no tools, retried once, and the session runs the plan",
+    ([, modelOf]) =>
       Effect.gen(function* () {
-        const plan = {
-          steps: [
-            { id: 1, tool_name: "catalogo.buscar", args: { consulta: "salmorejo" }, expected_outcome: "recetas" },
-            { id: 2, tool_name: "añadir", args: { ruta: "lista.txt", texto: "tomates" }, expected_outcome: "apuntado" }
-          ]
-        }
         const fake = yield* FakeProvider.scoped({
           openai: [
             FakeProvider.error(429, { message: "slow down", retryAfterMs: 1 }),
@@ -48,15 +56,19 @@ describe("ModelPlanner over EffectAiModel", () => {
         expect(ran).toEqual(["catalogo.buscar salmorejo", "añadir lista.txt tomates"])
         expect(fake.requests).toHaveLength(2)
         expect(fake.requests[0]?.body).toBe(fake.requests[1]?.body)
-        const body = jsonOf<{ response_format?: { type: string; json_schema?: { name: string } } }>(fake.requests[1])
-        expect(body.response_format?.type).toBe("json_schema")
-        expect(body.response_format?.json_schema?.name).toBe("plan")
+        const body = jsonOf<{ messages: ReadonlyArray<{ role: string; content: unknown }>; tools?: unknown }>(
+          fake.requests[1]
+        )
+        expect(body.messages.map((m) => m.role)).toEqual(["system", "user"])
+        expect(JSON.stringify(body.messages[0]?.content)).toContain("You are the planner of a plan-and-execute agent.")
+        expect(JSON.stringify(body.messages[1]?.content)).toContain("Goal: Apunta lo que hace falta para un salmorejo")
+        expect(body.tools === undefined || (Array.isArray(body.tools) && body.tools.length === 0)).toBe(true)
       }),
     timeout
   )
 
   it.live(
-    "a rejected key is an AiError AuthenticationError (InvalidKey) naming the cause",
+    "a rejected key fails the session with the model's typed failure: RequestRejected from AiSdkModel",
     () =>
       Effect.gen(function* () {
         const fake = yield* FakeProvider.scoped({ apiKey: "sk-right" })
@@ -67,10 +79,29 @@ describe("ModelPlanner over EffectAiModel", () => {
           toolset,
           maxSteps: 5,
           maxReplans: 0
-        }).pipe(Effect.provide(modelOf(fake, "sk-wrong")), Effect.flip)
+        }).pipe(Effect.provide(aiSdkModelOf(fake, "sk-wrong")), Effect.flip)
+        assert.instanceOf(error, ProviderError.RequestRejected)
+        expect([error.status, error.refusal]).toEqual([401, "api_key_rejected"])
+        expect(error.message).toContain("openai.chat rejected the API key (HTTP 401): Incorrect API key provided.")
+      }),
+    timeout
+  )
+
+  it.live(
+    "a rejected key through effect/ai is an AiError AuthenticationError (InvalidKey) naming the cause",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({ apiKey: "sk-right" })
+        const { toolset } = makeTools()
+        const error = yield* Session.run({
+          goal: "g",
+          planner: ModelPlanner.make({ toolset }),
+          toolset,
+          maxSteps: 5,
+          maxReplans: 0
+        }).pipe(Effect.provide(effectAiModelOf(fake, "sk-wrong")), Effect.flip)
         expect(error._tag).toBe("AiError")
-        expect(error.reason._tag).toBe("AuthenticationError")
-        expect(error.reason).toMatchObject({ kind: "InvalidKey" })
+        expect(error).toMatchObject({ reason: { _tag: "AuthenticationError", kind: "InvalidKey" } })
         expect(error.message).toContain("openai.chat rejected the API key (HTTP 401): Incorrect API key provided.")
       }),
     timeout

@@ -5,13 +5,13 @@
  * function_call_output; OpenAI Chat, whose tool messages are text only, the text, which says
  * what the image is (and no base64 dumped into it).
  */
-import { LanguageModelAdapter, Loop, Message, type Model } from "@agent-harness/executor"
+import { Loop, Message, type Model } from "@agent-harness/executor"
 import { Tool, ToolContent, Toolset } from "@agent-harness/tool-schema"
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { AiSdkModel, EffectAiModel, ProviderPrompt } from "../src/index.ts"
+import { AiSdkModel, EffectAiModel, LanguageModelAdapter, ProviderPrompt } from "../src/index.ts"
 import { FakeProvider } from "../src/testing.ts"
 import { jsonOf, successOf } from "./fixtures.ts"
 

@@ -122,25 +122,20 @@ export const journaledModel = (
     const engine = yield* WorkflowEngine.WorkflowEngine
     const instance = yield* WorkflowEngine.WorkflowInstance
     let asked = 0
-    const ask = (request: Model.Request): Effect.Effect<Model.Response, Model.Failure> =>
-      model.respond === undefined
-        ? Effect.map(model.reply(request), (content) => ({ content }))
-        : model.respond(request)
     const respond = (request: Model.Request): Effect.Effect<Model.Response, Model.Failure> =>
       Activity.make({
         name: `turn/${++asked}`,
         success: Response,
         error: ModelFailure,
-        execute: Effect.mapError(ask(request), (failure) => ({ _tag: failure._tag, message: failure.message }))
+        execute: Effect.mapError(model.respond(request), (failure) => ({
+          _tag: failure._tag,
+          message: failure.message
+        }))
       }).pipe(
         Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
         Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
       )
-    return {
-      reply: (request) => Effect.map(respond(request), (response) => response.content),
-      respond,
-      complete: model.complete
-    }
+    return { respond, complete: model.complete }
   })
 
 /**

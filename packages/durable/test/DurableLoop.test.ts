@@ -19,21 +19,20 @@ const opening = [Message.system("You keep notes."), Message.user("Note it down."
 /** A model that counts its calls: two turns of calls (the same ids in every conversation), then a text. */
 const countingModel = () => {
   const asked = { count: 0 }
-  const model: Model.Shape = {
-    reply: ({ messages }) =>
-      Effect.sync(() => {
-        asked.count++
-        const turn = messages.filter((m) => m.role === "assistant").length
-        if (turn === 0) {
-          return [
-            Message.toolUse("c1", "append", { path: "notes.txt", content: "[c1]\n" }),
-            Message.toolUse("c2", "write", { path: "state.txt", content: "first\n" })
-          ]
-        }
-        if (turn === 1) return [Message.toolUse("c3", "append", { path: "notes.txt", content: "[c3]\n" })]
-        return [Message.text("Noted.")]
-      })
-  }
+  const model: Model.Shape = Model.fromReply(({ messages }) =>
+    Effect.sync(() => {
+      asked.count++
+      const turn = messages.filter((m) => m.role === "assistant").length
+      if (turn === 0) {
+        return [
+          Message.toolUse("c1", "append", { path: "notes.txt", content: "[c1]\n" }),
+          Message.toolUse("c2", "write", { path: "state.txt", content: "first\n" })
+        ]
+      }
+      if (turn === 1) return [Message.toolUse("c3", "append", { path: "notes.txt", content: "[c3]\n" })]
+      return [Message.text("Noted.")]
+    })
+  )
   return { model, asked }
 }
 
@@ -96,7 +95,7 @@ describe("DurableLoop on one process", () => {
     "a model that fails ends the conversation with ConversationFailed naming the turn",
     async (ctx) => {
       const url = db.url(ctx)
-      const failing: Model.Shape = { reply: () => Effect.fail({ _tag: "RateLimited", message: "slow down" }) }
+      const failing: Model.Shape = Model.fromReply(() => Effect.fail({ _tag: "RateLimited", message: "slow down" }))
       const kind = DurableLoop.make("test/failing", { toolset: FileTools.english })
       const exit = await Effect.runPromise(
         Effect.exit(kind.run({ conversation_id: "f1", messages: opening })).pipe(

@@ -28,14 +28,13 @@ const Shot = Tool.make("shot", {
   }
 })
 
-const model: Model.Shape = {
-  reply: ({ messages }) =>
-    Effect.succeed(
-      messages.some((m) => m.role === "assistant")
-        ? [Message.text("Seen.")]
-        : [Message.toolUse("c1", "shot", { page: "home" })]
-    )
-}
+const model: Model.Shape = Model.fromReply(({ messages }) =>
+  Effect.succeed(
+    messages.some((m) => m.role === "assistant")
+      ? [Message.text("Seen.")]
+      : [Message.toolUse("c1", "shot", { page: "home" })]
+  )
+)
 
 describe("DurableLoop with rich results", () => {
   it(

@@ -1,12 +1,13 @@
 /**
- * The model as a service: given the history and the tools, it replies with text, tool calls and
- * reasoning. The loop knows nothing else about it; a scripted model, an effect/ai
- * `LanguageModel` or a provider SDK plug in as layers.
+ * The model as a service: given the history and the tools, it `respond`s with text, tool calls
+ * and reasoning, and what the provider said about the reply (usage, finish reason). The loop and
+ * the model-backed planner know nothing else about it; a scripted model or a provider (the
+ * ai-sdk edge: an AI SDK provider, an effect/ai `LanguageModel`) plugs in as a layer.
  *
  * @since 0.1.0
  */
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Cause, Context, Data, type Effect, Layer } from "effect"
+import { type Cause, Context, Data, Effect, Layer } from "effect"
 import type * as FinishReasons from "./FinishReason.ts"
 import type * as Message from "./Message.ts"
 import type * as Usages from "./Usage.ts"
@@ -49,7 +50,7 @@ const MalformedReplyBase: new (args: {
   Data.TaggedError("MalformedReply")
 
 /**
- * The model's reply broke the contract of `Model.reply`: it is not a list of text, tool_use and
+ * The model's reply broke the contract of `Model.respond`: it is not a list of text, tool_use and
  * reasoning blocks, or a tool_use has no id (no result could answer it) or no tool name.
  * `message` says which block and what is wrong.
  *
@@ -164,24 +165,58 @@ export interface Request {
 }
 
 /**
- * A model.
+ * A model: one interface, `respond`, for the loop and the planner. A provider (an edge
+ * package: ai-sdk, the scripted model, your own) implements `respond`; a function that gives
+ * only the blocks becomes a model with {@link fromReply}.
  *
  * @since 0.1.0
  */
 export interface Shape {
-  /** One reply to the history. */
-  readonly reply: (request: Request) => Effect.Effect<ReadonlyArray<Message.ReplyBlock>, Failure>
   /**
-   * One reply with its usage and finish reason. A model that knows them gives this too; the
-   * loop calls it instead of `reply` when it is there.
+   * One reply to the history: its blocks, with the usage and the finish reason when the
+   * provider reports them. The loop keeps them in its turns and its trace, and fails the run
+   * with `IncompleteReply` when the reply did not finish (`isIncomplete`).
    */
-  readonly respond?: ((request: Request) => Effect.Effect<Response, Failure>) | undefined
+  readonly respond: (request: Request) => Effect.Effect<Response, Failure>
   /**
    * Called once when the loop stops, with the final history: a scripted model checks here that
    * no reply is left over and that the last results are the expected ones.
    */
   readonly complete?: ((messages: ReadonlyArray<Message.Message>) => Effect.Effect<void, Failure>) | undefined
 }
+
+/**
+ * A function that gives a reply's blocks only (no usage, no finish reason), for
+ * {@link fromReply}.
+ *
+ * @since 0.1.0
+ */
+export type Reply = (request: Request) => Effect.Effect<ReadonlyArray<Message.ReplyBlock>, Failure>
+
+/**
+ * A model from a function that gives only the reply's blocks: its `respond` answers those
+ * blocks as the `content` of a `Response` with no usage and no finish reason. A throw or an
+ * answer that is not an Effect reaches the loop as it is, and is reported as the model's
+ * (`ModelDefect`).
+ *
+ * @example
+ * ```ts
+ * import { Message, Model } from "@agent-harness/executor"
+ * import { Effect } from "effect"
+ *
+ * const echo = Model.layer(Model.fromReply(() => Effect.succeed([Message.text("hello")])))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const fromReply = (reply: Reply, options?: { readonly complete?: Shape["complete"] }): Shape => ({
+  respond: (request) => {
+    const out = reply(request)
+    // A hostile function's non-Effect goes on as it is: the loop names it.
+    return Effect.isEffect(out) ? Effect.map(out, (content): Response => ({ content })) : out
+  },
+  ...(options?.complete === undefined ? {} : { complete: options.complete })
+})
 
 const ModelBase: Context.ServiceClass<Model, "@agent-harness/executor/Model", Shape> = Context.Service<Model, Shape>()(
   "@agent-harness/executor/Model"

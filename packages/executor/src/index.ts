@@ -12,13 +12,11 @@ export * as Ended from "./Ended.ts"
 export * as Execute from "./Execute.ts"
 /** Why a model's reply ended: the closed list, as a Schema. @since 0.1.0 */
 export * as FinishReason from "./FinishReason.ts"
-/** Drives the loop with an effect/ai `LanguageModel`, our executor validating and running every call. @since 0.1.0 */
-export * as LanguageModelAdapter from "./LanguageModelAdapter.ts"
 /** The loop: call the model, execute each tool_use, answer them in one message, until `end` or a budget stops it. @since 0.1.0 */
 export * as Loop from "./Loop.ts"
 /** The conversation in the Anthropic Messages shape: blocks, messages, their Schemas and constructors. @since 0.1.0 */
 export * as Message from "./Message.ts"
-/** The model as a service (`Model.reply`/`respond`) and the typed ways a model call fails. @since 0.1.0 */
+/** The model as a service (`Model.respond`, `Model.fromReply`) and the typed ways a model call fails. @since 0.1.0 */
 export * as Model from "./Model.ts"
 /** What happened to one tool call, as a typed value carrying the exact text the model is shown. @since 0.1.0 */
 export * as Outcome from "./Outcome.ts"

@@ -94,7 +94,6 @@ describe("FinishReason", () => {
         })
       )
       const model: Model.Shape = {
-        reply: () => Effect.die(new Error("not called")),
         respond: () => Effect.succeed({ content: [Message.text("hi")], finishReason: "done" } as never)
       }
       const exit = yield* Loop.run({ toolset, messages: [Message.user("Hi.")], maxTurns: 2 }).pipe(
@@ -140,7 +139,6 @@ describe("Usage", () => {
       const { trace, events } = yield* Trace.memory
       const usage = { inputTokens: 30, outputTokens: 1, cacheReadTokens: 4, cacheWriteTokens: 2 }
       const model: Model.Shape = {
-        reply: () => Effect.die(new Error("not called")),
         respond: () => Effect.succeed({ content: [Message.text("hi")], usage, finishReason: "stop" })
       }
       yield* Loop.run({ toolset: Toolset.make(), messages: [Message.user("Hi.")], maxTurns: 2 }).pipe(

@@ -240,10 +240,11 @@ describe("Loop.run", () => {
   it.effect("a failing complete fails the loop with a ModelError carrying its reason", () =>
     Effect.gen(function* () {
       const { toolset } = makeFiles({})
-      const layer = Model.layer({
-        reply: () => Effect.succeed([text("bye")]),
-        complete: () => Effect.fail({ _tag: "LeftOver", message: "2 replies left" })
-      })
+      const layer = Model.layer(
+        Model.fromReply(() => Effect.succeed([text("bye")]), {
+          complete: () => Effect.fail({ _tag: "LeftOver", message: "2 replies left" })
+        })
+      )
       const error = yield* Effect.flip(Loop.run({ toolset, messages: opening }).pipe(Effect.provide(layer)))
       assert.instanceOf(error, Model.ModelError)
       expect(error.reason).toEqual({ _tag: "LeftOver", message: "2 replies left" })

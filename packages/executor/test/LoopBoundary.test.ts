@@ -23,15 +23,15 @@ const opening: ReadonlyArray<Message.Message> = [Message.user("Read a.txt")]
 /** A model whose reply, turn by turn, is whatever is given: valid or not. */
 const raw = (replies: ReadonlyArray<() => unknown>) => {
   let turn = 0
-  return Model.layer({
-    reply: () => {
+  return Model.layer(
+    Model.fromReply(() => {
       const next = replies[turn++]
       return (next === undefined ? Effect.succeed([]) : next()) as Effect.Effect<
         ReadonlyArray<Message.ReplyBlock>,
         Model.Failure
       >
-    }
-  })
+    })
+  )
 }
 
 const ok = (reply: unknown) => () => Effect.succeed(reply)
@@ -172,10 +172,11 @@ describe("Loop.run: a model that fails with something that is not a failure, thr
   it.effect("complete failing with undefined, or dying: ModelError", () =>
     Effect.gen(function* () {
       for (const complete of [() => Effect.fail(undefined), () => Effect.die("gone")]) {
-        const layer = Model.layer({
-          reply: () => Effect.succeed([text("done")]),
-          complete: complete as unknown as () => Effect.Effect<void, Model.Failure>
-        })
+        const layer = Model.layer(
+          Model.fromReply(() => Effect.succeed([text("done")]), {
+            complete: complete as unknown as () => Effect.Effect<void, Model.Failure>
+          })
+        )
         const error = yield* Effect.flip(Loop.run({ toolset, messages: opening }).pipe(Effect.provide(layer)))
         assert.instanceOf(error, Model.ModelError)
         assert.instanceOf(error.reason, Model.ModelDefect)

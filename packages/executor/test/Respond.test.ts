@@ -5,8 +5,7 @@
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
-import { LanguageModel, type Prompt } from "effect/ai"
-import { LanguageModelAdapter, Loop, Message, Model, Trace } from "../src/index.ts"
+import { Loop, Message, Model, Trace } from "../src/index.ts"
 
 const Echo = Tool.make("echo", {
   description: "Echoes",
@@ -16,12 +15,11 @@ const Echo = Tool.make("echo", {
 const toolset = Toolset.make(Echo)
 const opening = [Message.user("Say hi.")]
 
-/** A model whose `respond` plays the given answers in order; `reply` is never called. */
+/** A model whose `respond` plays the given answers in order. */
 const responding = (answers: ReadonlyArray<unknown>) => {
   const queue = [...answers]
   const turns: Array<number | undefined> = []
   const shape: Model.Shape = {
-    reply: () => Effect.die(new Error("reply must not be called when respond is there")),
     respond: (request) =>
       Effect.sync(() => {
         turns.push(request.turn)
@@ -167,48 +165,23 @@ describe("Model.respond", () => {
   })
 })
 
-describe("LanguageModelAdapter with reasoning", () => {
-  it.effect("reasoning goes back as a reasoning part; usage and finish reason come through respond", () =>
+describe("Model.fromReply", () => {
+  it.effect("a blocks-only function answers its blocks as the content, with no usage or finish reason", () =>
     Effect.gen(function* () {
-      const seen: Array<Prompt.Prompt> = []
-      const languageModel = yield* LanguageModel.make({
-        generateText: (options) =>
-          Effect.sync(() => {
-            seen.push(options.prompt)
-            return [
-              { type: "reasoning", text: "thinking" },
-              { type: "text", text: "ok" },
-              {
-                type: "finish",
-                reason: "stop",
-                usage: {
-                  inputTokens: { uncached: undefined, total: 9, cacheRead: 2, cacheWrite: undefined },
-                  outputTokens: { total: 4, text: undefined, reasoning: 1 }
-                }
-              }
-            ]
-          }),
-        streamText: () => Effect.die("unused") as never
+      const completed: Array<number> = []
+      const model = Model.fromReply(() => Effect.succeed([Message.text("hi")]), {
+        complete: (messages) => Effect.sync(() => void completed.push(messages.length))
       })
-      const model = LanguageModelAdapter.make(languageModel)
-      const respond = model.respond
-      assert(respond !== undefined)
-      const response = yield* respond({
-        messages: [Message.user("hi"), Message.assistant([Message.reasoning("before"), Message.text("hello")])],
-        toolset
-      })
-      expect(response.content).toEqual([Message.reasoning("thinking"), Message.text("ok")])
-      expect(response.usage).toEqual({
-        inputTokens: 9,
-        outputTokens: 4,
-        reasoningTokens: 1,
-        cacheReadTokens: 2,
-        cacheWriteTokens: undefined
-      })
-      expect(response.finishReason).toBe("stop")
-      const assistant = seen[0]?.content[1]
-      assert(assistant !== undefined && assistant.role === "assistant")
-      expect(assistant.content.map((part) => part.type)).toEqual(["reasoning", "text"])
+      expect(yield* model.respond({ messages: opening, toolset })).toStrictEqual({ content: [Message.text("hi")] })
+      const result = yield* Loop.run({ toolset, messages: opening }).pipe(Effect.provide(Model.layer(model)))
+      expect([result.stop, result.text, result.turns[0]?.usage, result.turns[0]?.finishReason]).toStrictEqual([
+        "end",
+        "hi",
+        undefined,
+        undefined
+      ])
+      expect(completed).toStrictEqual([2])
+      expect(Model.fromReply(() => Effect.succeed([])).complete).toBeUndefined()
     })
   )
 })

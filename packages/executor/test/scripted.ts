@@ -19,19 +19,20 @@ export const scripted = (steps: ReadonlyArray<Step>, options?: { readonly comple
   const queue = [...steps]
   const requests: Array<Model.Request> = []
   const completed: Array<ReadonlyArray<Message.Message>> = []
-  const shape: Model.Shape = {
-    reply: (request) =>
-      Effect.suspend(() => {
-        requests.push({ messages: [...request.messages], toolset: request.toolset })
-        const next = queue.shift()
-        if (next === undefined) return Effect.fail({ _tag: "ScriptExhausted", message: "no reply left" })
-        return "fail" in next ? Effect.fail(next.fail) : Effect.succeed(next)
-      })
-  }
+  const reply: Model.Reply = (request) =>
+    Effect.suspend(() => {
+      requests.push({ messages: [...request.messages], toolset: request.toolset })
+      const next = queue.shift()
+      if (next === undefined) return Effect.fail({ _tag: "ScriptExhausted", message: "no reply left" })
+      return "fail" in next ? Effect.fail(next.fail) : Effect.succeed(next)
+    })
   const layer = Model.layer(
-    options?.complete === false
-      ? shape
-      : { ...shape, complete: (messages) => Effect.sync(() => void completed.push([...messages])) }
+    Model.fromReply(
+      reply,
+      options?.complete === false
+        ? undefined
+        : { complete: (messages) => Effect.sync(() => void completed.push([...messages])) }
+    )
   )
   return { layer, requests, completed }
 }

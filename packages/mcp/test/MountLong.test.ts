@@ -52,7 +52,7 @@ const seen = (outcome: Outcome.Outcome) => ({
 /** A model that makes the calls given in its first turn and ends in its second. */
 const twoTurns = (calls: ReadonlyArray<Message.ReplyBlock>) => {
   const replies = [calls, [Message.text("done")]]
-  return Model.layer({ reply: () => Effect.succeed(replies.shift() ?? [Message.text("done")]) })
+  return Model.layer(Model.fromReply(() => Effect.succeed(replies.shift() ?? [Message.text("done")])))
 }
 
 describe("Mount: progress", slow, () => {

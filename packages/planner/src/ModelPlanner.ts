@@ -1,21 +1,22 @@
 /**
- * A model-backed planner: it asks an effect/ai `LanguageModel` for the plan as structured
- * output. The prompt states the goal, the tools (name, description, JSON Schema of the
- * parameters), the steps executed so far with their results or errors, and the last error; the
- * model answers `{ "steps": [...] }`, the plan from the cursor.
+ * A model-backed planner: it asks the executor's `Model` service (the one the loop uses: an
+ * AI SDK provider, an effect/ai `LanguageModel` through ai-sdk's `LanguageModelAdapter`, the
+ * scripted model, your own) for the plan, and reads it from the reply's text. The prompt states
+ * the goal, the tools (name, description, JSON Schema of the parameters), the steps executed so
+ * far with their results or errors, and the last error; the model answers `{ "steps": [...] }`,
+ * the plan from the cursor.
  *
  * An answer that is not a plan is a replannable failure (`InvalidPlan`, whose reason the
- * session feeds back as the next `lastError`): malformed JSON, the wrong shape, duplicate step
- * ids, or a tool the toolset does not have. Any other model failure (rate limit, network,
- * authentication...) is the planner's own error, an `AiError`, and ends the session's Effect.
+ * session feeds back as the next `lastError`): no text, malformed JSON, the wrong shape,
+ * duplicate step ids, or a tool the toolset does not have. Any other model failure (rate limit,
+ * network, authentication...) is the planner's own error, the model's `Model.Failure` as it
+ * came, and ends the session's Effect.
  *
  * @since 0.1.0
  */
-import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
+import { Message, Model } from "@agent-harness/executor"
+import { JsonSchema, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Effect, Schema } from "effect"
-import type * as AiError from "effect/ai/AiError"
-import * as LanguageModel from "effect/ai/LanguageModel"
-import * as Prompt from "effect/ai/Prompt"
 import { InvalidPlan, type Planner, type Request } from "./Planner.ts"
 import * as Step from "./Step.ts"
 
@@ -120,22 +121,19 @@ export const requestText = (toolset: Toolset.Toolset<Tool.Any>, request: Request
   ].join("\n")
 
 /**
- * The prompt a model planner sends: a system message (the planner's rules and any extra
+ * The messages a model planner sends: a system message (the planner's rules and any extra
  * instructions) and a user message ({@link requestText}).
  *
  * @since 0.1.0
  */
-export const prompt = (options: Options, request: Request): Prompt.Prompt =>
-  Prompt.make([
-    {
-      role: "system",
-      content:
-        options.instructions === undefined || options.instructions === ""
-          ? systemPrompt
-          : `${systemPrompt}\n\n${options.instructions}`
-    },
-    { role: "user", content: [{ type: "text", text: requestText(options.toolset, request) }] }
-  ])
+export const prompt = (options: Options, request: Request): ReadonlyArray<Message.Message> => [
+  Message.system(
+    options.instructions === undefined || options.instructions === ""
+      ? systemPrompt
+      : `${systemPrompt}\n\n${options.instructions}`
+  ),
+  Message.user([Message.text(requestText(options.toolset, request))])
+]
 
 /**
  * Checks a decoded plan: unique step ids, and only tools of the toolset. Gives the plan, or
@@ -161,14 +159,32 @@ export const validate = (
   return Effect.succeed(plan)
 }
 
+/** A model failure that carries a tagged reason, as effect/ai's `AiError` does. */
+interface WithReason extends Model.Failure {
+  readonly reason: {
+    readonly _tag: string
+    readonly description?: unknown
+    readonly responseText?: unknown
+  }
+}
+
+const answerReasons: ReadonlySet<string> = new Set(["StructuredOutputError", "InvalidOutputError"])
+
 /**
- * Whether a model failure is about the answer itself (it did not decode as a plan), which makes
- * it an invalid plan rather than a provider failure.
+ * Whether a model failure is about the answer itself (an effect/ai `AiError` whose reason is
+ * `StructuredOutputError` or `InvalidOutputError`: the output did not decode), which makes it an
+ * invalid plan rather than a provider failure.
  *
  * @since 0.1.0
  */
-export const isAnswerError = (error: AiError.AiError): boolean =>
-  error.reason._tag === "StructuredOutputError" || error.reason._tag === "InvalidOutputError"
+export const isAnswerError = (error: Model.Failure): boolean => {
+  try {
+    const reason = (error as Partial<WithReason>).reason
+    return error._tag === "AiError" && typeof reason === "object" && reason !== null && answerReasons.has(reason._tag)
+  } catch {
+    return false
+  }
+}
 
 /** One line: schema messages put the path on a line of its own. */
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim()
@@ -178,28 +194,57 @@ const quoted = (text: string): string => {
   return line.length > 200 ? `${line.slice(0, 200)}...` : line
 }
 
-const invalidAnswer = (error: AiError.AiError): InvalidPlan => {
-  const reason = error.reason
-  switch (reason._tag) {
-    case "StructuredOutputError": {
-      const description = oneLine(reason.description)
-      return new InvalidPlan({
-        reason:
-          reason.responseText === ""
-            ? `the answer is not a plan: ${description}`
-            : `the answer is not a plan: ${description} (answer: ${quoted(reason.responseText)})`
-      })
+/** The answer did not decode as a plan: what is wrong, and the answer (when there was one). */
+const notAPlan = (description: string, answer: string): InvalidPlan =>
+  new InvalidPlan({
+    reason:
+      answer === ""
+        ? `the answer is not a plan: ${oneLine(description)}`
+        : `the answer is not a plan: ${oneLine(description)} (answer: ${quoted(answer)})`
+  })
+
+/** A model failure about the answer (`isAnswerError`) as an invalid plan. */
+const invalidAnswer = (error: Model.Failure): InvalidPlan => {
+  const { description, responseText } = (error as WithReason).reason
+  return notAPlan(
+    typeof description === "string" ? description : error.message,
+    typeof responseText === "string" ? responseText : ""
+  )
+}
+
+/** The text of a reply: its text blocks, joined; nothing for a reply that is not a list of blocks. */
+const textOf = (response: unknown): string => {
+  try {
+    const content = typeof response === "object" && response !== null ? (response as Model.Response).content : undefined
+    if (!Array.isArray(content)) return ""
+    let text = ""
+    for (const block of content as ReadonlyArray<unknown>) {
+      if (typeof block !== "object" || block === null) continue
+      const { type, text: part } = block as { readonly type?: unknown; readonly text?: unknown }
+      if (type === "text" && typeof part === "string") text += part
     }
-    case "InvalidOutputError":
-      return new InvalidPlan({ reason: `the answer is not a plan: ${oneLine(reason.description)}` })
-    default:
-      return new InvalidPlan({ reason: `the answer is not a plan: ${oneLine(error.message)}` })
+    return text
+  } catch {
+    return ""
   }
 }
 
+const decodeAnswer = Schema.decodeUnknownEffect(Schema.fromJsonString(Answer))
+
+/** The plan in a reply's text, or `InvalidPlan` saying why there is none. */
+const readAnswer = (text: string): Effect.Effect<Answer, InvalidPlan> =>
+  text === ""
+    ? Effect.fail(notAPlan("No text content in response", ""))
+    : Effect.mapError(decodeAnswer(text), (error) => notAPlan(error.message, text))
+
+/** The planner asks for a plan, not for tool calls: the model is offered no tool. */
+const noTools: Toolset.Toolset<Tool.Any> = Toolset.make()
+
 /**
- * A planner backed by the `LanguageModel` service. It fails with `InvalidPlan` when the answer
- * is not a valid plan, and with the `AiError` of any other model failure.
+ * A planner backed by the executor's `Model` service, the same one the loop uses: it sends
+ * {@link prompt} (no tools offered) through `respond` and reads the plan from the reply's
+ * text. It fails with `InvalidPlan` when the answer is not a valid plan, and with the model's
+ * `Model.Failure` for any other model failure.
  *
  * @example
  * ```ts
@@ -213,7 +258,8 @@ const invalidAnswer = (error: AiError.AiError): InvalidPlan => {
  *   run: ({ q }) => `results for ${q}`
  * })
  * const toolset = Toolset.make(Search)
- * // Effect<SessionResult, AiError, LanguageModel>: provide a LanguageModel layer to run it
+ * // Effect<SessionResult, Model.Failure, Model.Model>: provide a Model layer to run it
+ * // (AiSdkModel.layer, ScriptedModel.layer, LanguageModelAdapter.layer over effect/ai...)
  * const session = Session.run({
  *   goal: "Find the release date",
  *   planner: ModelPlanner.make({ toolset }),
@@ -226,9 +272,12 @@ const invalidAnswer = (error: AiError.AiError): InvalidPlan => {
  * @since 0.1.0
  */
 export const make =
-  (options: Options): Planner<AiError.AiError, LanguageModel.LanguageModel> =>
+  (options: Options): Planner<Model.Failure, Model.Model> =>
   (request) =>
-    LanguageModel.generateObject({ prompt: prompt(options, request), schema: Answer, objectName: "plan" }).pipe(
-      Effect.catchIf(isAnswerError, (error) => Effect.fail(invalidAnswer(error))),
-      Effect.flatMap((response) => validate(options.toolset, response.value.steps))
+    Effect.flatMap(Effect.service(Model.Model), (model) =>
+      Effect.suspend(() => model.respond({ messages: prompt(options, request), toolset: noTools })).pipe(
+        Effect.catchIf(isAnswerError, (error) => Effect.fail(invalidAnswer(error))),
+        Effect.flatMap((response) => readAnswer(textOf(response))),
+        Effect.flatMap((answer) => validate(options.toolset, answer.steps))
+      )
     )

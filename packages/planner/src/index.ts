@@ -8,7 +8,7 @@
 
 /** What a session tells a tracer or a UI as it happens, as JSON events. @since 0.1.0 */
 export * as Event from "./Event.ts"
-/** A planner backed by an effect/ai `LanguageModel`, the plan as structured output. @since 0.1.0 */
+/** A planner backed by the executor's `Model` (the same one the loop uses), the plan read from the reply's JSON text. @since 0.1.0 */
 export * as ModelPlanner from "./ModelPlanner.ts"
 /** The planner interface `(goal, history, lastError) → plan`, and `InvalidPlan`. @since 0.1.0 */
 export * as Planner from "./Planner.ts"

@@ -1,30 +1,28 @@
+import { Message, Model } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schema, Stream } from "effect"
-import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
+import { Effect, Schema } from "effect"
+import { AiError } from "effect/ai"
 import { ModelPlanner, Planner, Session } from "../src/index.ts"
 import { fail, ok, scriptedTool, step } from "./fixtures.ts"
 
-/** One scripted answer: the model's text, or a provider failure. */
-type Turn = string | AiError.AiError
+/** One scripted answer: the model's text, or a failure of the model call. */
+type Turn = string | Model.Failure
 
-/** A LanguageModel answering each call with the next turn as one text part, recording what it saw. */
+/** A Model answering each call with the next turn as one text block, recording what it was asked. */
 const scriptedModel = (turns: ReadonlyArray<Turn>) => {
   const queue = [...turns]
-  const seen: Array<LanguageModel.ProviderOptions> = []
-  const layer = Layer.effect(
-    LanguageModel.LanguageModel,
-    LanguageModel.make({
-      generateText: (options) =>
-        Effect.suspend(() => {
-          seen.push(options)
-          const next = queue.shift()
-          if (next === undefined) return Effect.fail(providerError("no turn left"))
-          if (typeof next !== "string") return Effect.fail(next)
-          return Effect.succeed<Array<Response.PartEncoded>>(next === "" ? [] : [{ type: "text", text: next }])
-        }),
-      streamText: () => Stream.empty
-    })
+  const seen: Array<Model.Request> = []
+  const layer = Model.layer(
+    Model.fromReply((request) =>
+      Effect.suspend(() => {
+        seen.push(request)
+        const next = queue.shift()
+        if (next === undefined) return Effect.fail(providerError("no turn left"))
+        if (typeof next !== "string") return Effect.fail(next)
+        return Effect.succeed(next === "" ? [] : [Message.text(next)])
+      })
+    )
   )
   return { layer, seen }
 }
@@ -36,13 +34,13 @@ const providerError = (description: string): AiError.AiError =>
     reason: new AiError.InternalProviderError({ description })
   })
 
-/** Every text of a prompt: system contents and text parts, in order. */
-const promptText = (prompt: Prompt.Prompt): string =>
-  prompt.content
+/** Every text of a request: system contents and text blocks, in order. */
+const promptText = (request: Model.Request): string =>
+  request.messages
     .flatMap((message) =>
       typeof message.content === "string"
         ? [message.content]
-        : message.content.flatMap((part) => (part.type === "text" ? [part.text] : []))
+        : message.content.flatMap((block) => (block.type === "text" ? [block.text] : []))
     )
     .join("\n")
 
@@ -79,7 +77,7 @@ const failureFor = (turn: Turn) =>
   Effect.flip(ModelPlanner.make({ toolset })(first).pipe(Effect.provide(scriptedModel([turn]).layer)))
 
 describe("ModelPlanner.make", () => {
-  it.effect("a valid answer is the plan; the model is asked for a JSON object named plan", () =>
+  it.effect("a valid answer is the plan; the model is asked through Model.respond, with no tools", () =>
     Effect.gen(function* () {
       const model = scriptedModel([
         answer([
@@ -96,12 +94,9 @@ describe("ModelPlanner.make", () => {
       expect(model.seen).toHaveLength(1)
       const options = model.seen[0]
       assert(options !== undefined)
-      expect(options.responseFormat.type).toBe("json")
-      assert(options.responseFormat.type === "json")
-      expect(options.responseFormat.objectName).toBe("plan")
-      expect(options.tools).toStrictEqual([])
+      expect(options.toolset.tools).toStrictEqual([])
       // The prompt: the goal, every tool with its description and JSON Schema, no history, no error.
-      const text = promptText(options.prompt)
+      const text = promptText(options)
       expect(text).toContain("Goal: Summarize notes.txt")
       expect(text).toContain("- read_file: Reads a file from the workspace")
       expect(text).toContain(
@@ -110,7 +105,8 @@ describe("ModelPlanner.make", () => {
       expect(text).toContain("- summarize: the scripted tool summarize")
       expect(text).toContain("(none yet)")
       expect(text).toContain("Last error: none, this is the first plan.")
-      expect(options.prompt.content.map((m) => m.role)).toStrictEqual(["system", "user"])
+      expect(options.messages.map((m) => m.role)).toStrictEqual(["system", "user"])
+      expect(options.messages).toStrictEqual(ModelPlanner.prompt({ toolset }, first))
     })
   )
 
@@ -127,7 +123,7 @@ describe("ModelPlanner.make", () => {
       expect(exit._tag).toBe("Success")
       const options = model.seen[0]
       assert(options !== undefined)
-      const text = promptText(options.prompt)
+      const text = promptText(options)
       expect(text).toContain(
         '- step 1: read_file {"path":"notes.txt"} (expected: step 1 does its job)\n  succeeded: line one'
       )
@@ -142,7 +138,7 @@ describe("ModelPlanner.make", () => {
   it.effect("extra instructions are appended to the system message", () =>
     Effect.gen(function* () {
       const { model } = yield* planWith([answer([])], first, "Prefer fewer steps.")
-      const system = model.seen[0]?.prompt.content[0]
+      const system = model.seen[0]?.messages[0]
       assert(system !== undefined && system.role === "system")
       expect(system.content.startsWith(ModelPlanner.systemPrompt)).toBe(true)
       expect(system.content.endsWith("\n\nPrefer fewer steps.")).toBe(true)
@@ -231,7 +227,7 @@ describe("ModelPlanner.make", () => {
     })
   )
 
-  it.effect("a provider failure is the planner's AiError, not an invalid plan", () =>
+  it.effect("a model failure is the planner's error, as it came, not an invalid plan", () =>
     Effect.gen(function* () {
       const rateLimited = AiError.make({
         module: "Test",
@@ -242,6 +238,37 @@ describe("ModelPlanner.make", () => {
       assert(AiError.isAiError(error), `expected an AiError, got ${String(error)}`)
       expect(error.reason._tag).toBe("RateLimitError")
       expect(ModelPlanner.isAnswerError(error)).toBe(false)
+      const tagged = { _tag: "ProviderUnavailable", message: "the provider is down" }
+      expect(yield* failureFor(tagged)).toBe(tagged)
+    })
+  )
+
+  it.effect("a model failure about the output (InvalidOutputError) is an invalid plan: the session replans", () =>
+    Effect.gen(function* () {
+      const invalid = AiError.make({
+        module: "LanguageModel",
+        method: "generateText",
+        reason: new AiError.InvalidOutputError({ description: "Expected string\n  at [0]" })
+      })
+      expect(invalidReason(yield* failureFor(invalid))).toBe("the answer is not a plan: Expected string at [0]")
+      const structured = AiError.make({
+        module: "LanguageModel",
+        method: "generateObject",
+        reason: new AiError.StructuredOutputError({ description: "Expected a valid JSON string", responseText: "{" })
+      })
+      expect(invalidReason(yield* failureFor(structured))).toBe(
+        "the answer is not a plan: Expected a valid JSON string (answer: {)"
+      )
+    })
+  )
+
+  it.effect("a reply that is not a list of blocks is an answer with no text: an invalid plan, never a crash", () =>
+    Effect.gen(function* () {
+      for (const response of [{ content: "steps" }, { content: [null, 7, { type: "text", text: 1 }] }, null]) {
+        const layer = Model.layer({ respond: () => Effect.succeed(response as unknown as Model.Response) })
+        const error = yield* Effect.flip(ModelPlanner.make({ toolset })(first).pipe(Effect.provide(layer)))
+        expect(invalidReason(error)).toBe("the answer is not a plan: No text content in response")
+      }
     })
   )
 
@@ -306,7 +333,7 @@ describe("Session.run with a ModelPlanner", () => {
       expect(parse.calls.map((c) => c.input)).toStrictEqual([{ format: "json" }, { format: "html" }])
 
       expect(model.seen).toHaveLength(2)
-      const [firstPrompt, secondPrompt] = model.seen.map((o) => promptText(o.prompt))
+      const [firstPrompt, secondPrompt] = model.seen.map(promptText)
       expect(firstPrompt).toContain("Goal: Import https://example.com into the database")
       for (const name of ["fetch", "parse", "save"]) expect(firstPrompt).toContain(`- ${name}: `)
       expect(firstPrompt).toContain("Last error: none")
@@ -336,13 +363,13 @@ describe("Session.run with a ModelPlanner", () => {
       expect([result.status, result.reason, result.replans]).toStrictEqual(["completed", "goal_met", 1])
       const second = model.seen[1]
       assert(second !== undefined)
-      expect(promptText(second.prompt)).toContain(
+      expect(promptText(second)).toContain(
         "Last error (the plan failed here; replan from the cursor): invalid plan: the answer is not a plan: Expected a valid JSON string"
       )
     })
   )
 
-  it.effect("a provider failure fails the session's Effect with the AiError", () =>
+  it.effect("a model failure fails the session's Effect with the model's failure", () =>
     Effect.gen(function* () {
       const tools = Toolset.make(scriptedTool("fetch", [ok("page")]).tool)
       const model = scriptedModel([providerError("overloaded")])
@@ -355,6 +382,7 @@ describe("Session.run with a ModelPlanner", () => {
           maxReplans: 3
         }).pipe(Effect.provide(model.layer))
       )
+      assert(AiError.isAiError(error), `expected an AiError, got ${String(error)}`)
       expect(error.reason._tag).toBe("InternalProviderError")
     })
   )

@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import { LanguageModelAdapter, type Message, Model } from "@agent-harness/executor"
+import { type Message, Model } from "@agent-harness/executor"
 import { Effect, Layer, Ref, Result, Stream } from "effect"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import { ScriptDivergence, ScriptExhausted, ScriptUnfinished, showResult } from "./Divergence.ts"
+import * as LanguageModelParts from "./LanguageModelParts.ts"
 import { matches, type Script, type ScriptInvalid, type Turn, unchecked, validate } from "./Script.ts"
 
 const showMessage = (message: Message.Message | undefined): string =>
@@ -139,10 +140,11 @@ export const player = (script: Script): Effect.Effect<Player> =>
  * @since 0.1.0
  */
 export const make = (script: Script): Effect.Effect<Model.Shape> =>
-  Effect.map(player(script), (p) => ({
-    reply: (request) => p.next(lastResults(request.messages), request.messages),
-    complete: (messages) => p.finish(lastResults(messages))
-  }))
+  Effect.map(player(script), (p) =>
+    Model.fromReply((request) => p.next(lastResults(request.messages), request.messages), {
+      complete: (messages) => p.finish(lastResults(messages))
+    })
+  )
 
 /**
  * A `Model` layer playing a script (a fresh player each time the layer is built).
@@ -166,8 +168,8 @@ export const languageModel = (
     const p = yield* player(script)
     const model = yield* LanguageModel.make({
       generateText: (options) =>
-        p.next(LanguageModelAdapter.lastToolResults(options.prompt), undefined).pipe(
-          Effect.map(LanguageModelAdapter.toResponseParts),
+        p.next(LanguageModelParts.lastToolResults(options.prompt), undefined).pipe(
+          Effect.map(LanguageModelParts.toResponseParts),
           Effect.mapError((divergence) =>
             AiError.make({
               module: "ScriptedModel",

@@ -1,12 +1,13 @@
 // A turn that calls tools must say what their results must be, or say explicitly that they are
 // not checked (`expect: Script.unchecked`): a script that leaves it out is refused before any
 // tool runs, instead of silently checking nothing.
-import { LanguageModelAdapter, Loop, Message, Model } from "@agent-harness/executor"
+import { Loop, Message, Model } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Result, Schema } from "effect"
-import { AiError, LanguageModel } from "effect/ai"
+import { Effect, Result, Schema } from "effect"
+import { AiError } from "effect/ai"
 import { Script, ScriptedModel } from "../src/index.ts"
+import { ask } from "./fixtures/languageModel.ts"
 import { opening, toolset } from "./fixtures/toolset.ts"
 
 const reads = (id: string, path: string) => Message.toolUse(id, "read", { path })
@@ -70,15 +71,9 @@ describe("a turn with tool calls and no expect", () => {
         messages: opening,
         turns: [{ reply: [reads("c1", "a.txt")] }, { reply: [Message.text("done")] }]
       })
-      const modelLayer = LanguageModelAdapter.layer.pipe(
-        Layer.provide(Layer.succeed(LanguageModel.LanguageModel, model))
-      )
-      const error = yield* Effect.flip(
-        Loop.run({ toolset, messages: opening, maxTurns: 5 }).pipe(Effect.provide(modelLayer))
-      )
-      assert.instanceOf(error, Model.ModelError)
-      assert.instanceOf(error.reason, AiError.AiError)
-      assert.include(error.reason.message, "invalid script: turn 1: its reply calls a tool (c1) but it has no expect")
+      const error = yield* Effect.flip(ask(model, []))
+      assert.instanceOf(error, AiError.AiError)
+      assert.include(error.message, "invalid script: turn 1: its reply calls a tool (c1) but it has no expect")
       assert.strictEqual(yield* player.used, 1)
     })
   )

@@ -314,9 +314,7 @@ describe("with the real loop", () => {
   ]
   const model = (): Model.Shape => {
     const queue = [...replies]
-    return {
-      reply: () => Effect.sync(() => queue.shift() ?? [text("(no reply left)")])
-    }
+    return Model.fromReply(() => Effect.sync(() => queue.shift() ?? [text("(no reply left)")]))
   }
 
   it.effect("a Loop.RunResult and its trace hold every invariant", () =>

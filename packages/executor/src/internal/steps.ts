@@ -85,9 +85,9 @@ export interface Asked {
 }
 
 /**
- * One model call and its checks: `respond` when the model has it (its usage recorded, an
- * incomplete finish a `ModelError`), `reply` otherwise; a reply that is not a list of blocks is
- * a `ModelError` (`MalformedReply`); a good one is recorded as `model.reply`.
+ * One model call and its checks: `respond` (its usage recorded, an incomplete finish a
+ * `ModelError`); a reply that is not a list of blocks is a `ModelError` (`MalformedReply`); a
+ * good one is recorded as `model.reply`.
  */
 export const ask = (
   model: Shape,
@@ -96,33 +96,25 @@ export const ask = (
 ): Effect.Effect<Asked, ModelError> =>
   Effect.gen(function* () {
     const turn = request.turn
-    let reply: ReadonlyArray<Message.ReplyBlock>
-    let about: Omit<Response, "content"> = {}
-    if (model.respond === undefined) {
-      reply = yield* callModel(turn, () => model.reply(request), record)
-    } else {
-      const respond = model.respond
-      const response = Boundary.readResponse(yield* callModel(turn, () => respond(request), record))
-      if (typeof response === "string") {
-        yield* record({ type: "model.failed", turn, message: response })
-        return yield* new ModelError({ turn, reason: new MalformedReply({ message: response }) })
-      }
-      reply = response.content
-      about = response
-      if (about.usage !== undefined) yield* record(Trace.usageEvent(turn, about.usage))
-      const finishReason = about.finishReason
-      if (finishReason !== undefined && isIncomplete(finishReason)) {
-        const reason = new IncompleteReply({ finishReason })
-        yield* record({ type: "model.failed", turn, message: reason.message })
-        return yield* new ModelError({ turn, reason })
-      }
+    const response = Boundary.readResponse(yield* callModel(turn, () => model.respond(request), record))
+    if (typeof response === "string") {
+      yield* record({ type: "model.failed", turn, message: response })
+      return yield* new ModelError({ turn, reason: new MalformedReply({ message: response }) })
+    }
+    const { content: reply, ...about } = response
+    if (about.usage !== undefined) yield* record(Trace.usageEvent(turn, about.usage))
+    const finishReason = about.finishReason
+    if (finishReason !== undefined && isIncomplete(finishReason)) {
+      const reason = new IncompleteReply({ finishReason })
+      yield* record({ type: "model.failed", turn, message: reason.message })
+      return yield* new ModelError({ turn, reason })
     }
     const malformed = Boundary.replyProblem(reply)
     if (malformed !== undefined) {
       yield* record({ type: "model.failed", turn, message: malformed })
       return yield* new ModelError({ turn, reason: new MalformedReply({ message: malformed }) })
     }
-    const { finishReason, rawFinishReason } = about
+    const { rawFinishReason } = about
     yield* record({
       type: "model.reply",
       turn,

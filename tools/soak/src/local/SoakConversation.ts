@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Message, type Model } from "@agent-harness/executor"
+import { Message, Model } from "@agent-harness/executor"
 import { Effect } from "effect"
 
 /**
@@ -113,8 +113,8 @@ export const opening: ReadonlyArray<Message.Message> = [
  *
  * @since 0.1.0
  */
-export const model = (c: Conversation): Model.Shape => ({
-  reply: ({ messages }) =>
+export const model = (c: Conversation): Model.Shape =>
+  Model.fromReply(({ messages }) =>
     Effect.sync(() => {
       const turn = messages.filter((m) => m.role === "assistant").length
       const calls = c.turns[turn]
@@ -122,4 +122,4 @@ export const model = (c: Conversation): Model.Shape => ({
         ? [Message.text("All logged.")]
         : calls.map((call) => Message.toolUse(call.id, call.name, call.input))
     })
-})
+  )

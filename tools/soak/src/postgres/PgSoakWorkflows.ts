@@ -10,7 +10,7 @@
  */
 import * as nodePath from "node:path"
 import { DurableLoop, DurableSession } from "@agent-harness/durable"
-import { Message, type Model, type Outcome } from "@agent-harness/executor"
+import { Message, Model, type Outcome } from "@agent-harness/executor"
 import { FlatFiles, type Files, FileTools } from "@agent-harness/file-tools"
 import { type Planner, Step } from "@agent-harness/planner"
 import { Effect } from "effect"
@@ -122,18 +122,17 @@ const planner: Planner.Planner = (request) =>
  *
  * @since 0.1.0
  */
-export const model: Model.Shape = {
-  reply: ({ messages }) =>
-    Effect.sync(() => {
-      const first = messages.find((m) => m.role === "user")
-      const named = first === undefined || typeof first.content !== "string" ? undefined : parse(first.content)
-      if (named === undefined) return [Message.text("Nothing to log.")]
-      const calls = turns(named.run, named.seed)[messages.filter((m) => m.role === "assistant").length]
-      return calls === undefined
-        ? [Message.text("All logged.")]
-        : calls.map((call) => Message.toolUse(call.id, call.name, call.input))
-    })
-}
+export const model: Model.Shape = Model.fromReply(({ messages }) =>
+  Effect.sync(() => {
+    const first = messages.find((m) => m.role === "user")
+    const named = first === undefined || typeof first.content !== "string" ? undefined : parse(first.content)
+    if (named === undefined) return [Message.text("Nothing to log.")]
+    const calls = turns(named.run, named.seed)[messages.filter((m) => m.role === "assistant").length]
+    return calls === undefined
+      ? [Message.text("All logged.")]
+      : calls.map((call) => Message.toolUse(call.id, call.name, call.input))
+  })
+)
 
 /**
  * The opening messages of a run's conversation.

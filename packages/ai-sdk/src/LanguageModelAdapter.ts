@@ -1,5 +1,6 @@
 /**
- * Drives the loop with an effect/ai `LanguageModel`: the history becomes a `Prompt`, the tools
+ * Drives the loop (and the model-backed planner) with an effect/ai `LanguageModel`, as the
+ * executor's `Model`: the history becomes a `Prompt`, the tools
  * are declared from their JSON Schema, and the model's tool calls come back unresolved and
  * unvalidated (`disableToolCallResolution` + `toolCallValidation: "deferred"`), so that our
  * executor, not effect/ai, validates and runs them. Any provider layer plugs in this way. A reply
@@ -10,7 +11,8 @@
  *
  * @since 0.1.0
  */
-import { JsonSchema, type Tool, type ToolContent, type Toolset } from "@agent-harness/tool-schema"
+import { Message, Model } from "@agent-harness/executor"
+import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { Effect, Layer } from "effect"
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
@@ -18,23 +20,27 @@ import * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as AiTool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
-import * as Message from "./Message.ts"
-import { type FinishReason, IncompleteReply, isIncomplete, Model, type Response as Reply, type Shape } from "./Model.ts"
 
-export {
-  /**
-   * The finish reasons of an incomplete reply (`Model.IncompleteFinishReason`).
-   *
-   * @since 0.1.0
-   */
-  type IncompleteFinishReason,
-  /**
-   * The model's reply did not finish normally (`Model.IncompleteReply`, the same class).
-   *
-   * @since 0.1.0
-   */
-  IncompleteReply
-} from "./Model.ts"
+/**
+ * The finish reasons of an incomplete reply (`Model.IncompleteFinishReason`).
+ *
+ * @since 0.1.0
+ */
+export type IncompleteFinishReason = Model.IncompleteFinishReason
+
+/**
+ * The model's reply did not finish normally (`Model.IncompleteReply`, the same class).
+ *
+ * @since 0.1.0
+ */
+export const IncompleteReply: typeof Model.IncompleteReply = Model.IncompleteReply
+
+/**
+ * An instance of {@link IncompleteReply}.
+ *
+ * @since 0.1.0
+ */
+export type IncompleteReply = Model.IncompleteReply
 
 /** A result's images as effect/ai's model output: its text, then each image as a file part. */
 const modelOutputOf = (result: Message.ToolResultBlock) => {
@@ -99,43 +105,6 @@ export const toPrompt = (messages: ReadonlyArray<Message.Message>): Prompt.Promp
   return Prompt.make(raw)
 }
 
-/** The images of a tool result's model output (base64 file parts), as rich parts. */
-const imagesOf = (part: Prompt.ToolResultPart): ReadonlyArray<ToolContent.ImagePart> =>
-  (part.modelOutput ?? []).flatMap((output) =>
-    output.type === "file" && typeof output.data === "string" && output.mediaType.startsWith("image/")
-      ? [{ type: "image" as const, mediaType: output.mediaType, data: output.data }]
-      : []
-  )
-
-/**
- * The tool results of the last `tool` message of a prompt, as the model is shown them (with
- * the images of their model output as parts).
- *
- * @since 0.1.0
- */
-export const lastToolResults = (prompt: Prompt.Prompt): ReadonlyArray<Message.ToolResultBlock> => {
-  for (let i = prompt.content.length - 1; i >= 0; i--) {
-    const message = prompt.content[i]
-    if (message === undefined) continue
-    if (message.role === "assistant") return []
-    if (message.role === "tool") {
-      return message.content.flatMap((part) =>
-        part.type === "tool-result"
-          ? [
-              Message.toolResult(
-                part.id,
-                typeof part.result === "string" ? part.result : JSON.stringify(part.result),
-                part.isFailure,
-                { parts: imagesOf(part) }
-              )
-            ]
-          : []
-      )
-    }
-  }
-  return []
-}
-
 /**
  * A model's response parts as reply blocks (text, tool calls and reasoning; the rest is dropped).
  *
@@ -148,21 +117,6 @@ export const fromResponse = (parts: ReadonlyArray<Response.AnyPart>): ReadonlyAr
     if (part.type === "reasoning") return [Message.reasoning(part.text)]
     return []
   })
-
-/**
- * Reply blocks as encoded response parts, for models built with `LanguageModel.make`.
- *
- * @since 0.1.0
- */
-export const toResponseParts = (reply: ReadonlyArray<Message.ReplyBlock>): Array<Response.PartEncoded> =>
-  reply.map(
-    (block): Response.PartEncoded =>
-      block.type === "text"
-        ? { type: "text", text: block.text }
-        : block.type === "reasoning"
-          ? { type: "reasoning", text: block.text }
-          : { type: "tool-call", id: block.id, name: block.name, params: block.input }
-  )
 
 const toolkits = new WeakMap<Toolset.Toolset<Tool.Any>, Toolkit.Toolkit<Record<string, AiTool.Any>>>()
 
@@ -178,7 +132,7 @@ const toolkitOf = (toolset: Toolset.Toolset<Tool.Any>): Toolkit.Toolkit<Record<s
   return toolkit
 }
 
-const finishReasons: Readonly<Record<Response.FinishReason, FinishReason | undefined>> = {
+const finishReasons: Readonly<Record<Response.FinishReason, Model.FinishReason | undefined>> = {
   stop: "stop",
   length: "length",
   "content-filter": "content-filter",
@@ -189,7 +143,7 @@ const finishReasons: Readonly<Record<Response.FinishReason, FinishReason | undef
   unknown: undefined
 }
 
-const usageOf = (usage: Response.Usage): NonNullable<Reply["usage"]> => ({
+const usageOf = (usage: Response.Usage): Model.Usage => ({
   inputTokens: usage.inputTokens.total,
   outputTokens: usage.outputTokens.total,
   reasoningTokens: usage.outputTokens.reasoning,
@@ -198,14 +152,13 @@ const usageOf = (usage: Response.Usage): NonNullable<Reply["usage"]> => ({
 })
 
 /**
- * The loop's model backed by a `LanguageModel` service. `respond` gives the reply with its
- * usage and finish reason (the loop fails an incomplete one); `reply` fails an incomplete reply
- * with `IncompleteReply` itself.
+ * The `Model` backed by a `LanguageModel` service: `respond` gives the reply with its usage
+ * and finish reason (the loop fails an incomplete one with `IncompleteReply`).
  *
  * @since 0.1.0
  */
-export const make = (languageModel: LanguageModel.LanguageModel): Shape => {
-  const respond = (request: Parameters<Shape["reply"]>[0]): Effect.Effect<Reply, AiError.AiError> =>
+export const make = (languageModel: LanguageModel.LanguageModel): Model.Shape => ({
+  respond: (request: Model.Request): Effect.Effect<Model.Response, AiError.AiError> =>
     Effect.map(
       // Dynamic tools declared from JSON Schema need no handler and no service.
       languageModel.generateText({
@@ -221,24 +174,15 @@ export const make = (languageModel: LanguageModel.LanguageModel): Shape => {
         rawFinishReason: response.finishReason
       })
     )
-  return {
-    respond,
-    reply: (request) =>
-      Effect.flatMap(respond(request), (response) => {
-        const finishReason = response.finishReason
-        return finishReason !== undefined && isIncomplete(finishReason)
-          ? Effect.fail(new IncompleteReply({ finishReason }))
-          : Effect.succeed(response.content)
-      })
-  }
-}
+})
 
 /**
- * A `Model` layer over whatever `LanguageModel` layer is provided.
+ * A `Model` layer over whatever `LanguageModel` layer is provided: the loop and the
+ * model-backed planner (`ModelPlanner`) then speak to any effect/ai provider.
  *
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Model, never, LanguageModel.LanguageModel> = Layer.effect(
-  Model,
+export const layer: Layer.Layer<Model.Model, never, LanguageModel.LanguageModel> = Layer.effect(
+  Model.Model,
   Effect.map(Effect.service(LanguageModel.LanguageModel), make)
 )

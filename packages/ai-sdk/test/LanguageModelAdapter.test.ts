@@ -2,7 +2,8 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, type Response } from "effect/ai"
-import { LanguageModelAdapter, Loop, Message, Model } from "../src/index.ts"
+import { Loop, Message, Model } from "@agent-harness/executor"
+import { LanguageModelAdapter } from "../src/index.ts"
 
 const { text, toolUse, toolResult } = Message
 
@@ -31,6 +32,15 @@ const scriptedLanguageModel = (turns: ReadonlyArray<ReadonlyArray<Response.PartE
     })
   )
   return { layer, seen }
+}
+
+/** The [id, isFailure, result] of each tool-result part of a prompt's last message. */
+const lastResultParts = (prompt: Prompt.Prompt): ReadonlyArray<readonly [string, boolean, unknown]> => {
+  const last = prompt.content.at(-1)
+  if (last === undefined || last.role !== "tool") return []
+  return last.content.flatMap((part) =>
+    part.type === "tool-result" ? [[part.id, part.isFailure, part.result] as const] : []
+  )
 }
 
 const finish: Response.PartEncoded = {
@@ -75,9 +85,9 @@ describe("Loop.run over a LanguageModel", () => {
       expect(model.seen.length).toBe(2)
       const second = model.seen[1]
       assert(second !== undefined)
-      expect(LanguageModelAdapter.lastToolResults(second.prompt)).toStrictEqual([
-        toolResult("c1", "not executed: field 'path' must be a string", true),
-        toolResult("c2", "not executed: unknown tool 'ghost'", true)
+      expect(lastResultParts(second.prompt)).toStrictEqual([
+        ["c1", true, "not executed: field 'path' must be a string"],
+        ["c2", true, "not executed: unknown tool 'ghost'"]
       ])
       expect(runs).toEqual([])
 
@@ -116,9 +126,7 @@ describe("Loop.run over a LanguageModel", () => {
       const part = tool.content[0]
       assert(part !== undefined && part.type === "tool-result")
       expect([part.id, part.name, part.isFailure, part.result]).toEqual(["c1", "read", false, "contents of a.txt"])
-      expect(LanguageModelAdapter.lastToolResults(second.prompt)).toStrictEqual([
-        toolResult("c1", "contents of a.txt", false)
-      ])
+      expect(lastResultParts(second.prompt)).toStrictEqual([["c1", false, "contents of a.txt"]])
     })
   )
 
@@ -217,30 +225,51 @@ describe("conversions", () => {
         }
       ])
     )
-    expect(LanguageModelAdapter.lastToolResults(prompt)).toStrictEqual([
-      toolResult("c1", "not executed: field 'path' must be a string", true),
-      toolResult("c2", "A", false)
-    ])
   })
+})
 
-  it("lastToolResults is empty when the last turn is the assistant's or there is none", () => {
-    expect(LanguageModelAdapter.lastToolResults(Prompt.make("hi"))).toEqual([])
-    expect(
-      LanguageModelAdapter.lastToolResults(
-        LanguageModelAdapter.toPrompt([
-          Message.user([toolResult("c0", "old", false)]),
-          Message.assistant([text("next")])
-        ])
-      )
-    ).toEqual([])
-  })
-
-  it("toResponseParts and fromResponse round-trip reply blocks", () => {
-    const reply = [text("a"), toolUse("c1", "read", { path: "x" }), text("b")]
-    expect(LanguageModelAdapter.toResponseParts(reply)).toEqual([
-      { type: "text", text: "a" },
-      { type: "tool-call", id: "c1", name: "read", params: { path: "x" } },
-      { type: "text", text: "b" }
-    ])
-  })
+describe("LanguageModelAdapter with reasoning", () => {
+  it.effect("reasoning goes back as a reasoning part; usage and finish reason come through respond", () =>
+    Effect.gen(function* () {
+      const seen: Array<Prompt.Prompt> = []
+      const languageModel = yield* LanguageModel.make({
+        generateText: (options) =>
+          Effect.sync(() => {
+            seen.push(options.prompt)
+            return [
+              { type: "reasoning", text: "thinking" },
+              { type: "text", text: "ok" },
+              {
+                type: "finish",
+                reason: "stop",
+                usage: {
+                  inputTokens: { uncached: undefined, total: 9, cacheRead: 2, cacheWrite: undefined },
+                  outputTokens: { total: 4, text: undefined, reasoning: 1 }
+                }
+              }
+            ]
+          }),
+        streamText: () => Effect.die("unused") as never
+      })
+      const model = LanguageModelAdapter.make(languageModel)
+      const respond = model.respond
+      assert(respond !== undefined)
+      const response = yield* respond({
+        messages: [Message.user("hi"), Message.assistant([Message.reasoning("before"), Message.text("hello")])],
+        toolset
+      })
+      expect(response.content).toEqual([Message.reasoning("thinking"), Message.text("ok")])
+      expect(response.usage).toEqual({
+        inputTokens: 9,
+        outputTokens: 4,
+        reasoningTokens: 1,
+        cacheReadTokens: 2,
+        cacheWriteTokens: undefined
+      })
+      expect(response.finishReason).toBe("stop")
+      const assistant = seen[0]?.content[1]
+      assert(assistant !== undefined && assistant.role === "assistant")
+      expect(assistant.content.map((part) => part.type)).toEqual(["reasoning", "text"])
+    })
+  )
 })
