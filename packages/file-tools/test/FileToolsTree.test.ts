@@ -4,24 +4,21 @@
 import fs from "node:fs"
 import * as nodePath from "node:path"
 import { PathGuard } from "@agent-harness/tool-schema"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Files, FileTools, TreeFiles } from "../src/index.ts"
 import { observe } from "./run.ts"
-import { makeProject, type Project, removeTemporary, tempDir, tracked } from "./tree.ts"
+import { tempDir, tracked, withProject } from "./tree.ts"
 
-let project: Project
 let files: Files.FilesShape
 
-beforeAll(async () => {
-  project = await makeProject("tools", 500)
-  files = TreeFiles.makeUnsafe(project.root)
-}, 120_000)
-
-afterAll(async () => {
-  await project.close()
-  removeTemporary()
-}, 30_000)
+withProject(
+  "tools",
+  (_, tree) => {
+    files = tree
+  },
+  500
+)
 
 const ok = (content: string) => ({ isError: false, content })
 

@@ -1,27 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Files } from "../src/index.ts"
+import { readsWritesAppendsLists } from "./fixtures/contract.ts"
 
 describe("Files", () => {
   it.effect("reads, writes, appends, lists and snapshots", () =>
-    Effect.gen(function* () {
-      const files = Files.makeFiles({ "b.txt": "B", "a.txt": "A" })
-      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
-      expect(yield* files.read("nope")).toEqual(Option.none())
-      yield* files.write("c.txt", "C")
-      yield* files.append("c.txt", "+")
-      yield* files.append("new.txt", "n")
-      expect(yield* files.list).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
-      expect(yield* files.entries).toEqual([
-        ["a.txt", "A"],
-        ["b.txt", "B"],
-        ["c.txt", "C+"],
-        ["new.txt", "n"]
-      ])
-      const snap = yield* files.snapshot
-      expect(snap).toEqual({ "a.txt": "A", "b.txt": "B", "c.txt": "C+", "new.txt": "n" })
-      expect(Object.keys(snap)).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
-    })
+    readsWritesAppendsLists(Files.makeFiles({ "b.txt": "B", "a.txt": "A" }))
   )
 
   it.effect("a snapshot is a copy", () =>

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
 import fc from "fast-check"
 import { FlatFiles, FilePath, Files, FileTools } from "../src/index.ts"
+import { readsWritesAppendsLists } from "./fixtures/contract.ts"
 import { observe, runOn } from "./run.ts"
 
 const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "disk-files-test-"))
@@ -40,21 +41,7 @@ describe("FlatFiles", () => {
       const files = yield* FlatFiles.make(dir)
       yield* files.write("b.txt", "B")
       yield* files.write("a.txt", "A")
-      expect(yield* files.read("a.txt")).toEqual(Option.some("A"))
-      expect(yield* files.read("nope")).toEqual(Option.none())
-      yield* files.write("c.txt", "C")
-      yield* files.append("c.txt", "+")
-      yield* files.append("new.txt", "n")
-      expect(yield* files.list).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
-      expect(yield* files.entries).toEqual([
-        ["a.txt", "A"],
-        ["b.txt", "B"],
-        ["c.txt", "C+"],
-        ["new.txt", "n"]
-      ])
-      const snap = yield* files.snapshot
-      expect(snap).toEqual({ "a.txt": "A", "b.txt": "B", "c.txt": "C+", "new.txt": "n" })
-      expect(Object.keys(snap)).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
+      yield* readsWritesAppendsLists(files)
       expect(namesIn(dir)).toEqual(["a.txt", "b.txt", "c.txt", "new.txt"])
     })
   )

@@ -4,23 +4,18 @@
 import fs from "node:fs"
 import { syncBuiltinESMExports } from "node:module"
 import * as nodePath from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import { type FilePath, type Files, TreeFiles } from "../src/index.ts"
-import { makeProject, type Project, removeTemporary, recording, tempDir, tracked } from "./tree.ts"
+import { type Project, recording, tempDir, tracked, withProject } from "./tree.ts"
 
 let project: Project
 let files: Files.FilesShape
 
-beforeAll(async () => {
-  project = await makeProject("files")
-  files = TreeFiles.makeUnsafe(project.root)
-}, 120_000)
-
-afterAll(async () => {
-  await project.close()
-  removeTemporary()
-}, 30_000)
+withProject("files", (made, tree) => {
+  project = made
+  files = tree
+})
 
 const refusal = <A>(effect: Effect.Effect<A, FilePath.PathRefused>) =>
   Effect.map(Effect.flip(effect), (error) => ({ path: error.path, reason: error.reason }))

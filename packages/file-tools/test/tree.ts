@@ -9,6 +9,8 @@ import { syncBuiltinESMExports } from "node:module"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { afterAll, beforeAll } from "@effect/vitest"
+import { type Files, TreeFiles } from "../src/index.ts"
 
 const made: Array<string> = []
 
@@ -137,4 +139,24 @@ export const recording = async <A>(
     for (const [name, original] of originals) if (original !== undefined) mutable[name] = original
     syncBuiltinESMExports()
   }
+}
+
+/**
+ * Makes a project (`label`, `modules` files under node_modules) before the file's tests and
+ * gives it and its `TreeFiles` to `use`; closes it and removes every temporary folder after.
+ */
+export const withProject = (
+  label: string,
+  use: (project: Project, files: Files.FilesShape) => void,
+  modules?: number
+): void => {
+  let made: Project | undefined
+  beforeAll(async () => {
+    made = await makeProject(label, modules)
+    use(made, TreeFiles.makeUnsafe(made.root))
+  }, 120_000)
+  afterAll(async () => {
+    await made?.close()
+    removeTemporary()
+  }, 30_000)
 }
