@@ -1,7 +1,8 @@
 /**
  * Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for what speaks effect/ai:
- * the model-backed planner (`ModelPlanner`, which asks for its plan with `generateObject`),
- * `LanguageModelAdapter`, your own `generateText` calls. Same requests, retries and typed
+ * your own `generateText` and `generateObject` calls, and `LanguageModelAdapter` (which makes
+ * it the executor's `Model` for the loop and the model-backed planner; `AiSdkModel` is that
+ * `Model` directly). Same requests, retries and typed
  * causes as `AiSdkModel` (each provider failure becomes the matching `AiError` reason:
  * `AuthenticationError` for a missing or rejected key, `InvalidRequestError`,
  * `InternalProviderError` when the provider stays unavailable or gives no reply within the
@@ -17,7 +18,7 @@
  *
  * @example
  * ```ts
- * import { EffectAiModel } from "@agent-harness/ai-sdk"
+ * import { EffectAiModel, LanguageModelAdapter } from "@agent-harness/ai-sdk"
  * import { ModelPlanner, Session } from "@agent-harness/planner"
  * import { anthropic } from "@ai-sdk/anthropic"
  *
@@ -27,7 +28,9 @@
  *   toolset,
  *   maxSteps: 10,
  *   maxReplans: 2
- * }).pipe(Effect.provide(EffectAiModel.layer(anthropic("claude-sonnet-4-5"))))
+ * }).pipe(
+ *   Effect.provide(Layer.provide(LanguageModelAdapter.layer, EffectAiModel.layer(anthropic("claude-sonnet-4-5"))))
+ * )
  * ```
  *
  * @since 0.1.0
