@@ -60,12 +60,12 @@ describe("DurableJournal.Recorded", () => {
 
   it("is written with the tool's name as name, as on the call", () => {
     assert.deepStrictEqual(Schema.encodeSync(DurableJournal.Recorded)(today), today)
-    assert.deepStrictEqual(Schema.decodeUnknownSync(DurableJournal.Recorded)(today), today)
+    assert.deepStrictEqual(Schema.decodeSync(DurableJournal.Recorded)(today), today)
   })
 
   it("a record written before name (the tool's name under tool) still reads, as name", () => {
     const { name, ...rest } = today
-    assert.deepStrictEqual(Schema.decodeUnknownSync(DurableJournal.Recorded)({ tool: name, ...rest }), today)
+    assert.deepStrictEqual(Schema.decodeSync(DurableJournal.Recorded)({ tool: name, ...rest }), today)
   })
 
   it("a record with neither is refused", () => {
