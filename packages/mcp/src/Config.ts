@@ -504,8 +504,16 @@ export interface Loaded {
   /** The declaration as written, `cwd` absolute: what a trace records. */
   readonly declaration: Mounter.Declaration
   /** What `Mount.mountAll` mounts. */
-  readonly entry: Mount.Entry
+  readonly entry: Entry
 }
+
+/**
+ * What `Mount.mountAll` takes for one server: `Mount.Entry` (named here so that this entry
+ * point's types are its own).
+ *
+ * @since 0.1.0
+ */
+export type Entry = Mount.Entry
 
 /**
  * Reads the `mcpServers` files of `--mcp-config` (`InputFile.read`: a regular UTF-8 file of

@@ -17,7 +17,7 @@
 import * as path from "node:path"
 import process from "node:process"
 import { Mounter, Report } from "@agent-harness/scenario"
-import { Console, Effect, Layer, Result } from "effect"
+import { Console, Effect, Layer, Result, type Scope } from "effect"
 import * as Config from "./Config.ts"
 
 /**
@@ -34,7 +34,10 @@ export const folderOf = (declaration: Mounter.Declaration, file: string): string
  *
  * @since 0.1.0
  */
-export const mount = (declaration: Mounter.Declaration, file: string) =>
+export const mount = (
+  declaration: Mounter.Declaration,
+  file: string
+): Effect.Effect<Mounter.Mounted, Mounter.MountFailed, Scope.Scope> =>
   Effect.gen(function* () {
     const cwd = declaration.command === undefined ? undefined : folderOf(declaration, file)
     // `${…}` expanded from the environment now; the declaration (and so the trace) keeps them.

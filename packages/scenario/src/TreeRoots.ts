@@ -22,6 +22,21 @@ import { TreeFiles } from "@agent-harness/file-tools"
 import { Effect, Layer } from "effect"
 import * as Roots from "./Roots.ts"
 
+/**
+ * The scenario package's `Roots` service (`Roots.Roots` of the main entry), which `layer`
+ * provides.
+ *
+ * @since 0.1.0
+ */
+export type Service = Roots.Roots
+
+/**
+ * What the service does (`Roots.Shape` of the main entry), which `roots` is.
+ *
+ * @since 0.1.0
+ */
+export type Shape = Roots.Shape
+
 /** The `code` of a Node error, or its message. */
 const reasonOf = (error: unknown): string => {
   if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
@@ -156,7 +171,7 @@ const attempt = <A>(f: () => A): Effect.Effect<A, Roots.InvalidRoot> =>
  *
  * @since 0.1.0
  */
-export const roots: Roots.Shape = Roots.Roots.of({
+export const roots: Shape = Roots.Roots.of({
   check: (root, file) => Effect.asVoid(attempt(() => folderOf(root, file))),
   open: (root, file) =>
     Effect.gen(function* () {
@@ -193,4 +208,4 @@ export const roots: Roots.Shape = Roots.Roots.of({
  *
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Roots.Roots> = Layer.succeed(Roots.Roots, roots)
+export const layer: Layer.Layer<Service> = Layer.succeed(Roots.Roots, roots)
