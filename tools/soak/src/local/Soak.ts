@@ -28,7 +28,8 @@ import process from "node:process"
 import { fileURLToPath } from "node:url"
 import { FlatFiles } from "@agent-harness/file-tools"
 import { SqliteStore } from "@agent-harness/idempotency"
-import { Clock, Data, Effect, Predicate, type Scope } from "effect"
+import { Clock, Effect, Predicate } from "effect"
+import * as Bundle from "../Bundle.ts"
 import * as SoakConversation from "./SoakConversation.ts"
 
 /**
@@ -72,11 +73,34 @@ export interface Options {
 }
 
 /**
+ * What a soak counts, in one run or over all of them (both soaks).
+ *
+ * @since 0.1.0
+ */
+export interface Counts {
+  /** SIGKILLs that hit a running child: every planned one, unless a child failed first. */
+  readonly kills: number
+  /** Of them, the kills that found the child holding in a call it had asked to hold in. */
+  readonly held: number
+  /** Appends whose mark is in the environment more than once. */
+  readonly duplicated: number
+  /** Calls reported outcome unknown (by the last child, or by the sessions' results). */
+  readonly unknown: number
+  /** Calls the journal holds as started and never finished: `unknown` when all is well. */
+  readonly unfinished: number
+  /** Replayed observations over every start. */
+  readonly replayed: number
+  /** Everything that went wrong, in words; the folder is kept when there is any. */
+  readonly violations: ReadonlyArray<string>
+  readonly millis: number
+}
+
+/**
  * What one run found.
  *
  * @since 0.1.0
  */
-export interface RunReport {
+export interface RunReport extends Counts {
   /** From 1. */
   readonly run: number
   readonly seed: number
@@ -86,21 +110,6 @@ export interface RunReport {
   readonly starts: number
   /** The kills planned. */
   readonly planned: number
-  /** SIGKILLs that hit a running child: every planned one, unless a child failed first. */
-  readonly kills: number
-  /** Of them, the kills that found the child holding in the call they were planned in. */
-  readonly held: number
-  /** Appends whose mark is in the environment more than once. */
-  readonly duplicated: number
-  /** Calls the last child reported as outcome unknown (the journal's unfinished calls). */
-  readonly unknown: number
-  /** Calls the journal holds as started and never finished: `unknown` when all is well. */
-  readonly unfinished: number
-  /** Replayed observations over every start. */
-  readonly replayed: number
-  readonly millis: number
-  /** Everything that went wrong, in words; the run's folder is kept when there is any. */
-  readonly violations: ReadonlyArray<string>
 }
 
 /**
@@ -108,19 +117,9 @@ export interface RunReport {
  *
  * @since 0.1.0
  */
-export interface Summary {
+export interface Summary extends Counts {
   readonly runs: number
-  readonly kills: number
-  /** Kills that found the child holding in its planned call (the rest hit it at a random instant). */
-  readonly held: number
-  readonly duplicated: number
-  readonly unknown: number
-  /** The journals' unfinished calls: equal to `unknown` when every one was reported. */
-  readonly unfinished: number
-  readonly replayed: number
-  readonly violations: ReadonlyArray<string>
-  readonly millis: number
-  /** The child that ran: a bundle of `SoakChild.ts`, or a file. */
+  /** The child that ran: a bundle of its source, or a file. */
   readonly child: string
   /** Why the child could not be bundled (it ran from the sources, slower). */
   readonly bundleError: string | undefined
@@ -154,57 +153,6 @@ export const passed = (summary: Pick<Summary, "duplicated" | "violations">): boo
  * @since 0.1.0
  */
 export const childSource = fileURLToPath(new URL("./SoakChild.ts", import.meta.url))
-
-/**
- * The child as the built CLI ships it (`dist/SoakChild.js`, next to the chunk holding this
- * module), when the soak runs from the published package: there is nothing to bundle then.
- *
- * @since 0.1.0
- */
-export const builtChild = fileURLToPath(new URL("./SoakChild.js", import.meta.url))
-
-/**
- * The child could not be bundled.
- *
- * @since 0.1.0
- */
-export class BundleError extends Data.TaggedError("BundleError")<{ readonly message: string }> {}
-
-/**
- * A process's entry point bundled into one ES module (only `node:` modules stay imports) in a
- * temporary folder removed with the scope.
- *
- * @since 0.1.0
- */
-export const bundle = (source: string): Effect.Effect<string, BundleError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-soak-child-"))),
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    )
-    const file = nodePath.join(dir, `${nodePath.basename(source, ".ts")}.mjs`)
-    yield* Effect.tryPromise({
-      try: async () => {
-        const { rolldown } = await import("rolldown")
-        const build = await rolldown({ input: source, platform: "node", external: [/^node:/], logLevel: "silent" })
-        try {
-          await build.write({ file, format: "esm", codeSplitting: false })
-        } finally {
-          await build.close()
-        }
-      },
-      catch: (error) => new BundleError({ message: error instanceof Error ? error.message : String(error) })
-    })
-    return file
-  })
-
-/**
- * The child bundled into one ES module (only `node:` modules stay imports) in a temporary
- * folder removed with the scope.
- *
- * @since 0.1.0
- */
-export const bundleChild: Effect.Effect<string, BundleError, Scope.Scope> = bundle(childSource)
 
 /** A child that runs this long is stuck: it is killed and reported. */
 const stuckMillis = 120_000
@@ -589,17 +537,7 @@ const runOne = (
 export const run = (options: Options): Effect.Effect<Summary> =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
-    const entry: { readonly path: string; readonly child: string; readonly bundleError?: string } =
-      options.child !== undefined
-        ? { path: options.child, child: options.child }
-        : fs.existsSync(builtChild)
-          ? { path: builtChild, child: builtChild }
-          : options.bundle === false
-            ? { path: childSource, child: childSource }
-            : yield* Effect.match(bundleChild, {
-                onSuccess: (path) => ({ path, child: `a bundle of ${childSource}` }),
-                onFailure: (error) => ({ path: childSource, child: childSource, bundleError: error.message })
-              })
+    const entry = yield* Bundle.entry(childSource, { given: options.child, bundle: options.bundle })
     const pace = makePace()
     const base = options.seed ?? 1
     const reports = yield* Effect.forEach(

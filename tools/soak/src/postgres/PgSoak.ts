@@ -42,6 +42,7 @@ import { SqlClient } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
 import type * as PgSoakRunner from "./PgSoakRunner.ts"
+import * as Bundle from "../Bundle.ts"
 import * as Soak from "../local/Soak.ts"
 
 /**
@@ -99,27 +100,12 @@ export interface RunReport {
 }
 
 /**
- * The soak's figures.
+ * The soak's figures: the local soak's, and how many runners shared the database.
  *
  * @since 0.1.0
  */
-export interface Summary {
-  readonly runs: number
+export interface Summary extends Soak.Summary {
   readonly runners: number
-  /** SIGKILLs that hit a running runner while sessions ran. */
-  readonly kills: number
-  /** Of them, the kills that found the runner holding in an append it had asked to hold in. */
-  readonly held: number
-  readonly duplicated: number
-  readonly unknown: number
-  /** The journal's unfinished calls: equal to `unknown` when every one was reported. */
-  readonly unfinished: number
-  readonly replayed: number
-  readonly violations: ReadonlyArray<string>
-  readonly millis: number
-  /** The runner that ran: a bundle of `PgSoakRunner.ts`, or the file. */
-  readonly child: string
-  readonly bundleError: string | undefined
 }
 
 /**
@@ -135,13 +121,6 @@ export class SetupError extends Data.TaggedError("SetupError")<{ readonly messag
  * @since 0.1.0
  */
 export const runnerSource = fileURLToPath(new URL("./PgSoakRunner.ts", import.meta.url))
-
-/**
- * The runner as the built CLI ships it (`dist/PgSoakRunner.js`).
- *
- * @since 0.1.0
- */
-export const builtRunner = fileURLToPath(new URL("./PgSoakRunner.js", import.meta.url))
 
 /** A runner that has not said it is ready by then is stuck. */
 const readyMillis = 120_000
@@ -455,16 +434,7 @@ export const run = (
     yield* execute(options.url, `CREATE DATABASE ${name}`, "cannot create the soak's database")
     const url = withDatabase(options.url, name)
     const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-pg-soak-"))
-    const entry: { readonly path: string; readonly child: string; readonly bundleError?: string } = fs.existsSync(
-      builtRunner
-    )
-      ? { path: builtRunner, child: builtRunner }
-      : options.bundle === false
-        ? { path: runnerSource, child: runnerSource }
-        : yield* Effect.match(Soak.bundle(runnerSource), {
-            onSuccess: (path) => ({ path, child: `a bundle of ${runnerSource}` }),
-            onFailure: (error) => ({ path: runnerSource, child: runnerSource, bundleError: error.message })
-          })
+    const entry = yield* Bundle.entry(runnerSource, { bundle: options.bundle })
     const lines: Lines = []
     const problems: Array<string> = []
     const outcome = yield* Effect.scoped(
