@@ -7,6 +7,7 @@ import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { Execute, Outcome } from "../src/index.ts"
+import { nested } from "./fixtures/nested.ts"
 
 const revoked = (): object => {
   const { proxy, revoke } = Proxy.revocable({}, {})
@@ -41,18 +42,6 @@ const throwingThen = (): object =>
       throw new Error("then boom")
     }
   })
-
-/** An object nested `levels` deep. */
-const nested = (levels: number): Record<string, unknown> => {
-  const root: Record<string, unknown> = {}
-  let current = root
-  for (let i = 0; i < levels; i++) {
-    const next: Record<string, unknown> = {}
-    current.a = next
-    current = next
-  }
-  return root
-}
 
 const ran: Array<string> = []
 

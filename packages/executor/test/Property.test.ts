@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit, Result, Schema } from "effect"
 import fc from "fast-check"
 import { Execute, Outcome } from "../src/index.ts"
+import { nested } from "./fixtures/nested.ts"
 
 class ChaosError extends Data.TaggedError("ChaosError")<{ readonly message: string }> {}
 
@@ -52,18 +53,6 @@ const isHostile = (u: unknown): boolean => typeof u === "object" && u !== null &
 
 const boom = (what: string) => (): never => {
   throw new Error(`${what} boom`)
-}
-
-/** An object nested `levels` deep: `{ a: { a: ... } }`. */
-const nested = (levels: number): Record<string, unknown> => {
-  const root: Record<string, unknown> = {}
-  let current = root
-  for (let i = 0; i < levels; i++) {
-    const next: Record<string, unknown> = {}
-    current.a = next
-    current = next
-  }
-  return root
 }
 
 /** One 10,000-deep value, shared: rendering it is what costs, not building it. */
