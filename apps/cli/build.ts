@@ -19,6 +19,10 @@ import * as path from "node:path"
 import { type Plugin, rolldown } from "rolldown"
 
 const here = fileURLToPath(new URL("./", import.meta.url))
+/** The version `harness --version` prints: the published bundle has no package.json of its sources to read. */
+const version: unknown = (JSON.parse(fs.readFileSync(`${here}package.json`, "utf8")) as { readonly version?: unknown })
+  .version
+if (typeof version !== "string") throw new Error(`${here}package.json has no "version" string`)
 const dist = path.resolve(process.argv[2] ?? `${here}dist`)
 fs.rmSync(dist, { recursive: true, force: true })
 
@@ -29,13 +33,13 @@ fs.rmSync(dist, { recursive: true, force: true })
  * the permission package (the agent, and the scenarios' permissions' import of it).
  */
 const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
-  { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]McpCommand\.ts$/ },
-  { name: "viewer", root: /[\\/]packages[\\/]viewer[\\/]src[\\/]index\.ts$|[\\/]src[\\/]ViewCommand\.ts$/ },
+  { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/]Mcp\.ts$/ },
+  { name: "viewer", root: /[\\/]packages[\\/]viewer[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/]View\.ts$/ },
   // effect/cluster and effect/workflow too: the platform's barrel re-exports its cluster runners, so
   // `harness run`'s imports reach them without using them.
   {
     name: "durable",
-    root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]PgCommands\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
+    root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]engine[\\/]Postgres\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
   },
   { name: "agent", root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]AgentCommand\.ts$/ },
   { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ }
@@ -87,9 +91,10 @@ const build = await rolldown({
   input: {
     main: `${here}src/main.ts`,
     // harness test's worker thread, which TestWorkers starts as `TestWorker.js` next to its chunk.
-    TestWorker: `${here}src/TestWorker.ts`
+    TestWorker: `${here}src/workers/TestWorker.ts`
   },
   platform: "node",
+  transform: { define: { __HARNESS_VERSION__: JSON.stringify(version) } },
   external: [/^node:/, "rolldown"],
   logLevel: "warn",
   plugins: [keepApart]

@@ -7,6 +7,7 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
 import { Variant } from "@agent-harness/scenario"
+import * as Version from "./common/Version.ts"
 import type { ExitCode } from "./ExitCode.ts"
 
 /**
@@ -63,7 +64,7 @@ const run = Command.make(
   ({ file, json, variant, trace, engine, databaseUrl }) =>
     durable(engine, databaseUrl)
       ? lazy(
-          () => import("./PgCommands.ts"),
+          () => import("./engine/Postgres.ts"),
           (m) =>
             m.run(
               file,
@@ -75,7 +76,7 @@ const run = Command.make(
             )
         )
       : lazy(
-          () => import("./ScenarioCommands.ts"),
+          () => import("./engine/Local.ts"),
           (m) => m.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
         )
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
@@ -88,7 +89,7 @@ const capture = Command.make(
   },
   ({ trace, out }) =>
     lazy(
-      () => import("./CaptureCommand.ts"),
+      () => import("./commands/Capture.ts"),
       (m) => m.capture(trace, Option.getOrUndefined(out))
     )
 ).pipe(Command.withDescription("Turn a recorded conversation trace into a scenario that replays it: exit 0, or 2"))
@@ -120,7 +121,7 @@ const test = Command.make(
   ({ paths, json, variant, traces, workers, engine, databaseUrl }) =>
     durable(engine, databaseUrl)
       ? lazy(
-          () => import("./PgCommands.ts"),
+          () => import("./engine/Postgres.ts"),
           (m) =>
             m.test(
               paths,
@@ -133,7 +134,7 @@ const test = Command.make(
             )
         )
       : lazy(
-          () => import("./ScenarioCommands.ts"),
+          () => import("./engine/Local.ts"),
           (m) =>
             m.test(
               paths,
@@ -156,21 +157,21 @@ const salmorejo = Command.make(
   },
   ({ lang }) =>
     lazy(
-      () => import("./Demo.ts"),
+      () => import("./walkthroughs/Salmorejo.ts"),
       (m) => m.salmorejo(lang)
     )
 ).pipe(Command.withDescription("Errors as observations: a conversation with two errors, turn by turn"))
 
 const plan = Command.make("plan", {}, () =>
   lazy(
-    () => import("./PlanDemo.ts"),
+    () => import("./walkthroughs/Plan.ts"),
     (m) => m.plan
   )
 ).pipe(Command.withDescription("Plan and execute: every path, with each revision's diff drawn"))
 
 const regress = Command.make("regress", { variant }, ({ variant }) =>
   lazy(
-    () => import("./RegressDemo.ts"),
+    () => import("./walkthroughs/Regress.ts"),
     (m) => m.regress(Variant.byName[variant])
   )
 ).pipe(Command.withDescription("From an agent failure to a regression test: trace, criterion, cases, runs"))
@@ -229,7 +230,7 @@ const mcpServe = Command.make(
   },
   ({ tools, root, lang, http, journal, policy, allow, deny }) =>
     lazy(
-      () => import("./McpCommand.ts"),
+      () => import("./commands/Mcp.ts"),
       (m) =>
         m.serve({
           tools,
@@ -273,7 +274,7 @@ const view = Command.make(
   },
   ({ files, out, port }) =>
     lazy(
-      () => import("./ViewCommand.ts"),
+      () => import("./commands/View.ts"),
       (m) => m.view(files, { out: Option.getOrUndefined(out), port: Option.getOrUndefined(port) })
     )
 ).pipe(
@@ -371,7 +372,7 @@ export const harness = Command.make("harness").pipe(
  * @since 0.1.0
  */
 export const main = (args: ReadonlyArray<string>) =>
-  Command.runWith(harness, { version: "0.1.0" })(args).pipe(
+  Command.runWith(harness, { version: Version.current() })(args).pipe(
     Effect.as(0),
     Effect.catchTags({
       ExitCode: (e: ExitCode) => Effect.succeed(e.code),

@@ -11,7 +11,7 @@ import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Exit, Layer, Runtime } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import * as Cli from "./Cli.ts"
-import * as ScenarioServices from "./ScenarioServices.ts"
+import * as ScenarioServices from "./scenarios/ScenarioServices.ts"
 
 /**
  * What the CLI uses of the platform: files, paths, stdio and the terminal. effect/cli also asks

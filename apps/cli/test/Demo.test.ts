@@ -6,7 +6,7 @@ import { ScenarioFile } from "@agent-harness/scenario"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { TestConsole } from "effect/testing"
-import * as Demo from "../src/Demo.ts"
+import * as Demo from "../src/walkthroughs/Salmorejo.ts"
 import { at, type Json, salmorejo, salmorejoEn, salmorejoEs } from "./fixtures/scenarios.ts"
 
 const decode = (json: Json, file: string): ScenarioFile.Conversation => {

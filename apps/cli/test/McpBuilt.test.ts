@@ -7,7 +7,7 @@
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
-import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { packageVersion, salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 import { serveOnce } from "./fixtures/stdio.ts"
 
 const SPAWNS = { timeout: 180_000 }
@@ -21,6 +21,14 @@ beforeAll(() => build(dist), buildTimeout + 10_000)
 const built = (args: ReadonlyArray<string>) => runBuilt(dist, args)
 
 const isMcpChunk = (file: string): boolean => /^mcp-[\w-]+\.js$/.test(file)
+
+describe("the built CLI's version", () => {
+  it("--version prints package.json's version, written in at build time", SPAWNS, () => {
+    const r = built(["--version"])
+    assert.strictEqual(r.code, 0, r.stderr)
+    assert.strictEqual(r.stdout, `harness v${packageVersion()}\n`)
+  })
+})
 
 describe("the built CLI and MCP", () => {
   it("harness run of a scenario without MCP never loads the MCP chunk", SPAWNS, () => {

@@ -7,7 +7,7 @@ import { NodeServices } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestConsole } from "effect/testing"
-import * as RegressDemo from "../src/RegressDemo.ts"
+import * as RegressDemo from "../src/walkthroughs/Regress.ts"
 import { caseIds, catalogo, loadJson, regressTrace, tempFolder } from "./fixtures/scenarios.ts"
 
 const temp = tempFolder("regress")

@@ -8,7 +8,7 @@
 import process from "node:process"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import * as Signal from "../src/Signal.ts"
+import * as Signal from "../src/common/Signal.ts"
 
 const signals = ["SIGINT", "SIGTERM"] as const
 

@@ -12,7 +12,7 @@ import type { Model } from "@agent-harness/viewer"
 import { NodePath } from "@effect/platform-node"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Path, Schema } from "effect"
-import { traceNames } from "../src/ScenarioCommands.ts"
+import { traceNames } from "../src/engine/Local.ts"
 import { harness, SLOW } from "./fixtures/harness.ts"
 import { catalogo, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 

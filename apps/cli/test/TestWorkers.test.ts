@@ -14,9 +14,9 @@ import { fileURLToPath } from "node:url"
 import { Report, Variant } from "@agent-harness/scenario"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import * as ScenarioCommands from "../src/ScenarioCommands.ts"
-import * as ScenarioServices from "../src/ScenarioServices.ts"
-import * as TestWorkers from "../src/TestWorkers.ts"
+import * as ScenarioCommands from "../src/engine/Local.ts"
+import * as ScenarioServices from "../src/scenarios/ScenarioServices.ts"
+import * as TestWorkers from "../src/workers/TestWorkers.ts"
 import { harness } from "./fixtures/harness.ts"
 import {
   catalogo,

@@ -10,10 +10,10 @@ import process from "node:process"
 import { Database } from "@agent-harness/durable"
 import { Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem, type Path, Result } from "effect"
-import * as ExitCode from "./ExitCode.ts"
+import * as ExitCode from "../ExitCode.ts"
 import * as PgScenario from "./PgScenario.ts"
-import * as ScenarioCommands from "./ScenarioCommands.ts"
-import * as Style from "./Style.ts"
+import * as ScenarioCommands from "./Local.ts"
+import * as Style from "../Style.ts"
 
 /**
  * The database URL: `--database-url`, else `$DATABASE_URL`; exit 2 naming what is wrong when

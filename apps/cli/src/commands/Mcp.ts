@@ -23,10 +23,10 @@ import { Serve } from "@agent-harness/mcp"
 import { Gate } from "@agent-harness/permission"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Effect, type FileSystem, type Path, type Scope } from "effect"
-import * as AgentPolicy from "./AgentPolicy.ts"
-import * as ExitCode from "./ExitCode.ts"
-import * as RootFolder from "./RootFolder.ts"
-import * as Signal from "./Signal.ts"
+import * as AgentPolicy from "../AgentPolicy.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as RootFolder from "../RootFolder.ts"
+import * as Signal from "../common/Signal.ts"
 
 /**
  * The toolsets `--tools` names.

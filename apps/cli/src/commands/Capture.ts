@@ -7,9 +7,9 @@
  */
 import { Capture, InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Outputs from "./Outputs.ts"
-import * as Style from "./Style.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as Outputs from "../Outputs.ts"
+import * as Style from "../Style.ts"
 
 /**
  * Captures a trace into a scenario, printed or written to `out`.

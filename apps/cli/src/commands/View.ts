@@ -16,10 +16,10 @@
 import { InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Html, Input, type Model, Server } from "@agent-harness/viewer"
 import { Console, Effect, FileSystem, Result } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Outputs from "./Outputs.ts"
-import * as Signal from "./Signal.ts"
-import * as Style from "./Style.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as Outputs from "../Outputs.ts"
+import * as Signal from "../common/Signal.ts"
+import * as Style from "../Style.ts"
 
 /**
  * The options of `view`.

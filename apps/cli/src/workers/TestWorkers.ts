@@ -25,7 +25,7 @@ import process from "node:process"
 import type { ResourceLimits } from "node:worker_threads"
 import { Parallel, ScenarioFile, Suite, Verdict } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem, Queue, Result } from "effect"
-import type { FileRun } from "./ScenarioCommands.ts"
+import type { FileRun } from "../engine/Local.ts"
 
 /**
  * One file for a thread: its path, and where to record its trace (`--traces`).

@@ -8,8 +8,8 @@
 import { parentPort, workerData } from "node:worker_threads"
 import { Variant } from "@agent-harness/scenario"
 import { Effect } from "effect"
-import * as ScenarioCommands from "./ScenarioCommands.ts"
-import * as ScenarioServices from "./ScenarioServices.ts"
+import * as ScenarioCommands from "../engine/Local.ts"
+import * as ScenarioServices from "../scenarios/ScenarioServices.ts"
 import * as TestWorkers from "./TestWorkers.ts"
 
 const named: unknown = (workerData as { readonly variant?: unknown } | null)?.variant

@@ -8,17 +8,17 @@
  *
  * @since 0.1.0
  */
-import { fileURLToPath } from "node:url"
 import { Report, ResponseCases, ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem, Result, Schema, SchemaParser } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Style from "./Style.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as Style from "../Style.ts"
+import * as Package from "../common/Package.ts"
 
 /** The seed's synthetic trace fixture. @since 0.1.0 */
-export const traceFile: string = fileURLToPath(new URL("../regress/trace.json", import.meta.url))
+export const traceFile: string = Package.file("regress/trace.json")
 
 /** The seed's four cases, a `response-cases` scenario. @since 0.1.0 */
-export const casesFile: string = fileURLToPath(new URL("../scenarios/regress/catalogo.json", import.meta.url))
+export const casesFile: string = Package.file("scenarios/regress/catalogo.json")
 
 /**
  * The trace fixture: the request, the call, the tool's response, and `observed_baseline`, an

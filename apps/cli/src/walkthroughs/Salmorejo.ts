@@ -5,21 +5,20 @@
  *
  * @since 0.1.0
  */
-import { fileURLToPath } from "node:url"
 import type { Loop } from "@agent-harness/executor"
 import { Conversation, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Style from "./Style.ts"
-import * as Transcript from "./Transcript.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as Style from "../Style.ts"
+import * as Transcript from "../Transcript.ts"
+import * as Package from "../common/Package.ts"
 
 /**
  * The shipped scenario file of the salmorejo conversation in a language.
  *
  * @since 0.1.0
  */
-export const salmorejoFile = (lang: "en" | "es"): string =>
-  fileURLToPath(new URL(`../scenarios/${lang}/salmorejo.json`, import.meta.url))
+export const salmorejoFile = (lang: "en" | "es"): string => Package.file(`scenarios/${lang}/salmorejo.json`)
 
 /**
  * Plays a conversation scenario and prints it turn by turn, then its verdict.

@@ -5,13 +5,13 @@
  *
  * @since 0.1.0
  */
-import { fileURLToPath } from "node:url"
 import { Render } from "@agent-harness/diff"
 import type { Event, Step } from "@agent-harness/planner"
 import { PlanScenario, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Style from "./Style.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as Style from "../Style.ts"
+import * as Package from "../common/Package.ts"
 
 /**
  * The paths the walkthrough shows, in order: shipped scenario files under `scenarios/plan/`.
@@ -34,8 +34,7 @@ export const paths = [
 ] as const
 
 /** @since 0.1.0 */
-export const planFile = (name: string): string =>
-  fileURLToPath(new URL(`../scenarios/plan/${name}.json`, import.meta.url))
+export const planFile = (name: string): string => Package.file(`scenarios/plan/${name}.json`)
 
 const args = (value: unknown): string => JSON.stringify(value)
 

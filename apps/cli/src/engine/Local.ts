@@ -15,10 +15,10 @@ import {
   type Verdict
 } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem, Path, type PlatformError, Result } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Outputs from "./Outputs.ts"
-import * as Style from "./Style.ts"
-import * as TestWorkers from "./TestWorkers.ts"
+import * as ExitCode from "../ExitCode.ts"
+import * as Outputs from "../Outputs.ts"
+import * as Style from "../Style.ts"
+import * as TestWorkers from "../workers/TestWorkers.ts"
 
 /**
  * Runs a decoded scenario to its verdict: `Suite.run` in this process, or another engine's
