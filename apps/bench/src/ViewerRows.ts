@@ -25,19 +25,19 @@ const target = 1_000
 const trace = (): string => {
   const turns = (events - 4) / 4
   const out: Array<string> = [
-    Trace.line({ type: "annotation", key: "locale", value: "en" }),
-    Trace.line({ type: "annotation", key: "files", value: {} }),
-    Trace.line({ type: "start", messages: [{ role: "user", content: "Go." }], max_turns: turns, tools: ["read"] })
+    Trace.line({ type: "trace.annotated", key: "locale", value: "en" }),
+    Trace.line({ type: "trace.annotated", key: "files", value: {} }),
+    Trace.line({ type: "run.started", messages: [{ role: "user", content: "Go." }], max_turns: turns, tools: ["read"] })
   ]
   for (let turn = 1; turn <= turns; turn++) {
     const call = { type: "tool_use" as const, id: `c${turn}`, name: "read", input: { path: `notes/${turn}.txt` } }
     const failing = turn % 7 === 0
     out.push(
-      Trace.line({ type: "model.request", turn, messages: 2 * turn - 1 }),
-      Trace.line({ type: "model.reply", turn, reply: [{ type: "text", text: `Reading notes/${turn}.txt.` }, call] }),
-      Trace.line({ type: "call", turn, call }),
+      Trace.line({ type: "model.requested", turn, messages: 2 * turn - 1 }),
+      Trace.line({ type: "model.replied", turn, reply: [{ type: "text", text: `Reading notes/${turn}.txt.` }, call] }),
+      Trace.line(Trace.callStarted(turn, call)),
       Trace.line({
-        type: "observation",
+        type: "call.answered",
         turn,
         outcome: failing ? "Failed" : "Succeeded",
         result: {
@@ -49,7 +49,7 @@ const trace = (): string => {
       })
     )
   }
-  out.push(Trace.line({ type: "stop", stop: "turn_cap", turns }))
+  out.push(Trace.line({ type: "run.ended", stop: "turn_cap", turns }))
   check(out.length === events, `the trace has ${events} events (${out.length})`)
   return out.join("\n")
 }

@@ -338,7 +338,7 @@ const session = (
     const w = Transcript.words[options.lang]
     const tracing = options.trace !== undefined
     const note = (key: string, value: unknown) =>
-      tracing ? Trace.record({ type: "annotation", key, value }) : Effect.void
+      tracing ? Trace.record({ type: "trace.annotated", key, value }) : Effect.void
     const keys = Conversation.annotations
     yield* note(keys.locale, options.lang)
     if (tracing) yield* note(keys.files, yield* setup.files.snapshot)

@@ -22,14 +22,14 @@ export const line = (event: typeof Trace.ToolProgress.Type): string =>
   )
 
 /**
- * The trace `inner`, with every `tool.progress` event also written to stderr (by `write`) as
+ * The trace `inner`, with every `call.progressed` event also written to stderr (by `write`) as
  * it is recorded.
  *
  * @since 0.1.0
  */
 export const tee = (inner: Trace.Trace, write: (text: string) => void): Trace.Trace => ({
   record: (event) =>
-    event.type === "tool.progress"
+    event.type === "call.progressed"
       ? Effect.andThen(
           Effect.sync(() => write(`${line(event)}\n`)),
           inner.record(event)

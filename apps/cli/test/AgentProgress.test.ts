@@ -7,7 +7,7 @@ describe("AgentProgress", () => {
   it("a line per update: the tool, how far, the message; a server's escapes are made visible", () => {
     expect(
       AgentProgress.line({
-        type: "tool.progress",
+        type: "call.progressed",
         turn: 1,
         tool_use_id: "c1",
         name: "web__fetch",
@@ -16,9 +16,11 @@ describe("AgentProgress", () => {
         message: "downloading"
       })
     ).toBe("  … web__fetch 3/10 downloading")
-    expect(AgentProgress.line({ type: "tool.progress", turn: 1, tool_use_id: "c1", progress: 0.5 })).toBe("  … c1 0.5")
+    expect(AgentProgress.line({ type: "call.progressed", turn: 1, tool_use_id: "c1", progress: 0.5 })).toBe(
+      "  … c1 0.5"
+    )
     const hostile = AgentProgress.line({
-      type: "tool.progress",
+      type: "call.progressed",
       turn: 1,
       tool_use_id: "c1",
       name: "x",
@@ -35,12 +37,12 @@ describe("AgentProgress", () => {
       Effect.gen(function* () {
         const memory = yield* Trace.memory
         const tee = AgentProgress.tee(memory.trace, (text) => void written.push(text))
-        yield* tee.record({ type: "tool.progress", turn: 2, tool_use_id: "c9", name: "t", progress: 1, total: 2 })
-        yield* tee.record({ type: "model.request", turn: 2, messages: 3 })
+        yield* tee.record({ type: "call.progressed", turn: 2, tool_use_id: "c9", name: "t", progress: 1, total: 2 })
+        yield* tee.record({ type: "model.requested", turn: 2, messages: 3 })
         return yield* memory.events
       })
     )
     expect(written).toEqual(["  … t 1/2\n"])
-    expect(events.map((e) => e.type)).toEqual(["tool.progress", "model.request"])
+    expect(events.map((e) => e.type)).toEqual(["call.progressed", "model.requested"])
   })
 })

@@ -33,8 +33,8 @@ describe("harness capture → harness run", () => {
     timeout: 180_000
   }, () => {
     const base = recordedTrace()
-    const start = lineOf(base, "start")
-    const observation = lineOf(base, "observation", 1)
+    const start = lineOf(base, "run.started")
+    const observation = lineOf(base, "call.answered", 1)
     const edit = (line: number, change: (e: Event) => Event) => base.map((e, i) => (i + 1 === line ? change(e) : e))
     const cases: ReadonlyArray<readonly [string, ReadonlyArray<Event>, string | undefined]> = [
       ["as recorded", base, undefined],
@@ -45,7 +45,7 @@ describe("harness capture → harness run", () => {
       ],
       [
         "a tools annotation that is not an object",
-        [...base.slice(0, 1), { type: "annotation", key: "tools", value: "catalogo" }, ...base.slice(1)],
+        [...base.slice(0, 1), { type: "trace.annotated", key: "tools", value: "catalogo" }, ...base.slice(1)],
         `line 2: value: tools must be an object of scripted tools, got "catalogo"`
       ],
       [
@@ -116,6 +116,6 @@ describe("an output flag never overwrites the input", () => {
     writeFileSync(trace, "old content")
     const r = harness(["run", salmorejoEn, "--trace", trace])
     assert.strictEqual(r.code, 0, r.stderr)
-    assert.match(readFileSync(trace, "utf8"), /^\{"type":"annotation","key":"variant","value":"fixed"\}\n/)
+    assert.match(readFileSync(trace, "utf8"), /^\{"type":"trace.annotated","key":"variant","value":"fixed"\}\n/)
   })
 })

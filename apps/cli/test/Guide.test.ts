@@ -75,7 +75,10 @@ describe("the regression guide", () => {
   it("a malformed trace exits 2 naming the line", { timeout: 60_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), "guide-"))
     const trace = join(dir, "bad.jsonl")
-    writeFileSync(trace, '{"type":"start","messages":[],"max_turns":3,"tools":[]}\n{"type":"model.reply","turn":"1"}\n')
+    writeFileSync(
+      trace,
+      '{"type":"start","messages":[],"max_turns":3,"tools":[]}\n{"type":"model.replied","turn":"1"}\n'
+    )
     const result = harness("capture", trace)
     expect(result.status).toBe(2)
     expect(result.stderr).toContain(`${trace}: line 2: turn: expected`)

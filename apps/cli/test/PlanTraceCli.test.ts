@@ -32,7 +32,7 @@ describe("harness run PLAN.json --trace", () => {
     expect(r.stdout).toMatch(/^PASS plan: replan once/)
     const lines = linesOf(trace)
     expect(lines[0]).toStrictEqual({
-      type: "session.start",
+      type: "session.started",
       goal: "Publish the weekly report",
       max_steps: 10,
       max_replans: 2,
@@ -55,7 +55,7 @@ describe("harness run PLAN.json --trace", () => {
       "session.finished"
     ])
     const last = lines.at(-1)
-    assert(last?.type === "session.result", "the last line is the result")
+    assert(last?.type === "session.recorded", "the last line is the result")
     expect(last.result).toMatchObject({ status: "completed", reason: "goal_met", steps: 4, replans: 1 })
     expect(last.result.revisions).toStrictEqual([{ removed: [2], added: [4], revised: [] }])
     expect(last.result.history.map((step) => step.id)).toStrictEqual([1, 2, 4, 3])

@@ -101,9 +101,9 @@ describe("harness view --out", () => {
     const bad = temp.write(
       "bad/broken.jsonl",
       [
-        JSON.stringify({ type: "start", messages: [], max_turns: 3, tools: [] }),
+        JSON.stringify({ type: "run.started", messages: [], max_turns: 3, tools: [] }),
         "{ not json",
-        JSON.stringify({ type: "call", turn: 1, call: { type: "tool_use", name: "read", input: {} } })
+        JSON.stringify({ type: "call.started", turn: 1, name: "read", input: {} })
       ].join("\n")
     )
     const out = temp.path("bad/report.html")
@@ -111,7 +111,7 @@ describe("harness view --out", () => {
     expect(run.stderr).toBe(`wrote ${out}: 1 conversation trace; 2 problems named on the page\n`)
     expect(page.files[0]?.problems).toStrictEqual([
       { line: 2, path: "(line)", message: expect.stringMatching(/^invalid JSON: /) },
-      { line: 3, path: "call.id", message: "missing" }
+      { line: 3, path: "tool_use_id", message: "missing" }
     ])
   })
 })

@@ -7,7 +7,7 @@
  * exactly what the provider asked for in `retry-after-ms` / `retry-after`. Nothing of a failed
  * attempt's reply was used, so sending it again is safe. Bounded twice: by attempts and by a
  * time budget that starts at the first failure (a wait that would end past the budget is not
- * started). Each retry is a `model.retry` event in the trace. A refused request (400, 401,
+ * started). Each retry is a `model.retried` event in the trace. A refused request (400, 401,
  * 403...) or a missing API key fails at once.
  *
  * @since 0.1.0
@@ -127,7 +127,7 @@ export const resolve = (
 
 /**
  * Runs one model request (`send` is called once per attempt, with the attempt's abort signal)
- * under the policy; `turn` names the model call in the trace's `model.retry` events; `timeout`
+ * under the policy; `turn` names the model call in the trace's `model.retried` events; `timeout`
  * (milliseconds, none when `undefined` or infinite) bounds each attempt, from sending to the
  * last byte of the reply: an attempt past it is aborted and is a transient failure. Fails with
  * a typed `ProviderError`: the final one at once, `ProviderUnavailable` when a transient
@@ -207,7 +207,7 @@ export const send = <A>(options: {
       Schedule.tap(({ input, attempt, duration }) =>
         input._tag === "Transient"
           ? Trace.record({
-              type: "model.retry",
+              type: "model.retried",
               turn,
               attempt,
               delay_ms: Math.round(Duration.toMillis(duration)),

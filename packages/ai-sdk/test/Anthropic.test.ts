@@ -103,14 +103,14 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
           ["toolu_3", true, "la consulta está vacía"]
         ])
         // The trace sees the real names, the usage and the finish reasons.
-        expect(events.flatMap((e) => (e.type === "call" ? [e.call.name] : []))).toEqual([
+        expect(events.flatMap((e) => (e.type === "call.started" ? [e.name] : []))).toEqual([
           "catalogo.buscar",
           "añadir",
           "catalogo.buscar"
         ])
-        expect(events.filter((e) => e.type === "model.usage")).toEqual([
+        expect(events.filter((e) => e.type === "usage.reported")).toEqual([
           {
-            type: "model.usage",
+            type: "usage.reported",
             turn: 1,
             input_tokens: 120,
             output_tokens: 40,
@@ -118,7 +118,7 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
             cache_write_tokens: 0
           },
           {
-            type: "model.usage",
+            type: "usage.reported",
             turn: 2,
             input_tokens: 300,
             output_tokens: 3,
@@ -126,7 +126,7 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
             cache_write_tokens: 0
           }
         ])
-        expect(events.flatMap((e) => (e.type === "model.reply" ? [e.raw_finish_reason] : []))).toEqual([
+        expect(events.flatMap((e) => (e.type === "model.replied" ? [e.raw_finish_reason] : []))).toEqual([
           "tool_use",
           "end_turn"
         ])
@@ -200,7 +200,7 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
         expect(failure.reason).toBeInstanceOf(Model.IncompleteReply)
         expect(failure.message).toBe("model call 1: the reply was cut off by the token limit (finish reason 'length')")
         expect(ran).toEqual([])
-        expect(events.map((e) => e.type)).toEqual(["start", "model.request", "model.usage", "model.failed"])
+        expect(events.map((e) => e.type)).toEqual(["run.started", "model.requested", "usage.reported", "model.failed"])
       }),
     timeout
   )
@@ -221,9 +221,9 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
         expect(fake.requests).toHaveLength(3)
         const bodies = new Set(fake.requests.map((r) => r.body))
         expect(bodies.size).toBe(1)
-        expect(events.filter((e) => e.type === "model.retry")).toEqual([
-          { type: "model.retry", turn: 1, attempt: 1, delay_ms: 7, status: 529, message: "Overloaded" },
-          { type: "model.retry", turn: 1, attempt: 2, delay_ms: 0, status: 429, message: "Rate limited" }
+        expect(events.filter((e) => e.type === "model.retried")).toEqual([
+          { type: "model.retried", turn: 1, attempt: 1, delay_ms: 7, status: 529, message: "Overloaded" },
+          { type: "model.retried", turn: 1, attempt: 2, delay_ms: 0, status: 429, message: "Rate limited" }
         ])
       }),
     timeout
@@ -243,14 +243,14 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
         expect(failure.message).toBe(
           "model call 1: anthropic.messages is unavailable (HTTP 500) after 2 attempts: boom again"
         )
-        expect(out.events.filter((e) => e.type === "model.retry")).toHaveLength(1)
+        expect(out.events.filter((e) => e.type === "model.retried")).toHaveLength(1)
 
         fake.push("anthropic", FakeProvider.error(429, { message: "slow down", retryAfter: 3600 }))
         const later = yield* runLoop(modelOf(fake, { retry: { budget: "10 seconds" } }), opening)
         expect(failureOf(later.exit).message).toBe(
           "model call 1: anthropic.messages is unavailable (HTTP 429) after 1 attempt: slow down (the next try, in 3600000 ms, would end past the retry budget of 10000 ms)"
         )
-        expect(later.events.some((e) => e.type === "model.retry")).toBe(false)
+        expect(later.events.some((e) => e.type === "model.retried")).toBe(false)
       }),
     timeout
   )

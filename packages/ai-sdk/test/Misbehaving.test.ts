@@ -33,7 +33,7 @@ const anthropicOf = (fake: FakeProvider.Fake, options?: AiSdkModel.Options) =>
 
 const opening = [Message.user("Busca salmorejo.")]
 
-const retries = (events: ReadonlyArray<{ readonly type: string }>) => events.filter((e) => e.type === "model.retry")
+const retries = (events: ReadonlyArray<{ readonly type: string }>) => events.filter((e) => e.type === "model.retried")
 
 describe("a provider that never answers, or stalls", () => {
   it.live(
@@ -57,7 +57,7 @@ describe("a provider that never answers, or stalls", () => {
         expect(fake.requests).toHaveLength(2)
         expect(retries(events)).toEqual([
           {
-            type: "model.retry",
+            type: "model.retried",
             turn: 1,
             attempt: 1,
             delay_ms: expect.any(Number),
@@ -157,7 +157,7 @@ describe("a reply cut off before its end", () => {
         expect(ran).toEqual([])
         expect(fake.requests).toHaveLength(2)
         const [retry] = retries(events)
-        expect(retry).toMatchObject({ type: "model.retry", turn: 1, attempt: 1 })
+        expect(retry).toMatchObject({ type: "model.retried", turn: 1, attempt: 1 })
         expect(retry).not.toHaveProperty("status")
       }),
     timeout
@@ -225,7 +225,7 @@ describe("tool-call arguments nested 10,000 deep", () => {
           ])
         )
         expect(result.turns[0]?.outcomes.map((o) => o._tag)).toEqual(["NotExecuted"])
-        expect(events.flatMap((e) => (e.type === "observation" ? [e.result] : []))).toEqual([
+        expect(events.flatMap((e) => (e.type === "call.answered" ? [e.result] : []))).toEqual([
           Message.toolResult("call_1", "not executed: input must be an object", true)
         ])
         expect(fake.requests.map((r) => r.problems)).toEqual([[], []])

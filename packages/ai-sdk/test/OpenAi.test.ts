@@ -93,7 +93,7 @@ describe("AiSdkModel over @ai-sdk/openai (Chat Completions)", () => {
         expect(ran).toEqual([])
         expect(result.messages[1]).toEqual(Message.assistant([Message.toolUse("call_1", "catalogo.buscar", broken)]))
         expect(result.turns[0]?.outcomes.map((o) => o._tag)).toEqual(["NotExecuted"])
-        expect(events.flatMap((e) => (e.type === "observation" ? [e.result] : []))).toEqual([
+        expect(events.flatMap((e) => (e.type === "call.answered" ? [e.result] : []))).toEqual([
           Message.toolResult("call_1", "not executed: input must be an object", true)
         ])
         const history = messagesOf(fake.requests[1])
@@ -160,7 +160,7 @@ describe("AiSdkModel over @ai-sdk/openai (Chat Completions)", () => {
         const retried = yield* runLoop(openAiOf(fake, {}, "sk-right"), opening)
         expect(successOf(retried.exit).text).toBe("ok")
         expect(
-          retried.events.filter((e) => e.type === "model.retry").map((e) => e.type === "model.retry" && e.status)
+          retried.events.filter((e) => e.type === "model.retried").map((e) => e.type === "model.retried" && e.status)
         ).toEqual([503])
 
         const closed = yield* Effect.promise(() => FakeProvider.start())

@@ -152,7 +152,7 @@ describe("AiSdkModel over @ai-sdk/openai Responses", () => {
         const { exit, ran, events } = yield* runLoop(responsesOf(fake), opening)
         expect(successOf(exit).text).toBe("Perdón.")
         expect(ran).toEqual([])
-        expect(events.filter((e) => e.type === "model.retry")).toHaveLength(1)
+        expect(events.filter((e) => e.type === "model.retried")).toHaveLength(1)
         expect(fake.requests.map((r) => r.problems)).toEqual([[], [], []])
         expect(inputOf(fake.requests[2]).slice(2)).toEqual([
           {

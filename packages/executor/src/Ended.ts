@@ -1,6 +1,6 @@
 /**
  * How a run of the loop ended, in one JSON form: why it stopped, the final text (when it ended
- * with one) and how many model calls it made. The trace's `stop` event is this with its
+ * with one) and how many model calls it made. The trace's `run.ended` event is this with its
  * `type`; the durable engine's record of a conversation is this with the history.
  *
  * @since 0.1.0
@@ -36,7 +36,7 @@ export const make = (stop: StopReason, text: string | undefined, turns: number):
   text === undefined ? { stop, turns } : { stop, text, turns }
 
 /**
- * Reads how a run ended from JSON (a trace's `stop` event, a record), or throws the
+ * Reads how a run ended from JSON (a trace's `run.ended` event, a record), or throws the
  * `SchemaError` that names what is wrong (e.g. an unknown stop reason).
  *
  * @since 0.1.0

@@ -7,7 +7,7 @@
  *
  * The calls of one turn run in lanes (`Tool.lane`): one lane's calls one after another in call
  * order, different lanes at the same time, so a slow MCP server does not hold up another's
- * calls. A tool's progress (`Progress.report`) is recorded as a `tool.progress` trace event
+ * calls. A tool's progress (`Progress.report`) is recorded as a `call.progressed` trace event
  * (and passed on to a reporter provided around the run); it never reaches the model.
  *
  * @since 0.1.0
@@ -191,7 +191,7 @@ export const run = <T extends Tool.Any>(
     yield* record(Steps.startEvent(options.messages, budget, options.toolset, breaker))
     const finish = (stop: StopReason, text: string | undefined) =>
       Effect.andThen(
-        record({ type: "stop", stop, ...(text === undefined ? {} : { text }), turns: turns.length }),
+        record({ type: "run.ended", stop, ...(text === undefined ? {} : { text }), turns: turns.length }),
         Effect.as(Steps.complete(model, Math.max(turns.length, 1), messages), { stop, text, messages, turns, budget })
       )
     while (true) {
@@ -202,7 +202,7 @@ export const run = <T extends Tool.Any>(
       }
       budget = spent.success
       const turn = turns.length + 1
-      yield* record({ type: "model.request", turn, messages: messages.length })
+      yield* record({ type: "model.requested", turn, messages: messages.length })
       const request = { messages: [...messages], toolset: options.toolset, turn }
       const { reply, about } = yield* Steps.ask(model, request, record)
       messages.push(Message.assistant(reply))

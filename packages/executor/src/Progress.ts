@@ -1,6 +1,6 @@
 /**
  * Progress of a running tool call: a tool reports how far it is (`Progress.report`), and whoever
- * runs it decides where that goes. The loop records it in the trace (`tool.progress`), `Serve`
+ * runs it decides where that goes. The loop records it in the trace (`call.progressed`), `Serve`
  * sends it to the MCP client as `notifications/progress`, a mounted MCP tool passes on its
  * server's. Nobody listening costs nothing: the default reporter drops every update.
  *

@@ -19,6 +19,7 @@ import { FinishReason } from "./FinishReason.ts"
 import * as Message from "./Message.ts"
 import * as Outcome from "./Outcome.ts"
 import type { StopReason } from "./StopReason.ts"
+import * as internalUpgrade from "./internal/upgrade.ts"
 import * as Usage from "./Usage.ts"
 
 /**
@@ -43,13 +44,13 @@ export const BreakerSettings: Schema.Struct<{
  * @since 0.1.0
  */
 export const Start: Schema.Struct<{
-  readonly type: Schema.Literal<"start">
+  readonly type: Schema.Literal<"run.started">
   readonly messages: Schema.$Array<typeof Message.Message>
   readonly max_turns: Schema.Int
   readonly tools: Schema.$Array<Schema.String>
   readonly breaker: Schema.optionalKey<typeof BreakerSettings>
 }> = Schema.Struct({
-  type: Schema.Literal("start"),
+  type: Schema.Literal("run.started"),
   messages: Schema.Array(Message.Message),
   max_turns: Schema.Int,
   tools: Schema.Array(Schema.String),
@@ -58,22 +59,22 @@ export const Start: Schema.Struct<{
 
 /** A runner's note about the environment (e.g. the scenario's locale and files). @since 0.1.0 */
 export const Annotation: Schema.Struct<{
-  readonly type: Schema.Literal<"annotation">
+  readonly type: Schema.Literal<"trace.annotated">
   readonly key: Schema.String
   readonly value: Schema.Unknown
 }> = Schema.Struct({
-  type: Schema.Literal("annotation"),
+  type: Schema.Literal("trace.annotated"),
   key: Schema.String,
   value: Schema.Unknown
 })
 
 /** The model is called (turn from 1) with a history of `messages` messages. @since 0.1.0 */
 export const ModelRequest: Schema.Struct<{
-  readonly type: Schema.Literal<"model.request">
+  readonly type: Schema.Literal<"model.requested">
   readonly turn: Schema.Int
   readonly messages: Schema.Int
 }> = Schema.Struct({
-  type: Schema.Literal("model.request"),
+  type: Schema.Literal("model.requested"),
   turn: Schema.Int,
   messages: Schema.Int
 })
@@ -85,13 +86,13 @@ export const ModelRequest: Schema.Struct<{
  * @since 0.1.0
  */
 export const ModelReply: Schema.Struct<{
-  readonly type: Schema.Literal<"model.reply">
+  readonly type: Schema.Literal<"model.replied">
   readonly turn: Schema.Int
   readonly reply: Schema.$Array<typeof Message.ReplyBlock>
   readonly finish_reason: Schema.optionalKey<typeof FinishReason>
   readonly raw_finish_reason: Schema.optionalKey<Schema.String>
 }> = Schema.Struct({
-  type: Schema.Literal("model.reply"),
+  type: Schema.Literal("model.replied"),
   turn: Schema.Int,
   reply: Schema.Array(Message.ReplyBlock),
   finish_reason: Schema.optionalKey(FinishReason),
@@ -105,7 +106,7 @@ export const ModelReply: Schema.Struct<{
  * @since 0.1.0
  */
 export const ModelUsage: Schema.Struct<{
-  readonly type: Schema.Literal<"model.usage">
+  readonly type: Schema.Literal<"usage.reported">
   readonly turn: Schema.Int
   readonly input_tokens: Schema.optionalKey<Schema.Int>
   readonly output_tokens: Schema.optionalKey<Schema.Int>
@@ -113,7 +114,7 @@ export const ModelUsage: Schema.Struct<{
   readonly cache_read_tokens: Schema.optionalKey<Schema.Int>
   readonly cache_write_tokens: Schema.optionalKey<Schema.Int>
 }> = Schema.Struct({
-  type: Schema.Literal("model.usage"),
+  type: Schema.Literal("usage.reported"),
   turn: Schema.Int,
   input_tokens: Schema.optionalKey(Schema.Int),
   output_tokens: Schema.optionalKey(Schema.Int),
@@ -123,7 +124,7 @@ export const ModelUsage: Schema.Struct<{
 })
 
 /**
- * The `model.usage` event of a turn: the counts in their wire form (`Usage.toWire`), the ones
+ * The `usage.reported` event of a turn: the counts in their wire form (`Usage.toWire`), the ones
  * that are not whole numbers of at least 0 left out.
  *
  * @since 0.1.0
@@ -134,11 +135,11 @@ export const usageEvent = (turn: number, usage: Usage.Usage): typeof ModelUsage.
   for (const [key, n] of Object.entries(wire)) {
     if (typeof n === "number" && Number.isSafeInteger(n) && n >= 0) fields[key as keyof typeof wire] = n
   }
-  return { type: "model.usage", turn, ...fields }
+  return { type: "usage.reported", turn, ...fields }
 }
 
 /**
- * The usage a `model.usage` event reports, in TypeScript's camelCase (`Usage.fromWire`).
+ * The usage a `usage.reported` event reports, in TypeScript's camelCase (`Usage.fromWire`).
  *
  * @since 0.1.0
  */
@@ -151,14 +152,14 @@ export const usageOf = (event: typeof ModelUsage.Type): Usage.Usage => Usage.fro
  * @since 0.1.0
  */
 export const ModelRetry: Schema.Struct<{
-  readonly type: Schema.Literal<"model.retry">
+  readonly type: Schema.Literal<"model.retried">
   readonly turn: Schema.Int
   readonly attempt: Schema.Int
   readonly delay_ms: Schema.Int
   readonly status: Schema.optionalKey<Schema.Int>
   readonly message: Schema.String
 }> = Schema.Struct({
-  type: Schema.Literal("model.retry"),
+  type: Schema.Literal("model.retried"),
   turn: Schema.Int,
   attempt: Schema.Int,
   delay_ms: Schema.Int,
@@ -177,12 +178,39 @@ export const ModelFailed: Schema.Struct<{
   message: Schema.String
 })
 
-/** A call of the reply is executed. @since 0.1.0 */
+/**
+ * A call of the reply is executed: its id, the tool's name and its input, in their wire
+ * spelling (a trace written before 0.2 held them as `call: { id, name, input }`; `upgrade` reads
+ * it).
+ *
+ * @since 0.1.0
+ */
 export const Call: Schema.Struct<{
-  readonly type: Schema.Literal<"call">
+  readonly type: Schema.Literal<"call.started">
   readonly turn: Schema.Int
-  readonly call: typeof Message.ToolUseBlock
-}> = Schema.Struct({ type: Schema.Literal("call"), turn: Schema.Int, call: Message.ToolUseBlock })
+  readonly tool_use_id: Schema.String
+  readonly name: Schema.String
+  readonly input: Schema.Unknown
+}> = Schema.Struct({
+  type: Schema.Literal("call.started"),
+  turn: Schema.Int,
+  tool_use_id: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown
+})
+
+/**
+ * The `call.started` event of a call of the reply, in turn `turn`.
+ *
+ * @since 0.2.0
+ */
+export const callStarted = (turn: number, call: Message.ToolUseBlock): typeof Call.Type => ({
+  type: "call.started",
+  turn,
+  tool_use_id: call.id,
+  name: call.name,
+  input: call.input
+})
 
 /**
  * The observation of a call, and what happened (`NotExecuted`, `Refused`, `Failed`, `Succeeded`,
@@ -192,7 +220,7 @@ export const Call: Schema.Struct<{
  * @since 0.1.0
  */
 export const Observation: Schema.Struct<{
-  readonly type: Schema.Literal<"observation">
+  readonly type: Schema.Literal<"call.answered">
   readonly turn: Schema.Int
   readonly outcome: Schema.Literals<readonly ["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]>
   readonly result: typeof Message.ToolResultBlock
@@ -201,7 +229,7 @@ export const Observation: Schema.Struct<{
   >
   readonly original: Schema.optionalKey<Schema.Literals<readonly ["NotExecuted", "Refused", "Failed", "Succeeded"]>>
 }> = Schema.Struct({
-  type: Schema.Literal("observation"),
+  type: Schema.Literal("call.answered"),
   turn: Schema.Int,
   outcome: Schema.Literals(["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]),
   result: Message.ToolResultBlock,
@@ -218,7 +246,7 @@ export const Observation: Schema.Struct<{
  * @since 0.1.0
  */
 export const observation = (turn: number, outcome: Outcome.Outcome): typeof Observation.Type => ({
-  type: "observation",
+  type: "call.answered",
   turn,
   outcome: outcome._tag,
   result: Outcome.toToolResult(outcome),
@@ -237,7 +265,7 @@ export const observation = (turn: number, outcome: Outcome.Outcome): typeof Obse
  * @since 0.1.0
  */
 export const Decision: Schema.Struct<{
-  readonly type: Schema.Literal<"permission.decision">
+  readonly type: Schema.Literal<"permission.decided">
   readonly tool_use_id: Schema.String
   readonly name: Schema.String
   readonly rule: Schema.optionalKey<Schema.Int>
@@ -247,7 +275,7 @@ export const Decision: Schema.Struct<{
   readonly reason: Schema.optionalKey<Schema.String>
   readonly untrusted_output: Schema.optionalKey<Schema.Boolean>
 }> = Schema.Struct({
-  type: Schema.Literal("permission.decision"),
+  type: Schema.Literal("permission.decided"),
   tool_use_id: Schema.String,
   name: Schema.String,
   rule: Schema.optionalKey(Schema.Int),
@@ -267,7 +295,7 @@ export const Decision: Schema.Struct<{
  * @since 0.1.0
  */
 export const BreakerTripped: Schema.Struct<{
-  readonly type: Schema.Literal<"breaker">
+  readonly type: Schema.Literal<"breaker.tripped">
   readonly turn: Schema.Int
   readonly tool_use_id: Schema.String
   readonly name: Schema.String
@@ -276,7 +304,7 @@ export const BreakerTripped: Schema.Struct<{
   readonly window: Schema.Int
   readonly action: Schema.Literals<readonly ["tell", "stop"]>
 }> = Schema.Struct({
-  type: Schema.Literal("breaker"),
+  type: Schema.Literal("breaker.tripped"),
   turn: Schema.Int,
   tool_use_id: Schema.String,
   name: Schema.String,
@@ -293,7 +321,7 @@ export const BreakerTripped: Schema.Struct<{
  * @since 0.1.0
  */
 export const ToolProgress: Schema.Struct<{
-  readonly type: Schema.Literal<"tool.progress">
+  readonly type: Schema.Literal<"call.progressed">
   readonly turn: Schema.Int
   readonly tool_use_id: Schema.String
   readonly name: Schema.optionalKey<Schema.String>
@@ -301,7 +329,7 @@ export const ToolProgress: Schema.Struct<{
   readonly total: Schema.optionalKey<Schema.Finite>
   readonly message: Schema.optionalKey<Schema.String>
 }> = Schema.Struct({
-  type: Schema.Literal("tool.progress"),
+  type: Schema.Literal("call.progressed"),
   turn: Schema.Int,
   tool_use_id: Schema.String,
   name: Schema.optionalKey(Schema.String),
@@ -312,12 +340,12 @@ export const ToolProgress: Schema.Struct<{
 
 /** The loop stopped: how the run ended (`Ended`) with its `type`. @since 0.1.0 */
 export const Stop: Schema.Struct<{
-  readonly type: Schema.Literal<"stop">
+  readonly type: Schema.Literal<"run.ended">
   readonly stop: typeof StopReason
   readonly text: Schema.optionalKey<Schema.String>
   readonly turns: Schema.Int
 }> = Schema.Struct({
-  type: Schema.Literal("stop"),
+  type: Schema.Literal("run.ended"),
   ...Ended.Ended.fields
 })
 
@@ -446,17 +474,14 @@ const message = (m: Message.Message): Message.Message =>
 /** The event with every `unknown` slot (tool inputs, annotation values) as a line holds it. */
 const holdable = (event: Event): Event => {
   switch (event.type) {
-    case "start":
+    case "run.started":
       return { ...event, messages: event.messages.map(message) }
-    case "annotation":
+    case "trace.annotated":
       return { ...event, value: encodable(event.value) }
-    case "model.reply":
+    case "model.replied":
       return { ...event, reply: event.reply.map(block) }
-    case "call":
-      return {
-        ...event,
-        call: { type: "tool_use", id: event.call.id, name: event.call.name, input: encodable(event.call.input) }
-      }
+    case "call.started":
+      return { ...event, input: encodable(event.input) }
     default:
       return event
   }
@@ -465,9 +490,39 @@ const holdable = (event: Event): Event => {
 const encode = Schema.encodeSync(Event)
 
 /**
+ * Every event type a trace written before 0.2 may hold, and its name now: every event is named
+ * `<noun>.<past participle>` (`start` → `run.started`, `observation` → `call.answered`, the plan
+ * session's `session.start` → `session.started`...). `plan.diff` keeps its name: it is the
+ * plan-and-execute idea's own word.
+ *
+ * @since 0.2.0
+ */
+export const renamed: ReadonlyMap<string, string> = internalUpgrade.renamed
+
+/**
+ * One parsed trace line as written today: an old event type gets its new name (`renamed`) and
+ * its moved fields their new place (a `call`'s `call: { id, name, input }` becomes
+ * `tool_use_id`, `name`, `input`; a `step.started`'s `call_id` becomes `tool_use_id`; a
+ * `session.unencodable` line becomes a `~unencodable` annotation). Anything else, an edge's
+ * event included, is returned as it is. Every reader (`harness capture`, the viewer) decodes
+ * through this, so old traces still read. Never throws.
+ *
+ * @example
+ * ```ts
+ * import { Trace } from "@agent-harness/executor"
+ *
+ * Trace.upgrade({ type: "model.request", turn: 1, messages: 2 })
+ * // { type: "model.requested", turn: 1, messages: 2 }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const upgrade: (json: unknown) => unknown = internalUpgrade.upgrade
+
+/**
  * One event as its JSON line (without the newline). Never throws, and the line always decodes
  * as an `Event`: a value JSON cannot hold is replaced by `{ "~unencodable": "<rendering>" }`,
- * and an event that does not fit `Event` at all becomes an annotation (key `~unencodable`) with
+ * and an event that does not fit `Event` at all becomes an `trace.annotated` event (key `~unencodable`) with
  * its type, its rendering and the reason.
  *
  * @since 0.1.0
@@ -487,7 +542,7 @@ export const line = (event: Event): string => {
       rendering: Render.value(event),
       error: Render.thrown(error)
     }
-    return JSON.stringify(encode({ type: "annotation", key: unencodable, value }))
+    return JSON.stringify(encode({ type: "trace.annotated", key: unencodable, value }))
   }
 }
 
@@ -506,7 +561,7 @@ export const memory: Effect.Effect<{ readonly trace: Trace; readonly events: Eff
  * A trace written to a JSON Lines file: the file is created (or emptied) when the layer is
  * built, and every event is appended as one line as it happens, so a crash keeps what came
  * before it. A write that fails stops the trace: the failure is logged as a warning, nothing
- * more is written (the file ends without its `stop` event, so `harness capture` refuses it as
+ * more is written (the file ends without its `run.ended` event, so `harness capture` refuses it as
  * unfinished instead of replaying a trace with holes), and the run goes on unchanged.
  *
  * @since 0.1.0

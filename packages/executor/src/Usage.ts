@@ -1,6 +1,6 @@
 /**
  * The tokens one model call used: one Schema, camelCase in TypeScript (`Usage`), snake_case on
- * the wire (`Wire`: the trace's `model.usage` event, `input_tokens`...), converted at the
+ * the wire (`Wire`: the trace's `usage.reported` event, `input_tokens`...), converted at the
  * Schema boundary.
  *
  * @since 0.1.0
@@ -75,7 +75,7 @@ export const toWire = (usage: Usage): Wire => {
 }
 
 /**
- * A usage read from its wire form (e.g. an old trace's `model.usage` event; other keys are
+ * A usage read from its wire form (e.g. a trace's `usage.reported` event, or an old trace's `model.usage`; other keys are
  * ignored), or the `SchemaError` that names the count that is not a number.
  *
  * @since 0.1.0

@@ -6,7 +6,7 @@
 
 /** The repeated-call breaker: an opt-in stop condition for a model stuck repeating the same call. @since 0.1.0 */
 export * as Breaker from "./Breaker.ts"
-/** How a run of the loop ended, in one JSON form (the trace's `stop`, the durable record). @since 0.1.0 */
+/** How a run of the loop ended, in one JSON form (the trace's `run.ended`, the durable record). @since 0.1.0 */
 export * as Ended from "./Ended.ts"
 /** `execute`: runs one tool call and answers it, whatever happens (errors as observations). @since 0.1.0 */
 export * as Execute from "./Execute.ts"
@@ -24,7 +24,7 @@ export * as Outcome from "./Outcome.ts"
 export * as Progress from "./Progress.ts"
 /** Why the loop stopped: the closed list, as a Schema. @since 0.1.0 */
 export * as StopReason from "./StopReason.ts"
-/** Traces of the loop as JSON Lines: the events, their Schemas, and where they go (`jsonl`, `memory`). @since 0.1.0 */
+/** Traces as JSON Lines, one event grammar (`run.started`, `call.answered`...): the events, their Schemas, where they go (`jsonl`, `memory`), and `upgrade` for old traces. @since 0.1.0 */
 export * as Trace from "./Trace.ts"
 /** The tokens one model call used: camelCase in TypeScript, snake_case on the wire. @since 0.1.0 */
 export * as Usage from "./Usage.ts"

@@ -67,14 +67,32 @@ describe("Loop.run with a repeated-call breaker", () => {
         Message.user([toolResult("c3", `no file 'b.txt'\n${note(3, 5)}`, true)])
       )
       const seen = yield* events
-      expect(seen[0]).toMatchObject({ type: "start", breaker: { after: 3, window: 5, action: "tell" } })
-      const trips = seen.filter((e) => e.type === "breaker")
+      expect(seen[0]).toMatchObject({ type: "run.started", breaker: { after: 3, window: 5, action: "tell" } })
+      const trips = seen.filter((e) => e.type === "breaker.tripped")
       expect(trips).toEqual([
-        { type: "breaker", turn: 3, tool_use_id: "c3", name: "read", count: 3, after: 3, window: 5, action: "tell" },
-        { type: "breaker", turn: 4, tool_use_id: "c4", name: "read", count: 4, after: 3, window: 5, action: "tell" }
+        {
+          type: "breaker.tripped",
+          turn: 3,
+          tool_use_id: "c3",
+          name: "read",
+          count: 3,
+          after: 3,
+          window: 5,
+          action: "tell"
+        },
+        {
+          type: "breaker.tripped",
+          turn: 4,
+          tool_use_id: "c4",
+          name: "read",
+          count: 4,
+          after: 3,
+          window: 5,
+          action: "tell"
+        }
       ])
       // Each trip follows its call's observation.
-      const c3 = seen.findIndex((e) => e.type === "observation" && e.result.tool_use_id === "c3")
+      const c3 = seen.findIndex((e) => e.type === "call.answered" && e.result.tool_use_id === "c3")
       expect(seen[c3 + 1]).toEqual(trips[0])
     })
   )
@@ -98,10 +116,19 @@ describe("Loop.run with a repeated-call breaker", () => {
         Message.user([toolResult("c2", "no file 'b.txt'", true), toolResult("c3", "alpha", false)])
       )
       const seen = yield* events
-      expect(seen.filter((e) => e.type === "breaker")).toEqual([
-        { type: "breaker", turn: 2, tool_use_id: "c2", name: "read", count: 2, after: 2, window: 3, action: "stop" }
+      expect(seen.filter((e) => e.type === "breaker.tripped")).toEqual([
+        {
+          type: "breaker.tripped",
+          turn: 2,
+          tool_use_id: "c2",
+          name: "read",
+          count: 2,
+          after: 2,
+          window: 3,
+          action: "stop"
+        }
       ])
-      expect(seen.at(-1)).toEqual({ type: "stop", stop: "repeated_call", turns: 2 })
+      expect(seen.at(-1)).toEqual({ type: "run.ended", stop: "repeated_call", turns: 2 })
     })
   )
 

@@ -15,7 +15,7 @@ const problem = (result: Result.Result<unknown, Schema.SchemaError>): string =>
   Result.isFailure(result) ? result.failure.message : "(decoded)"
 
 /** A trace line as the loop wrote it, read back. */
-const read = (line: string) => Schema.decodeUnknownSync(Trace.Event)(JSON.parse(line))
+const read = (line: string) => Schema.decodeUnknownSync(Trace.Event)(Trace.upgrade(JSON.parse(line)))
 
 describe("StopReason", () => {
   it("is the loop's four words, the budgets' two among them", () => {
@@ -30,7 +30,7 @@ describe("StopReason", () => {
   })
 
   it("an unknown stop reason is refused with the words it knows, by the trace and by Ended", () => {
-    const line = { type: "stop", stop: "finished", turns: 2 }
+    const line = { type: "run.ended", stop: "finished", turns: 2 }
     const expected = `Expected "end" | "turn_cap" | "time_budget" | "repeated_call", got "finished"\n  at ["stop"]`
     assert.strictEqual(problem(Schema.decodeUnknownResult(Trace.Stop)(line, { reportInput: true })), expected)
     assert.include(problem(decodeEvent(line, { reportInput: true })), `got "finished"`)
@@ -39,9 +39,9 @@ describe("StopReason", () => {
     assert.isTrue(StopReason.is("repeated_call"))
   })
 
-  it("stop lines traces hold today still read, and Ended reads their fields", () => {
+  it("stop lines old traces hold still read (upgraded), and Ended reads their fields", () => {
     assert.deepStrictEqual(read(`{"type":"stop","stop":"end","text":"Hola","turns":1}`), {
-      type: "stop",
+      type: "run.ended",
       stop: "end",
       text: "Hola",
       turns: 1
@@ -70,13 +70,13 @@ describe("FinishReason", () => {
   })
 
   it("a trace's model.reply with a finish reason that is not one is refused; today's lines read", () => {
-    const line = { type: "model.reply", turn: 1, reply: [], finish_reason: "done" }
+    const line = { type: "model.replied", turn: 1, reply: [], finish_reason: "done" }
     assert.include(problem(Schema.decodeUnknownResult(Trace.ModelReply)(line)), `"tool-calls"`)
     const old = read(
-      `{"type":"model.reply","turn":1,"reply":[{"type":"text","text":"hi"}],"finish_reason":"stop","raw_finish_reason":"end_turn"}`
+      `{"type":"model.replied","turn":1,"reply":[{"type":"text","text":"hi"}],"finish_reason":"stop","raw_finish_reason":"end_turn"}`
     )
     assert.deepStrictEqual(old, {
-      type: "model.reply",
+      type: "model.replied",
       turn: 1,
       reply: [{ type: "text", text: "hi" }],
       finish_reason: "stop",
@@ -108,9 +108,11 @@ describe("FinishReason", () => {
 
 describe("Usage", () => {
   it("an old trace's model.usage line reads into the camelCase type", () => {
-    const event = read(`{"type":"model.usage","turn":2,"input_tokens":120,"output_tokens":7,"cache_read_tokens":100}`)
-    assert.strictEqual(event.type, "model.usage")
-    if (event.type !== "model.usage") return
+    const event = read(
+      `{"type":"usage.reported","turn":2,"input_tokens":120,"output_tokens":7,"cache_read_tokens":100}`
+    )
+    assert.strictEqual(event.type, "usage.reported")
+    if (event.type !== "usage.reported") return
     assert.deepStrictEqual(Trace.usageOf(event), { inputTokens: 120, outputTokens: 7, cacheReadTokens: 100 })
   })
 
@@ -130,7 +132,7 @@ describe("Usage", () => {
   it("usageEvent writes what the loop writes: whole counts of at least 0, snake_case", () => {
     assert.deepStrictEqual(
       Trace.usageEvent(1, { inputTokens: 5, outputTokens: -1, reasoningTokens: 1.5, cacheReadTokens: 2 }),
-      { type: "model.usage", turn: 1, input_tokens: 5, cache_read_tokens: 2 }
+      { type: "usage.reported", turn: 1, input_tokens: 5, cache_read_tokens: 2 }
     )
   })
 
@@ -145,10 +147,10 @@ describe("Usage", () => {
         Effect.provide(Model.layer(model)),
         Effect.provideService(Trace.Trace, trace)
       )
-      const written = (yield* events).filter((e) => e.type === "model.usage")
+      const written = (yield* events).filter((e) => e.type === "usage.reported")
       assert.deepStrictEqual(written, [Trace.usageEvent(1, usage)])
       const [first] = written
-      if (first?.type === "model.usage") assert.deepStrictEqual(Trace.usageOf(first), usage)
+      if (first?.type === "usage.reported") assert.deepStrictEqual(Trace.usageOf(first), usage)
     })
   )
 })

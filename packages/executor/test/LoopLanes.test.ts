@@ -156,7 +156,7 @@ describe("Loop.run progress", () => {
       })
   })
 
-  const progressEvents = (events: ReadonlyArray<Trace.Event>) => events.filter((e) => e.type === "tool.progress")
+  const progressEvents = (events: ReadonlyArray<Trace.Event>) => events.filter((e) => e.type === "call.progressed")
 
   for (const [label, options] of [
     ["the direct path", {}],
@@ -191,9 +191,9 @@ describe("Loop.run progress", () => {
           )
         )
         expect(progressEvents(yield* events)).toEqual([
-          { type: "tool.progress", turn: 1, tool_use_id: "c1", name: "count", progress: 1, total: 3 },
+          { type: "call.progressed", turn: 1, tool_use_id: "c1", name: "count", progress: 1, total: 3 },
           {
-            type: "tool.progress",
+            type: "call.progressed",
             turn: 1,
             tool_use_id: "c1",
             name: "count",
@@ -201,7 +201,7 @@ describe("Loop.run progress", () => {
             total: 3,
             message: "halfway"
           },
-          { type: "tool.progress", turn: 1, tool_use_id: "c1", name: "count", progress: 3, total: 3 }
+          { type: "call.progressed", turn: 1, tool_use_id: "c1", name: "count", progress: 3, total: 3 }
         ])
         // The reporter given around the run still hears every update.
         expect(given).toEqual(["c1 1", "c1 2", "c1 3"])

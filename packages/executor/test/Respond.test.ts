@@ -64,11 +64,11 @@ describe("Model.respond", () => {
         [{ inputTokens: 12, outputTokens: 7, reasoningTokens: 3 }, "tool-calls"],
         [{ inputTokens: 30, outputTokens: 1 }, "stop"]
       ])
-      expect(events.filter((e) => e.type === "model.usage")).toEqual([
-        { type: "model.usage", turn: 1, input_tokens: 12, output_tokens: 7, reasoning_tokens: 3 },
-        { type: "model.usage", turn: 2, input_tokens: 30, output_tokens: 1 }
+      expect(events.filter((e) => e.type === "usage.reported")).toEqual([
+        { type: "usage.reported", turn: 1, input_tokens: 12, output_tokens: 7, reasoning_tokens: 3 },
+        { type: "usage.reported", turn: 2, input_tokens: 30, output_tokens: 1 }
       ])
-      const replies = events.flatMap((e) => (e.type === "model.reply" ? [e] : []))
+      const replies = events.flatMap((e) => (e.type === "model.replied" ? [e] : []))
       expect(replies.map((e) => [e.finish_reason, e.raw_finish_reason])).toEqual([
         ["tool-calls", "tool_use"],
         ["stop", undefined]
@@ -108,8 +108,8 @@ describe("Model.respond", () => {
         assert(failure._tag === "ModelError")
         assert(failure.reason instanceof Model.IncompleteReply)
         expect(failure.reason.finishReason).toBe(finishReason)
-        expect(events.map((e) => e.type)).toEqual(["start", "model.request", "model.usage", "model.failed"])
-        expect(events.some((e) => e.type === "call")).toBe(false)
+        expect(events.map((e) => e.type)).toEqual(["run.started", "model.requested", "usage.reported", "model.failed"])
+        expect(events.some((e) => e.type === "call.started")).toBe(false)
       })
     )
   }

@@ -104,22 +104,22 @@ describe("Trace.jsonl never changes the outcome", () => {
           plain.turns.map((t) => t.outcomes.map((o) => o.content))
         )
         expect(lines.map((e) => e.type)).toEqual([
-          "start",
-          "model.request",
-          "model.reply",
-          "call",
-          "observation",
-          "model.request",
-          "model.reply",
-          "stop"
+          "run.started",
+          "model.requested",
+          "model.replied",
+          "call.started",
+          "call.answered",
+          "model.requested",
+          "model.replied",
+          "run.ended"
         ])
         const marked = { [Trace.unencodable]: rendering }
         const reply = lines[2]
-        assert(reply?.type === "model.reply")
+        assert(reply?.type === "model.replied")
         expect(reply.reply[1]).toEqual({ type: "tool_use", id: "c1", name: "read", input: marked })
         const call = lines[3]
-        assert(call?.type === "call")
-        expect(call.call.input).toEqual(marked)
+        assert(call?.type === "call.started")
+        expect(call.input).toEqual(marked)
       })
   )
 
@@ -149,8 +149,8 @@ describe("Trace.jsonl never changes the outcome", () => {
     Effect.gen(function* () {
       const { lines } = yield* runBoth({ path: "a.txt", n: [1, null] })
       const call = lines[3]
-      assert(call?.type === "call")
-      expect(call.call.input).toEqual({ path: "a.txt", n: [1, null] })
+      assert(call?.type === "call.started")
+      expect(call.input).toEqual({ path: "a.txt", n: [1, null] })
     })
   )
 
@@ -163,29 +163,29 @@ describe("Trace.jsonl never changes the outcome", () => {
         Effect.provide(Layer.merge(model.layer, Layer.provide(Trace.jsonl("t.jsonl"), fs.layer)))
       )
       expect([result.stop, result.text]).toEqual(["end", "done"])
-      expect(decodedLines(fs.files.get("t.jsonl")).map((e) => e.type)).toEqual(["start", "model.request"])
+      expect(decodedLines(fs.files.get("t.jsonl")).map((e) => e.type)).toEqual(["run.started", "model.requested"])
     })
   )
 })
 
 describe("Trace.line", () => {
   it("an annotation whose value JSON cannot hold", () => {
-    const event = decodeEvent(JSON.parse(Trace.line({ type: "annotation", key: "files", value: cyclic() })))
+    const event = decodeEvent(JSON.parse(Trace.line({ type: "trace.annotated", key: "files", value: cyclic() })))
     expect(event).toEqual({
-      type: "annotation",
+      type: "trace.annotated",
       key: "files",
       value: { [Trace.unencodable]: '{"path":"a.txt","self":"[Circular]"}' }
     })
   })
 
   it("an event that does not fit the schema at all is still a line that decodes", () => {
-    const bogus = { type: "model.reply", turn: 1, reply: [{ type: "image", data: 1n }] } as unknown as Trace.Event
+    const bogus = { type: "model.replied", turn: 1, reply: [{ type: "image", data: 1n }] } as unknown as Trace.Event
     const event = decodeEvent(JSON.parse(Trace.line(bogus)))
-    assert(event.type === "annotation")
+    assert(event.type === "trace.annotated")
     expect(event.key).toBe(Trace.unencodable)
     expect(event.value).toMatchObject({
-      event_type: "model.reply",
-      rendering: '{"type":"model.reply","turn":1,"reply":[{"type":"image","data":1}]}'
+      event_type: "model.replied",
+      rendering: '{"type":"model.replied","turn":1,"reply":[{"type":"image","data":1}]}'
     })
   })
 })

@@ -38,7 +38,7 @@ describe("Trace.observation", () => {
     for (const failure of tags) {
       const event = Trace.observation(3, failed(failure))
       expect(event).toEqual({
-        type: "observation",
+        type: "call.answered",
         turn: 3,
         outcome: "Failed",
         failure: failure._tag,
@@ -78,7 +78,7 @@ describe("Trace.observation", () => {
         Effect.provideService(Trace.Trace, trace),
         Effect.provideService(Execute.Middleware, middleware)
       )
-      const observations = (yield* events).filter((e) => e.type === "observation")
+      const observations = (yield* events).filter((e) => e.type === "call.answered")
       expect(observations.map((e) => [e.result.tool_use_id, e.outcome, e.failure])).toEqual([
         ["c1", "Failed", "ToolError"],
         ["c2", "Failed", "OutcomeUnknown"]

@@ -100,9 +100,9 @@ describe("Mount: progress", slow, () => {
         return { result, events: yield* events }
       })
       const { result, events } = await Effect.runPromise(program)
-      expect(events.filter((e) => e.type === "tool.progress")).toEqual([
+      expect(events.filter((e) => e.type === "call.progressed")).toEqual([
         {
-          type: "tool.progress",
+          type: "call.progressed",
           turn: 1,
           tool_use_id: "c1",
           name: "p__steps",
@@ -111,7 +111,7 @@ describe("Mount: progress", slow, () => {
           message: "step 1"
         },
         {
-          type: "tool.progress",
+          type: "call.progressed",
           turn: 1,
           tool_use_id: "c1",
           name: "p__steps",

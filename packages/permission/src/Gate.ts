@@ -2,7 +2,7 @@
  * The permission gate: executor middleware that decides, for every call that passed its schema
  * and before anything runs, whether it runs. The policy decides (`Policy.decide`); on `ask`, the
  * `Approver` in the context answers; a denied call is not executed and the model reads
- * `not executed: denied: <reason>` (`Outcome.denied`). Every decision is a `permission.decision`
+ * `not executed: denied: <reason>` (`Outcome.denied`). Every decision is a `permission.decided`
  * trace event: which rule, what it said, the answer, whether the call runs, why.
  *
  * The loop does not change: provide the gate as `Execute.Middleware` (`Gate.layer`), alone or in
@@ -248,7 +248,7 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
         const verdict = Policy.decide(policy, call, annotations, meanings)
         const record = (allowed: boolean, answer: Answered | undefined, reason: string | undefined) =>
           Trace.record({
-            type: "permission.decision",
+            type: "permission.decided",
             tool_use_id: call.id,
             name: call.name,
             ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),

@@ -68,7 +68,7 @@ const behindGate = (calls: ReadonlyArray<Toolset.RawCall>, options: Gate.Options
       Effect.provideService(Execute.Middleware, gate),
       Effect.provideService(Trace.Trace, trace)
     )
-    const decisions = (yield* events).filter((e) => e.type === "permission.decision")
+    const decisions = (yield* events).filter((e) => e.type === "permission.decided")
     return { outcomes, decisions, ran: [...runs] }
   })
 
@@ -91,7 +91,7 @@ describe("deny", () => {
       assert.deepStrictEqual(ran, [])
       assert.deepStrictEqual(decisions, [
         {
-          type: "permission.decision",
+          type: "permission.decided",
           tool_use_id: "c1",
           name: "read",
           rule: 0,
@@ -129,7 +129,7 @@ describe("deny", () => {
         "not executed: denied: the permission policy does not allow this call (the default)"
       )
       assert.strictEqual(
-        byDefault.decisions[0]?.type === "permission.decision" && byDefault.decisions[0].rule,
+        byDefault.decisions[0]?.type === "permission.decided" && byDefault.decisions[0].rule,
         undefined
       )
     })
@@ -163,7 +163,7 @@ describe("allow", () => {
       )
       assert.deepStrictEqual(ran, ["c1"])
       assert.deepStrictEqual(decisions, [
-        { type: "permission.decision", tool_use_id: "c1", name: "read", rule: 1, decision: "allow", allowed: true }
+        { type: "permission.decided", tool_use_id: "c1", name: "read", rule: 1, decision: "allow", allowed: true }
       ])
     })
   )
@@ -182,7 +182,7 @@ describe("ask", () => {
       assert.deepStrictEqual(ran, [])
       assert.deepStrictEqual(decisions, [
         {
-          type: "permission.decision",
+          type: "permission.decided",
           tool_use_id: "c1",
           name: "append",
           rule: 2,
@@ -217,7 +217,7 @@ describe("ask", () => {
       )
       assert.deepStrictEqual(ran, ["c1", "c4"])
       assert.deepStrictEqual(
-        decisions.map((d) => (d.type === "permission.decision" ? [d.answer, d.allowed, d.reason] : [])),
+        decisions.map((d) => (d.type === "permission.decided" ? [d.answer, d.allowed, d.reason] : [])),
         [
           ["yes", true, "it adds to your notes"],
           ["no", false, "not today"],
@@ -255,7 +255,7 @@ describe("ask", () => {
         ["Succeeded", "Succeeded", "Refused", "Refused"]
       )
       assert.deepStrictEqual(
-        decisions.map((d) => (d.type === "permission.decision" ? [d.tool_use_id, d.decision, d.answer] : [])),
+        decisions.map((d) => (d.type === "permission.decided" ? [d.tool_use_id, d.decision, d.answer] : [])),
         [
           ["c1", "ask", "always"],
           ["c2", "ask", "remembered"],
@@ -494,12 +494,12 @@ describe("untrusted output", () => {
         ]
       )
       assert.deepStrictEqual(
-        decisions.map((d) => (d.type === "permission.decision" ? d.untrusted_output : undefined)),
+        decisions.map((d) => (d.type === "permission.decided" ? d.untrusted_output : undefined)),
         [true, true]
       )
       const denied = yield* behindGate([call("c4", "read", { path: "secrets/k" })], { policy, untrustedOutput: true })
       assert.strictEqual(denied.outcomes[0]?.content, "not executed: denied: secrets stay secret")
-      assert.isFalse(denied.decisions[0]?.type === "permission.decision" && "untrusted_output" in denied.decisions[0])
+      assert.isFalse(denied.decisions[0]?.type === "permission.decided" && "untrusted_output" in denied.decisions[0])
     })
   )
 
@@ -567,15 +567,15 @@ describe("the loop does not change", () => {
       assert.deepStrictEqual(
         (yield* events).map((e) => e.type),
         [
-          "start",
-          "model.request",
-          "model.reply",
-          "call",
-          "permission.decision",
-          "observation",
-          "model.request",
-          "model.reply",
-          "stop"
+          "run.started",
+          "model.requested",
+          "model.replied",
+          "call.started",
+          "permission.decided",
+          "call.answered",
+          "model.requested",
+          "model.replied",
+          "run.ended"
         ]
       )
     })

@@ -258,7 +258,7 @@ const property = (make: Make, numRuns: number, seed?: number) =>
           if (shouldRun) expect(runs[0]?.input).toStrictEqual(input)
         }
         for (const event of events) {
-          if (event.type !== "permission.decision") continue
+          if (event.type !== "permission.decided") continue
           if (event.decision === "deny") expect(event.allowed).toBe(false)
           expect(ran.filter((r) => r.id === event.tool_use_id)).toHaveLength(event.allowed ? 1 : 0)
         }

@@ -19,18 +19,21 @@ export const PlanCreated: Schema.Struct<{
   plan: Plan
 })
 
-/** A step is about to run, with the call id it runs with (`Session.callId`). @since 0.1.0 */
+/** A step is about to run, with the id its call runs with (`Session.callId`). @since 0.1.0 */
 export const StepStarted: Schema.Struct<{
   readonly type: Schema.Literal<"step.started">
   readonly revision: Schema.Int
   readonly step: typeof Step
-  readonly call_id: Schema.String
+  readonly tool_use_id: Schema.String
 }> = Schema.Struct({
   type: Schema.Literal("step.started"),
   revision: Schema.Int,
   step: Step,
-  /** `<session id>/step-<revision>-<step id>`: the key of the step's entry in a journal. */
-  call_id: Schema.String
+  /**
+   * `<session id>/step-<revision>-<step id>`: the id the step's call runs with, the key of its
+   * entry in a journal (`call_id` in a trace written before 0.2).
+   */
+  tool_use_id: Schema.String
 })
 
 /** A step ran and succeeded. @since 0.1.0 */

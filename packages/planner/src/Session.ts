@@ -292,7 +292,7 @@ const runWith = <T extends Tool.Any, E, R>(
         if (spent._tag === "Failure") return { _tag: "Failed", reason: "step_budget" } as const
         steps = spent.success
         for (const step of toRun) {
-          yield* emit({ type: "step.started", revision, step, call_id: toolUseId(sessionId, revision, step.id) })
+          yield* emit({ type: "step.started", revision, step, tool_use_id: toolUseId(sessionId, revision, step.id) })
         }
         const callOf = (step: Step.Step) => ({
           id: toolUseId(sessionId, revision, step.id),

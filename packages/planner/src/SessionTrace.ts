@@ -1,19 +1,19 @@
 /**
- * A plan session as JSON Lines, written as it happens: a `session.start` line (the goal, the
- * budgets, the strategy and the tools), each of the session's `Event`s, and a `session.result`
+ * A plan session as JSON Lines, written as it happens: a `session.started` line (the goal, the
+ * budgets, the strategy and the tools), each of the session's `Event`s, and a `session.recorded`
  * line (the `SessionResult` without its events, which are the lines above it). `harness run
  * PLAN.json --trace FILE` writes one; `harness view FILE` draws it.
  *
  * ```jsonl
- * {"type":"session.start","goal":"…","max_steps":10,"max_replans":2,"on_failure":"replan","tools":["read",…]}
+ * {"type":"session.started","goal":"…","max_steps":10,"max_replans":2,"on_failure":"replan","tools":["read",…]}
  * {"type":"plan.created","revision":0,"plan":[…]}
  * …
  * {"type":"session.finished","status":"completed","reason":"goal_met","session_id":"…"}
- * {"type":"session.result","result":{"session_id":"…","status":"completed",…}}
+ * {"type":"session.recorded","result":{"session_id":"…","status":"completed",…}}
  * ```
  *
  * Writing never changes the session. Every line is written when it happens (a crash keeps the
- * lines before it; a trace without its `session.result` line is a session that did not finish).
+ * lines before it; a trace without its `session.recorded` line is a session that did not finish).
  * A value JSON cannot hold (a step argument that is a cycle, a bigint, `undefined`) is written as
  * `{ "~unencodable": "<rendering>" }` in its place, as in the executor's traces; anything that
  * cannot be encoded at all becomes a `session.unencodable` line naming its type and why. A write
@@ -36,14 +36,14 @@ import type * as Step from "./Step.ts"
  * @since 0.1.0
  */
 export const Start: Schema.Struct<{
-  readonly type: Schema.Literal<"session.start">
+  readonly type: Schema.Literal<"session.started">
   readonly goal: Schema.String
   readonly max_steps: Schema.optionalKey<Schema.Int>
   readonly max_replans: Schema.optionalKey<Schema.Int>
   readonly on_failure: Schema.optionalKey<Schema.Literals<readonly ["replan", "skip", "abort"]>>
   readonly tools: Schema.optionalKey<Schema.$Array<Schema.String>>
 }> = Schema.Struct({
-  type: Schema.Literal("session.start"),
+  type: Schema.Literal("session.started"),
   goal: Schema.String,
   max_steps: Schema.optionalKey(Schema.Int),
   max_replans: Schema.optionalKey(Schema.Int),
@@ -71,9 +71,9 @@ export type Recorded = typeof Recorded.Type
  * @since 0.1.0
  */
 export const Finish: Schema.Struct<{
-  readonly type: Schema.Literal<"session.result">
+  readonly type: Schema.Literal<"session.recorded">
   readonly result: typeof Recorded
-}> = Schema.Struct({ type: Schema.Literal("session.result"), result: Recorded })
+}> = Schema.Struct({ type: Schema.Literal("session.recorded"), result: Recorded })
 
 /** The line that closes a session. @since 0.1.0 */
 export type Finish = typeof Finish.Type
@@ -111,7 +111,7 @@ export const Line: Schema.Union<readonly [typeof Start, typeof Event.Event, type
 export type Line = typeof Line.Type
 
 /**
- * The `session.start` of a session run with these options: its goal, budgets, strategy (the
+ * The `session.started` of a session run with these options: its goal, budgets, strategy (the
  * default `replan` when none is given, as `Session.run` does) and the names of its tools.
  *
  * @since 0.1.0
@@ -182,13 +182,13 @@ const safely = (value: unknown, encode: () => unknown): string => {
 }
 
 /**
- * The `session.start` line (without the newline). Never throws: a start that does not fit
+ * The `session.started` line (without the newline). Never throws: a start that does not fit
  * `Start` (a budget that is not an integer) becomes a `session.unencodable` line.
  *
  * @since 0.1.0
  */
 export const startLine = (start: Omit<Start, "type">): string =>
-  safely(start, () => encodeStart({ ...start, type: "session.start" }))
+  safely(start, () => encodeStart({ ...start, type: "session.started" }))
 
 /**
  * The line of one session event (without the newline). Never throws; the line decodes as a
@@ -199,14 +199,14 @@ export const startLine = (start: Omit<Start, "type">): string =>
 export const eventLine = (event: Event.Event): string => safely(event, () => encodeEvent(holdable(event)))
 
 /**
- * The `session.result` line (without the newline): the result without its events. Never throws.
+ * The `session.recorded` line (without the newline): the result without its events. Never throws.
  *
  * @since 0.1.0
  */
 export const resultLine = (result: SessionResult.SessionResult): string =>
   safely(result, () => {
     const { events: _events, ...rest } = result
-    return encodeFinish({ type: "session.result", result: { ...rest, history: rest.history.map(holdableStep) } })
+    return encodeFinish({ type: "session.recorded", result: { ...rest, history: rest.history.map(holdableStep) } })
   })
 
 /**
@@ -218,13 +218,13 @@ export const resultLine = (result: SessionResult.SessionResult): string =>
 export interface Recorder {
   /** Writes one event's line, as the session tells it. */
   readonly onEvent: (event: Event.Event) => Effect.Effect<void>
-  /** Writes the closing `session.result` line (the result without its events). */
+  /** Writes the closing `session.recorded` line (the result without its events). */
   readonly finish: (result: SessionResult.SessionResult) => Effect.Effect<void>
 }
 
 /**
  * A session trace written to a JSON Lines file: the file is created (or emptied) with its
- * `session.start` line now, failing only if that write fails; then every line is appended as it
+ * `session.started` line now, failing only if that write fails; then every line is appended as it
  * happens, so a crash keeps what came before. A later write that fails stops the trace: the
  * failure is logged as a warning, nothing more is written, and the session goes on unchanged.
  *

@@ -141,7 +141,7 @@ const check = (c: Case, result: SessionResult.SessionResult, plannerCalls: numbe
     session_id: result.session_id
   })
   // Each step runs with its call id: this session's id, the revision, the step id.
-  for (const e of started) expect(e.call_id).toBe(`${result.session_id}/step-${e.revision}-${e.step.id}`)
+  for (const e of started) expect(e.tool_use_id).toBe(`${result.session_id}/step-${e.revision}-${e.step.id}`)
   expect(of("session.finished")).toHaveLength(1)
   const head = events[0]?.type
   if (head === "session.finished") expect(events).toHaveLength(1)

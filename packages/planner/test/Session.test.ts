@@ -45,11 +45,11 @@ describe("Session.run: EXEC → NEXT → DONE", () => {
       expect(result.replans).toBe(0)
       expect(result.events).toStrictEqual([
         { type: "plan.created", revision: 0, plan },
-        { type: "step.started", revision: 0, step: plan[0], call_id: `${result.session_id}/step-0-1` },
+        { type: "step.started", revision: 0, step: plan[0], tool_use_id: `${result.session_id}/step-0-1` },
         { type: "step.succeeded", revision: 0, id: 1, result: "a done" },
-        { type: "step.started", revision: 0, step: plan[1], call_id: `${result.session_id}/step-0-2` },
+        { type: "step.started", revision: 0, step: plan[1], tool_use_id: `${result.session_id}/step-0-2` },
         { type: "step.succeeded", revision: 0, id: 2, result: "b done" },
-        { type: "step.started", revision: 0, step: plan[2], call_id: `${result.session_id}/step-0-3` },
+        { type: "step.started", revision: 0, step: plan[2], tool_use_id: `${result.session_id}/step-0-3` },
         { type: "step.succeeded", revision: 0, id: 3, result: "c done" },
         finished("completed", "goal_met", result)
       ])
@@ -523,9 +523,9 @@ describe("Session.run: the partial-plan cache", () => {
         { type: "plan.diff", revision: 1, last_error: "c failed", diff: { removed: [], added: [1, 2], revised: [3] } },
         { type: "plan.created", revision: 1, plan: second },
         { type: "step.cached", revision: 1, id: 1, result: "a result" },
-        { type: "step.started", revision: 1, step: second[1], call_id: `${result.session_id}/step-1-2` },
+        { type: "step.started", revision: 1, step: second[1], tool_use_id: `${result.session_id}/step-1-2` },
         { type: "step.succeeded", revision: 1, id: 2, result: "b second" },
-        { type: "step.started", revision: 1, step: second[2], call_id: `${result.session_id}/step-1-3` },
+        { type: "step.started", revision: 1, step: second[2], tool_use_id: `${result.session_id}/step-1-3` },
         { type: "step.succeeded", revision: 1, id: 3, result: "d result" },
         finished("completed", "goal_met", result)
       ])

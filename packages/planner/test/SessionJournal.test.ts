@@ -62,7 +62,7 @@ describe("Session ids and call ids", () => {
       // The events say it too: the call id of each started step, the session id at the end.
       assert.deepStrictEqual(
         given.events.flatMap((e) =>
-          e.type === "step.started" ? [e.call_id] : e.type === "session.finished" ? [e.session_id] : []
+          e.type === "step.started" ? [e.tool_use_id] : e.type === "session.finished" ? [e.session_id] : []
         ),
         ["order-1234/step-0-1", "order-1234"]
       )

@@ -68,7 +68,7 @@ describe("SessionTrace.run", () => {
       const result = yield* SessionTrace.run("s.jsonl", replanning()).pipe(Effect.provide(layer))
       const lines = linesOf(files.get("s.jsonl"))
       expect(lines[0]).toStrictEqual({
-        type: "session.start",
+        type: "session.started",
         goal: "write the list",
         max_steps: 5,
         max_replans: 1,
@@ -77,7 +77,7 @@ describe("SessionTrace.run", () => {
       })
       expect(lines.slice(1, -1)).toStrictEqual(result.events)
       const { events: _events, ...rest } = result
-      expect(lines.at(-1)).toStrictEqual({ type: "session.result", result: rest })
+      expect(lines.at(-1)).toStrictEqual({ type: "session.recorded", result: rest })
       expect(result.reason).toBe("goal_met")
       expect(result.revisions).toHaveLength(1)
     })
@@ -109,7 +109,7 @@ describe("SessionTrace.run", () => {
       )
       expect(error).toBe("the planner is gone")
       expect(linesOf(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual([
-        "session.start",
+        "session.started",
         "plan.created",
         "step.started",
         "step.failed"
@@ -134,7 +134,7 @@ describe("SessionTrace.run", () => {
       const { files, layer } = memoryFiles(3)
       const result = yield* SessionTrace.run("s.jsonl", replanning()).pipe(Effect.provide(layer))
       const plain = yield* Session.run(replanning())
-      expect(linesOf(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual(["session.start", "plan.created"])
+      expect(linesOf(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual(["session.started", "plan.created"])
       expect(result.reason).toBe(plain.reason)
       expect(result.history).toStrictEqual(plain.history)
     })
@@ -183,7 +183,7 @@ describe("SessionTrace lines never throw", () => {
           throw new Error("no reading me")
         }
       })
-    const started: Event.Event = { type: "step.started", revision: 0, step: step(1, "a"), call_id: "s/step-0-1" }
+    const started: Event.Event = { type: "step.started", revision: 0, step: step(1, "a"), tool_use_id: "s/step-0-1" }
     const lines = [
       SessionTrace.eventLine(hostile(started)),
       SessionTrace.startLine({ goal: "g", max_steps: 1.5 }),
@@ -200,7 +200,7 @@ describe("SessionTrace lines never throw", () => {
 
   it("the result line is the result without its events, and reads back as one", () => {
     const { events: _events, ...rest } = result
-    expect(JSON.parse(SessionTrace.resultLine(result))).toStrictEqual({ type: "session.result", result: rest })
+    expect(JSON.parse(SessionTrace.resultLine(result))).toStrictEqual({ type: "session.recorded", result: rest })
   })
 })
 

@@ -49,7 +49,8 @@ const parseLines = (
         })
       )
     }
-    const decoded = decodeEvent(json.success, parseOptions)
+    // An old trace (`start`, `observation`, ...) reads as a new one.
+    const decoded = decodeEvent(Trace.upgrade(json.success), parseOptions)
     if (Result.isFailure(decoded)) {
       const { path, problem } = firstProblem(decoded.failure)
       return Result.fail(new InvalidScenario({ file, path: at(line, path), problem }))
@@ -111,7 +112,7 @@ const origin = (sources: Sources, path: ReadonlyArray<string | number>): string 
   switch (head) {
     case "maxTurns":
       return at(sources.start, "max_turns")
-    case "breaker":
+    case "breaker.tripped":
       return at(sources.start, tail("breaker", path.slice(1)))
     case "system":
     case "user":
@@ -179,13 +180,13 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   let approvals: unknown
   let untrustedOutput: unknown
   let variant: string = Variant.defaultVariant.name
-  let start: Extract<Event, { type: "start" }> | undefined
-  let stop: Extract<Event, { type: "stop" }> | undefined
+  let start: Extract<Event, { type: "run.started" }> | undefined
+  let stop: Extract<Event, { type: "run.ended" }> | undefined
   const sources: Sources = { start: 0, turns: [] }
   const turns: Array<{ reply: ReadonlyArray<unknown>; expect?: Array<Record<string, unknown>> }> = []
   for (const [line, event] of parsed.success) {
     switch (event.type) {
-      case "annotation":
+      case "trace.annotated":
         if (event.key === Conversation.annotations.locale) {
           if (event.value !== "en" && event.value !== "es")
             return fail(at(line, "value"), `locale must be "en" or "es"`)
@@ -234,7 +235,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
           sources.variant = line
         }
         break
-      case "start":
+      case "run.started":
         if (start !== undefined) return fail(at(line), `a second start (the first is on line ${sources.start})`)
         if (event.max_turns < 1) {
           return fail(
@@ -245,9 +246,9 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
         start = event
         sources.start = line
         break
-      case "model.request":
+      case "model.requested":
         break
-      case "model.reply":
+      case "model.replied":
         if (start === undefined) return fail(at(line), "a model reply before the start")
         if (event.turn !== turns.length + 1)
           return fail(at(line, "turn"), `turn ${event.turn}, expected turn ${turns.length + 1}`)
@@ -260,9 +261,9 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
         turns.push({ reply: event.reply })
         sources.turns.push({ reply: line, observations: [] })
         break
-      case "call":
+      case "call.started":
         break
-      case "observation": {
+      case "call.answered": {
         const turn = turns[event.turn - 1]
         const source = sources.turns[event.turn - 1]
         if (turn === undefined || source === undefined || event.turn !== turns.length) {
@@ -297,7 +298,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
           at(line),
           `the model failed (${event.message}): the run did not finish, so there is nothing to replay`
         )
-      case "stop":
+      case "run.ended":
         stop = event
         sources.stop = line
         break

@@ -184,12 +184,12 @@ const gateOf = (spec: ScenarioFile.ConversationFile): Effect.Effect<Permissions.
     const gate = yield* Effect.mapError(permissions.value.gate(declared), (error) =>
       permissionFailure(expected, error.message)
     )
-    yield* Trace.record({ type: "annotation", key: annotations.policy, value: spec.policy })
+    yield* Trace.record({ type: "trace.annotated", key: annotations.policy, value: spec.policy })
     if (spec.approvals !== undefined) {
-      yield* Trace.record({ type: "annotation", key: annotations.approvals, value: spec.approvals })
+      yield* Trace.record({ type: "trace.annotated", key: annotations.approvals, value: spec.approvals })
     }
     if (spec.untrustedOutput !== undefined) {
-      yield* Trace.record({ type: "annotation", key: annotations.untrustedOutput, value: spec.untrustedOutput })
+      yield* Trace.record({ type: "trace.annotated", key: annotations.untrustedOutput, value: spec.untrustedOutput })
     }
     return gate
   })
@@ -272,14 +272,15 @@ export const run = (
     }
     const files = opened.success
     // What a trace needs besides the loop's own events to be replayed (`harness capture`).
-    yield* Trace.record({ type: "annotation", key: annotations.variant, value: variant.name })
-    yield* Trace.record({ type: "annotation", key: annotations.locale, value: locale })
+    yield* Trace.record({ type: "trace.annotated", key: annotations.variant, value: variant.name })
+    yield* Trace.record({ type: "trace.annotated", key: annotations.locale, value: locale })
     yield* Trace.record({
-      type: "annotation",
+      type: "trace.annotated",
       key: annotations.files,
       value: spec.root === undefined ? (spec.files ?? {}) : yield* files.snapshot
     })
-    if (spec.tools !== undefined) yield* Trace.record({ type: "annotation", key: annotations.tools, value: spec.tools })
+    if (spec.tools !== undefined)
+      yield* Trace.record({ type: "trace.annotated", key: annotations.tools, value: spec.tools })
     let tools: Toolset.Toolset<Tool.Any> = toolset(spec)
     if (spec.mcp !== undefined && spec.mcp.length > 0) {
       const mounted = yield* Effect.result(mountDeclared(spec.mcp, file))
@@ -287,7 +288,7 @@ export const run = (
         const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: yield* files.snapshot, turns: 0 }
         return Verdict.make(scenario, file, variant.name, notRun, [mounted.failure])
       }
-      yield* Trace.record({ type: "annotation", key: annotations.mcp, value: mounted.success.mounted })
+      yield* Trace.record({ type: "trace.annotated", key: annotations.mcp, value: mounted.success.mounted })
       tools = Toolset.merge(tools, mounted.success.toolset)
     }
     const gated = yield* Effect.result(gateOf(spec))
@@ -318,7 +319,7 @@ export const run = (
       )
     )
     const finalFiles = yield* files.snapshot
-    yield* Trace.record({ type: "annotation", key: annotations.finalFiles, value: finalFiles })
+    yield* Trace.record({ type: "trace.annotated", key: annotations.finalFiles, value: finalFiles })
     if (Result.isFailure(played)) {
       const error = played.failure
       // A decoded file gives valid options; a file built by hand may not.

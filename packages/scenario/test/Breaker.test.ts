@@ -11,8 +11,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Capture, Conversation, ScenarioFile } from "../src/index.ts"
 
-const shipped = (name: string) =>
-  fileURLToPath(new URL(`../../../apps/cli/scenarios/en/${name}.json`, import.meta.url))
+const shipped = (name: string) => fileURLToPath(new URL(`../../../apps/cli/scenarios/en/${name}.json`, import.meta.url))
 
 type Json = Record<string, unknown>
 
@@ -90,13 +89,13 @@ describe("scenario files pin the repeated-call breaker", () => {
       const memory = yield* Trace.memory
       yield* Conversation.run(decoded(file), "stop.json").pipe(Effect.provideService(Trace.Trace, memory.trace))
       const lines = (yield* memory.events).map((event) => {
-        if (event.type !== "start") return Trace.line(event)
+        if (event.type !== "run.started") return Trace.line(event)
         const { breaker: _, ...rest } = event
         return Trace.line(rest)
       })
       const refused = yield* Effect.flip(Capture.checked("stop.jsonl", lines.join("\n")))
       expect(refused.problem).toMatch(/^"repeated_call", but the start \(line \d+\) has no breaker set to stop$/)
-      const stopLine = lines.findIndex((line) => line.startsWith(`{"type":"stop"`)) + 1
+      const stopLine = lines.findIndex((line) => line.startsWith(`{"type":"run.ended"`)) + 1
       expect(refused.path).toBe(`line ${stopLine}: stop`)
     })
   )

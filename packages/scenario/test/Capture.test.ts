@@ -97,7 +97,7 @@ describe("Capture.capture", () => {
       problem: 'expected number, got "3"'
     })
     expect(
-      invalid('{"type":"start","messages":[],"max_turns":3,"tools":[]}\n\n{"type":"model.reply","turn":1}')
+      invalid('{"type":"start","messages":[],"max_turns":3,"tools":[]}\n\n{"type":"model.replied","turn":1}')
     ).toStrictEqual({
       path: "line 3: reply",
       problem: "missing"

@@ -20,7 +20,7 @@ describe("Capture.capture of rich observations", () => {
       const memory = yield* Trace.memory
       yield* Conversation.run(parsed.success, "scenario.json").pipe(Effect.provideService(Trace.Trace, memory.trace))
       const lines = (yield* memory.events).map((event) => {
-        if (event.type !== "observation" || event.result.is_error) return Trace.line(event)
+        if (event.type !== "call.answered" || event.result.is_error) return Trace.line(event)
         // The same observation, as a tool that also answered an image and structured content gives it.
         const rich = {
           ...event,

@@ -6,8 +6,9 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Trace } from "@agent-harness/executor"
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
+import * as OldTraces from "../../executor/test/fixtures/oldTraces.ts"
 import { Capture, Conversation, ScenarioFile, Variant } from "../src/index.ts"
 
 const shipped = (path: string) => fileURLToPath(new URL(`../../../apps/cli/scenarios/${path}`, import.meta.url))
@@ -69,16 +70,16 @@ describe("capture → run: replays, or refused naming the line", () => {
   it.effect("every edit of a real trace: refused where the trace is at fault, or replays", () =>
     Effect.gen(function* () {
       const base = yield* recorded(salmorejo)
-      const [startLine, start] = find(base, "start")
-      const [reply2Line, reply2] = find(base, "model.reply", 1)
-      const [obsLine, obs] = find(base, "observation", 1)
-      const [stopLine, stop] = find(base, "stop")
-      const [filesLine] = find(base, "annotation", 0, "files")
+      const [startLine, start] = find(base, "run.started")
+      const [reply2Line, reply2] = find(base, "model.replied", 1)
+      const [obsLine, obs] = find(base, "call.answered", 1)
+      const [stopLine, stop] = find(base, "run.ended")
+      const [filesLine] = find(base, "trace.annotated", 0, "files")
       const edit = (line: number, event: Event) => base.map((e, i) => (i + 1 === line ? event : e))
       const without = (line: number) => base.filter((_, i) => i + 1 !== line)
       const withTools = (value: unknown) => [
         ...base.slice(0, 3),
-        { type: "annotation", key: "tools", value },
+        { type: "trace.annotated", key: "tools", value },
         ...base.slice(3)
       ]
       const result = obs.result as Event
@@ -96,7 +97,7 @@ describe("capture → run: replays, or refused naming the line", () => {
         [
           "max_turns below the replies",
           edit(startLine, { ...start, max_turns: 2 }),
-          new RegExp(`^line ${find(base, "model.reply", 2)[0]}: turn: turn 3 is past max_turns \\(2`)
+          new RegExp(`^line ${find(base, "model.replied", 2)[0]}: turn: turn 3 is past max_turns \\(2`)
         ],
         [
           "a tools annotation that is a string",
@@ -178,12 +179,12 @@ describe("capture → run: replays, or refused naming the line", () => {
         ],
         [
           "files that are not text",
-          edit(filesLine, { type: "annotation", key: "files", value: { "a.txt": 1 } }),
+          edit(filesLine, { type: "trace.annotated", key: "files", value: { "a.txt": 1 } }),
           new RegExp(`^line ${filesLine}: value: files must map paths to contents`)
         ],
         [
           "an unknown variant",
-          edit(1, { type: "annotation", key: "variant", value: "mine" }),
+          edit(1, { type: "trace.annotated", key: "variant", value: "mine" }),
           /^line 1: value: recorded under the variant 'mine', which this harness does not know/
         ],
         [
@@ -191,7 +192,7 @@ describe("capture → run: replays, or refused naming the line", () => {
           base
             .map((e) => JSON.stringify(e))
             .join("\n")
-            .replace(`{"type":"stop",`, `{"type":"stop","type":"stop",`),
+            .replace(`{"type":"run.ended",`, `{"type":"run.ended","type":"run.ended",`),
           new RegExp(`^line ${stopLine}: type: duplicate key "type"`)
         ],
         ["no stop", without(stopLine), /^\(trace\): no stop event/],
@@ -207,5 +208,29 @@ describe("capture → run: replays, or refused naming the line", () => {
         else expect([name, outcome.refused ?? outcome]).toEqual([name, expect.stringMatching(expected)])
       }
     })
+  )
+})
+
+describe("capture reads the traces written before the one event grammar", () => {
+  it.effect(
+    "an old trace (start, call, observation, stop...) captures into the scenario today's trace gives, and replays",
+    () =>
+      Effect.gen(function* () {
+        for (const [name, file, variant] of [
+          ["salmorejo.jsonl", salmorejo, Variant.fixed],
+          [
+            "incident-before.jsonl",
+            fileURLToPath(new URL("../../../docs/guide/incident.json", import.meta.url)),
+            Variant.before
+          ]
+        ] as const) {
+          const old = Capture.capture(name, OldTraces.text(name))
+          assert(Result.isSuccess(old), `${name}: ${Result.isFailure(old) ? old.failure.message : ""}`)
+          const today = (yield* recorded(file, variant)).map((e) => JSON.stringify(e)).join("\n")
+          expect(today).not.toContain('"type":"observation"')
+          expect(old.success).toStrictEqual(Result.getOrThrow(Capture.capture(name, today)))
+          expect(yield* roundTrip(OldTraces.text(name))).toEqual({ replays: true })
+        }
+      })
   )
 })

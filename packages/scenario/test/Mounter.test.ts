@@ -287,7 +287,7 @@ describe("mcp declarations: capture", () => {
   )
 
   it("an mcp annotation that is not a list is refused, naming its line", () => {
-    const lines = JSON.stringify({ type: "annotation", key: "mcp", value: { command: "node" } })
+    const lines = JSON.stringify({ type: "trace.annotated", key: "mcp", value: { command: "node" } })
     const captured = Capture.capture("t.jsonl", lines)
     assert.strictEqual(
       Result.isFailure(captured) ? captured.failure.message : "captured",

@@ -313,15 +313,15 @@ export const assertUniqueCallIds = (history: History): void =>
 
 /**
  * The same check over a trace (`Trace.memory`, or a JSON Lines file decoded with
- * `Trace.Event`): `call` events have unique ids, and `observation` events unique tool_use ids.
+ * `Trace.Event`): `call.started` events have unique ids, and `call.answered` events unique tool_use ids.
  *
  * @since 0.1.0
  */
 export const uniqueTraceCallIds = (events: ReadonlyArray<Trace.Event>): Check<DuplicateId> =>
   duplicates(
-    events.flatMap((event) => (event.type === "call" ? [{ id: event.call.id, turn: event.turn }] : [])),
+    events.flatMap((event) => (event.type === "call.started" ? [{ id: event.tool_use_id, turn: event.turn }] : [])),
     events.flatMap((event) =>
-      event.type === "observation" ? [{ id: event.result.tool_use_id, turn: event.turn }] : []
+      event.type === "call.answered" ? [{ id: event.result.tool_use_id, turn: event.turn }] : []
     )
   )
 
@@ -352,7 +352,7 @@ export const stopReasons: ReadonlyArray<Loop.StopReason> = StopReason.StopReason
 export const isStopReason = (u: unknown): u is Loop.StopReason => StopReason.is(u)
 
 /**
- * How a run ended, as a `Loop.RunResult` or a trace's `stop` event has it.
+ * How a run ended, as a `Loop.RunResult` or a trace's `run.ended` event has it.
  *
  * @since 0.1.0
  */

@@ -226,9 +226,9 @@ describe("Invariants.uniqueCallIds", () => {
   })
 
   it("over trace events: call events with unique ids", () => {
-    const call = (turn: number, id: string): Trace.Event => ({ type: "call", turn, call: toolUse(id, "read", {}) })
+    const call = (turn: number, id: string): Trace.Event => Trace.callStarted(turn, toolUse(id, "read", {}))
     const observation = (turn: number, id: string): Trace.Event => ({
-      type: "observation",
+      type: "call.answered",
       turn,
       outcome: "Succeeded",
       result: toolResult(id, "ok", false)

@@ -15,27 +15,30 @@ import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
 
 /**
- * The schema of each event type but `model.reply` (whose blocks are read one by one): the
+ * The schema of each event type but `model.replied` (whose blocks are read one by one): the
  * executor's own field schemas, but only the fields the page draws, so a trace from a harness
  * that adds fields (or outcomes, or stop reasons) still reads.
  */
 const schemas = {
-  start: Trace.Start.mapFields(Struct.pick(["type", "messages", "max_turns", "tools"])),
-  annotation: Trace.Annotation.mapFields(Struct.pick(["type", "key", "value"])),
-  "model.request": Trace.ModelRequest.mapFields(Struct.pick(["type", "turn", "messages"])),
+  "run.started": Trace.Start.mapFields(Struct.pick(["type", "messages", "max_turns", "tools"])),
+  "trace.annotated": Trace.Annotation.mapFields(Struct.pick(["type", "key", "value"])),
+  "model.requested": Trace.ModelRequest.mapFields(Struct.pick(["type", "turn", "messages"])),
   "model.failed": Trace.ModelFailed.mapFields(Struct.pick(["type", "turn", "message"])),
-  call: Trace.Call.mapFields(Struct.pick(["type", "turn", "call"])),
-  observation: Trace.Observation.mapFields((fields) => ({
+  "call.started": Trace.Call.mapFields(Struct.pick(["type", "turn", "tool_use_id", "name", "input"])),
+  "call.answered": Trace.Observation.mapFields((fields) => ({
     ...Struct.pick(fields, ["type", "turn", "result"]),
     outcome: Schema.String,
     failure: Schema.optionalKey(Schema.String),
     original: Schema.optionalKey(Schema.String)
   })),
-  breaker: Trace.BreakerTripped.mapFields((fields) => ({
+  "breaker.tripped": Trace.BreakerTripped.mapFields((fields) => ({
     ...Struct.pick(fields, ["type", "turn", "tool_use_id", "count", "window"]),
     action: Schema.String
   })),
-  stop: Trace.Stop.mapFields((fields) => ({ ...Struct.pick(fields, ["type", "text", "turns"]), stop: Schema.String }))
+  "run.ended": Trace.Stop.mapFields((fields) => ({
+    ...Struct.pick(fields, ["type", "text", "turns"]),
+    stop: Schema.String
+  }))
 } as const
 
 type Viewed = { readonly [K in keyof typeof schemas]: (typeof schemas)[K]["Type"] }[keyof typeof schemas]
@@ -77,7 +80,7 @@ const reasoningText = (block: { readonly [key: string]: Model.Json }): string =>
 const unknownTexts = Object.values(MessageCatalog.byLocale).map((catalog) => catalog.outcomeUnknown)
 
 const statusOf = (
-  observation: (typeof schemas)["observation"]["Type"]
+  observation: (typeof schemas)["call.answered"]["Type"]
 ): { readonly status: Model.CallStatus; readonly note?: string } => {
   const { outcome, failure, original } = observation
   const { content, is_error: isError } = observation.result
@@ -155,23 +158,24 @@ const blocksText = (content: unknown): string => {
     .join("\n")
 }
 
-/** Whether an unknown event type is a usage report (`usage`, `model.usage`). */
-const isUsage = (type: string): boolean => type === "usage" || type.endsWith(".usage")
+/** Whether an unknown event type is a usage report (`usage.reported`, `usage`, `<noun>.usage`). */
+const isUsage = (type: string): boolean => type === "usage.reported" || type === "usage" || type.endsWith(".usage")
 
-/** Whether an unknown event type is a retry (`retry`, `model.retry`). */
-const isRetry = (type: string): boolean => type === "retry" || type.endsWith(".retry")
+/** Whether an unknown event type is a retry (`model.retried`, `retry`, `<noun>.retry`). */
+const isRetry = (type: string): boolean => type === "model.retried" || type === "retry" || type.endsWith(".retry")
 
 /**
  * Reads a conversation trace's lines (already parsed, with the problems found parsing them).
  *
  * @since 0.1.0
  */
-export const fromLines = (id: string, name: string, read: Lines.Read): Model.Conversation => {
+export const fromLines = (id: string, name: string, given: Lines.Read): Model.Conversation => {
+  const read = Lines.upgraded(given)
   const problems: Array<Model.Problem> = [...read.problems]
   const turns = new Map<number, TurnDraft>()
   const other: Array<Model.Generic> = []
   const annotations: Array<{ readonly key: string; readonly value: Model.Json }> = []
-  let start: { readonly line: number; readonly event: (typeof schemas)["start"]["Type"] } | undefined
+  let start: { readonly line: number; readonly event: (typeof schemas)["run.started"]["Type"] } | undefined
   let stop: Model.Conversation["stop"] = null
   const usage: { [key: string]: number } = {}
   let sawUsage = false
@@ -226,7 +230,7 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
       problem(line, "type", typeof type === "undefined" ? "missing" : "expected a string (the event type)")
       continue
     }
-    if (type === "model.reply") {
+    if (type === "model.replied") {
       const turn = decodeTurn(raw.turn ?? null)
       if (Result.isFailure(turn)) {
         problem(line, "turn", turn.failure.problem)
@@ -292,24 +296,24 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
     }
     const event = decoded.success
     switch (event.type) {
-      case "start":
+      case "run.started":
         if (start !== undefined)
           problems.push(Lines.problem(line, "type", `a second start (the first is on line ${start.line})`))
         else start = { line: n, event }
         break
-      case "annotation":
+      case "trace.annotated":
         annotations.push({ key: event.key, value: Lines.json(event.value) })
         break
-      case "model.request":
+      case "model.requested":
         turnOf(event.turn, n).messages = event.messages
         break
       case "model.failed":
         turnOf(event.turn, n).failed = event.message
         break
-      case "call":
-        callOf(turnOf(event.turn, n), event.call.id, event.call.name, Lines.json(event.call.input), n)
+      case "call.started":
+        callOf(turnOf(event.turn, n), event.tool_use_id, event.name, Lines.json(event.input), n)
         break
-      case "observation": {
+      case "call.answered": {
         const draft = turnOf(event.turn, n)
         const known = draft.calls.some((c) => c.id === event.result.tool_use_id)
         const call = callOf(draft, event.result.tool_use_id, "(no call recorded)", null, n)
@@ -327,7 +331,7 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
           : [note, "no call was recorded for this observation"].filter((n) => n !== undefined).join("; ")
         break
       }
-      case "breaker": {
+      case "breaker.tripped": {
         const call = turnOf(event.turn, n).calls.find((c) => c.id === event.tool_use_id)
         if (call === undefined) {
           problem(
@@ -343,7 +347,7 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Con
         call.note = call.note === undefined || call.note === "" ? said : `${call.note}; ${said}`
         break
       }
-      case "stop":
+      case "run.ended":
         stop = { reason: event.stop, text: event.text ?? null, turns: event.turns }
         break
     }

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { Trace } from "@agent-harness/executor"
 import * as ConversationTrace from "./ConversationTrace.ts"
 import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
@@ -51,16 +52,24 @@ export const lookAhead = 100
  */
 export const detect = (text: string, read: Lines.Read): Kind => {
   if (text.trim() === "") return { kind: "unknown", reason: "the file is empty" }
+  let annotated = false
   for (const line of read.lines.slice(0, lookAhead)) {
     const json = line.json
     if (!Lines.isObject(json)) continue
     if (typeof json.type === "string") {
-      if (ConversationTrace.types.has(json.type)) return { kind: "conversation" }
-      if (PlanTrace.types.has(json.type)) return { kind: "plan" }
+      // Every `session.` event is a plan session's, `session.unencodable` of an old trace too.
+      if (json.type.startsWith("session.")) return { kind: "plan" }
+      const upgraded = Lines.json(Trace.upgrade(json))
+      const type = Lines.isObject(upgraded) && typeof upgraded.type === "string" ? upgraded.type : json.type
+      // A note (`trace.annotated`) may open either kind of trace: the next lines tell.
+      if (type === "trace.annotated") annotated = true
+      else if (ConversationTrace.types.has(type)) return { kind: "conversation" }
+      if (PlanTrace.types.has(type)) return { kind: "plan" }
     }
     if (TestReport.isVerdict(json)) return { kind: "report" }
     if (PlanTrace.isSessionResult(json)) return { kind: "plan-result", json }
   }
+  if (annotated) return { kind: "conversation" }
   const whole = Lines.whole(text)
   if (PlanTrace.isSessionResult(whole) && whole !== undefined) return { kind: "plan-result", json: whole }
   return {

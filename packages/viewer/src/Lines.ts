@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import { Trace } from "@agent-harness/executor"
 import { ScenarioFile } from "@agent-harness/scenario"
 import { Result, type Schema, SchemaParser } from "effect"
 import type * as Model from "./Model.ts"
@@ -141,6 +142,17 @@ export const read = (text: string): Read => {
   }
   return { lines, problems }
 }
+
+/**
+ * The lines with every event as written today (`Trace.upgrade`): a trace written before the one
+ * event grammar (`start`, `observation`, `session.start`...) reads as a new one.
+ *
+ * @since 0.2.0
+ */
+export const upgraded = (read: Read): Read => ({
+  lines: read.lines.map((line) => ({ ...line, json: json(Trace.upgrade(line.json)) })),
+  problems: read.problems
+})
 
 /**
  * Reads a whole text as one JSON value (a `SessionResult` file, pretty-printed), or `undefined`

@@ -146,13 +146,13 @@ export interface Conversation {
   readonly name: string
   /** What could not be read, line by line. */
   readonly problems: ReadonlyArray<Problem>
-  /** The opening messages of the `start` event. */
+  /** The opening messages of the `run.started` event. */
   readonly opening: ReadonlyArray<Opening>
   /** The tools offered, by name. */
   readonly tools: ReadonlyArray<string>
-  /** The turn cap of the `start` event, or `null` without one. */
+  /** The turn cap of the `run.started` event, or `null` without one. */
   readonly maxTurns: number | null
-  /** The runner's `annotation` events (locale, files...), in order. */
+  /** The runner's `trace.annotated` events (locale, files...), in order. */
   readonly annotations: ReadonlyArray<{ readonly key: string; readonly value: Json }>
   /** The model turns, in order. */
   readonly turns: ReadonlyArray<Turn>
@@ -290,7 +290,7 @@ export type Entry =
   | { readonly type: "other"; readonly event: Generic }
 
 /**
- * The `SessionResult` of a plan session: as recorded (a `session.result` line, or a whole
+ * The `SessionResult` of a plan session: as recorded (a `session.recorded` line, or a whole
  * `SessionResult` file), or derived from the events when the trace has none.
  *
  * @since 0.1.0
@@ -317,8 +317,8 @@ export interface Result {
 }
 
 /**
- * A plan session (JSON Lines of the planner's `Event`, with an optional `session.start` line
- * and `session.result` line; or a `SessionResult` as JSON).
+ * A plan session (JSON Lines of the planner's `Event`, with an optional `session.started` line
+ * and `session.recorded` line; or a `SessionResult` as JSON).
  *
  * @since 0.1.0
  */
@@ -331,7 +331,7 @@ export interface Plan {
   readonly name: string
   /** What could not be read, line by line. */
   readonly problems: ReadonlyArray<Problem>
-  /** The session's goal, when the trace has a `session.start` line. */
+  /** The session's goal, when the trace has a `session.started` line. */
   readonly goal: string | null
   /** What the session does when a step fails (`replan`, `skip`, `abort`), when the trace says. */
   readonly onFailure: string | null

@@ -1,7 +1,7 @@
 /**
  * A plan session as the page draws it, read from a plan session trace (what the planner's
  * `SessionTrace` writes): JSON Lines of the planner's `Event`, opened by an optional
- * `session.start` line (the goal and budgets) and closed by an optional `session.result` line
+ * `session.started` line (the goal and budgets) and closed by an optional `session.recorded` line
  * (the `SessionResult`, without its events, which are the lines above it). A `SessionResult` as
  * one JSON value (with its events) reads too. Lines are read with the planner's own schemas,
  * only for the fields the page draws.
@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import { Trace } from "@agent-harness/executor"
 import { Event, SessionResult, SessionTrace, type Step } from "@agent-harness/planner"
 import { Result, Schema, Struct } from "effect"
 import * as ArgDiff from "./ArgDiff.ts"
@@ -33,7 +34,7 @@ export const Start: Schema.Struct<{
   readonly tools: typeof SessionTrace.Start.fields.tools
 }> = SessionTrace.Start.mapFields((fields) => ({ ...fields, on_failure: Schema.optionalKey(Schema.String) }))
 
-/** A plan session's `session.start` line as the viewer reads it (its `on_failure` optional). @since 0.1.0 */
+/** A plan session's `session.started` line as the viewer reads it (its `on_failure` optional). @since 0.1.0 */
 export type Start = typeof Start.Type
 
 /**
@@ -74,7 +75,6 @@ export const Finish: Schema.Struct<{
 export const types: ReadonlySet<string> = new Set([
   Start.fields.type.literal,
   Finish.fields.type.literal,
-  SessionTrace.Unencodable.fields.type.literal,
   ...Event.Event.members.map((member) => member.fields.type.literal)
 ])
 
@@ -193,7 +193,8 @@ interface RevisionDraft {
  *
  * @since 0.1.0
  */
-export const fromLines = (id: string, name: string, read: Lines.Read): Model.Plan => {
+export const fromLines = (id: string, name: string, given: Lines.Read): Model.Plan => {
+  const read = Lines.upgraded(given)
   const problems: Array<Model.Problem> = [...read.problems]
   const entries: Array<Model.Entry | RevisionDraft> = []
   const history: Array<RevisionDraft["steps"][number]> = []
@@ -229,23 +230,24 @@ export const fromLines = (id: string, name: string, read: Lines.Read): Model.Pla
       other(line, `${path}: ${message}`)
       continue
     }
-    if (type === "session.start" || type === "session.result") {
+    if (type === "session.started" || type === "session.recorded") {
       const decoded: Result.Result<Start | typeof Finish.Type, { readonly path: string; readonly problem: string }> =
-        type === "session.start" ? decodeStart(raw) : decodeFinish(raw)
+        type === "session.started" ? decodeStart(raw) : decodeFinish(raw)
       if (Result.isFailure(decoded)) {
         problems.push(Lines.problem(line, decoded.failure.path, decoded.failure.problem))
         other(line, `${decoded.failure.path}: ${decoded.failure.problem}`)
         continue
       }
       const value = decoded.success
-      if (value.type === "session.start") start = value
+      if (value.type === "session.started") start = value
       else recorded = value.result
       continue
     }
-    if (type === SessionTrace.Unencodable.fields.type.literal && Lines.isObject(raw)) {
+    if (type === "trace.annotated" && Lines.isObject(raw) && raw.key === Trace.unencodable) {
       // The recorder could not encode something: named, and drawn as it is.
-      const what = typeof raw.event_type === "string" ? `a ${raw.event_type} event` : "a line"
-      const why = typeof raw.error === "string" ? `: ${raw.error}` : ""
+      const value = Lines.isObject(raw.value) ? raw.value : {}
+      const what = typeof value.event_type === "string" ? `a ${value.event_type} event` : "a line"
+      const why = typeof value.error === "string" ? `: ${value.error}` : ""
       const message = `the recorder could not encode ${what}${why}`
       problems.push(Lines.problem(line, "(root)", message))
       other(line, message)
@@ -452,15 +454,19 @@ export const isSessionResult = (json: Model.Json | undefined): boolean =>
  * @since 0.1.0
  */
 export const fromResult = (id: string, name: string, json: Model.Json): Model.Plan => {
-  const decoded = decodeWhole(json)
-  const events: ReadonlyArray<Model.Json> = Lines.isObject(json) && Array.isArray(json.events) ? json.events : []
+  // Its events as written today (`Trace.upgrade`): a result saved before 0.2 reads as a new one.
+  const events: ReadonlyArray<Model.Json> =
+    Lines.isObject(json) && Array.isArray(json.events)
+      ? json.events.map((event: Model.Json) => Lines.json(Trace.upgrade(event)))
+      : []
+  const decoded = decodeWhole(Lines.isObject(json) && Array.isArray(json.events) ? { ...json, events } : json)
   const lines: Array<Lines.Line> = events.map((event, i) => ({ line: null, at: `events[${i}]`, json: event }))
   if (Result.isSuccess(decoded)) {
     const { events: _events, ...rest } = decoded.success
     lines.push({
       line: null,
       at: "(root)",
-      json: Lines.json(Schema.encodeSync(Finish)({ type: "session.result", result: rest }))
+      json: Lines.json(Schema.encodeSync(Finish)({ type: "session.recorded", result: rest }))
     })
     return fromLines(id, name, { lines, problems: [] })
   }

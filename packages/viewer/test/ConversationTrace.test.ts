@@ -11,7 +11,7 @@ const calls = (file: Model.Conversation) =>
 
 const observation = (fields: Record<string, unknown>) =>
   JSON.stringify({
-    type: "observation",
+    type: "call.answered",
     turn: 1,
     result: { type: "tool_result", tool_use_id: "c1", content: "…", is_error: true },
     ...fields
@@ -20,7 +20,7 @@ const observation = (fields: Record<string, unknown>) =>
 const resultOf = (content: string) => ({ type: "tool_result", tool_use_id: "c1", content, is_error: true })
 
 const oneCall = Trace.line({
-  type: "model.reply",
+  type: "model.replied",
   turn: 1,
   reply: [{ type: "tool_use", id: "c1", name: "append", input: { path: "a" } }]
 })
@@ -29,7 +29,7 @@ describe("ConversationTrace.fromLines: the repeated-call breaker", () => {
   it("notes a trip on its call, after the call's own note; one naming no call is a problem", () => {
     const trip = (fields: Record<string, unknown>) =>
       Trace.line({
-        type: "breaker",
+        type: "breaker.tripped",
         turn: 1,
         tool_use_id: "c1",
         name: "append",
@@ -173,7 +173,7 @@ describe("ConversationTrace.fromLines: bad input", () => {
   })
 
   it("names a line that is not an event, an event without a type, a second start, a second observation", () => {
-    const start = Trace.line({ type: "start", messages: [], max_turns: 2, tools: [] })
+    const start = Trace.line({ type: "run.started", messages: [], max_turns: 2, tools: [] })
     const ok = observation({ outcome: "Succeeded" })
     const file = read(["[1,2]", '{"turn":1}', start, start, oneCall, ok, ok].join("\n"))
     expect(file.problems).toStrictEqual([
@@ -189,7 +189,7 @@ describe("ConversationTrace.fromLines: bad input", () => {
   it("keeps an observation with no call, and reply blocks of kinds it does not know", () => {
     const file = read(
       [
-        JSON.stringify({ type: "model.reply", turn: 1, reply: [{ type: "image", source: "…" }] }),
+        JSON.stringify({ type: "model.replied", turn: 1, reply: [{ type: "image", source: "…" }] }),
         observation({ outcome: "Succeeded", turn: 1 })
       ].join("\n")
     )
@@ -205,29 +205,42 @@ describe("ConversationTrace.fromLines: bad input", () => {
 describe("ConversationTrace: what the executor writes", () => {
   it("reads every event type of Trace.Event, written by Trace.line, without a problem", () => {
     const events: ReadonlyArray<Trace.Event> = [
-      { type: "start", messages: [{ role: "user", content: "hi" }], max_turns: 2, tools: ["read"] },
-      { type: "annotation", key: "files", value: { "a.txt": "a" } },
-      { type: "model.request", turn: 1, messages: 1 },
-      { type: "model.reply", turn: 1, reply: [{ type: "tool_use", id: "c1", name: "read", input: { path: "a.txt" } }] },
-      { type: "call", turn: 1, call: { type: "tool_use", id: "c1", name: "read", input: { path: "a.txt" } } },
+      { type: "run.started", messages: [{ role: "user", content: "hi" }], max_turns: 2, tools: ["read"] },
+      { type: "trace.annotated", key: "files", value: { "a.txt": "a" } },
+      { type: "model.requested", turn: 1, messages: 1 },
       {
-        type: "observation",
+        type: "model.replied",
+        turn: 1,
+        reply: [{ type: "tool_use", id: "c1", name: "read", input: { path: "a.txt" } }]
+      },
+      { type: "call.started", turn: 1, tool_use_id: "c1", name: "read", input: { path: "a.txt" } },
+      {
+        type: "call.answered",
         turn: 1,
         outcome: "Succeeded",
         result: { type: "tool_result", tool_use_id: "c1", content: "a", is_error: false }
       },
-      { type: "permission.decision", tool_use_id: "c1", name: "read", rule: 0, decision: "allow", allowed: true },
-      { type: "breaker", turn: 1, tool_use_id: "c1", name: "read", count: 2, after: 2, window: 1, action: "tell" },
-      { type: "tool.progress", turn: 1, tool_use_id: "c1", name: "read", progress: 1, total: 2, message: "half" },
-      { type: "model.request", turn: 2, messages: 3 },
-      { type: "model.retry", turn: 2, attempt: 1, delay_ms: 1000, status: 529, message: "overloaded" },
-      { type: "model.usage", turn: 2, input_tokens: 40, output_tokens: 2 },
+      { type: "permission.decided", tool_use_id: "c1", name: "read", rule: 0, decision: "allow", allowed: true },
+      {
+        type: "breaker.tripped",
+        turn: 1,
+        tool_use_id: "c1",
+        name: "read",
+        count: 2,
+        after: 2,
+        window: 1,
+        action: "tell"
+      },
+      { type: "call.progressed", turn: 1, tool_use_id: "c1", name: "read", progress: 1, total: 2, message: "half" },
+      { type: "model.requested", turn: 2, messages: 3 },
+      { type: "model.retried", turn: 2, attempt: 1, delay_ms: 1000, status: 529, message: "overloaded" },
+      { type: "usage.reported", turn: 2, input_tokens: 40, output_tokens: 2 },
       { type: "model.failed", turn: 2, message: "overloaded" }
     ]
     expect(new Set(events.map((e) => e.type))).toStrictEqual(
-      new Set([...ConversationTrace.types].filter((t) => t !== "stop"))
+      new Set([...ConversationTrace.types].filter((t) => t !== "run.ended"))
     )
-    const file = read([...events.map(Trace.line), Trace.line({ type: "stop", stop: "end", turns: 1 })].join("\n"))
+    const file = read([...events.map(Trace.line), Trace.line({ type: "run.ended", stop: "end", turns: 1 })].join("\n"))
     expect(file.problems).toStrictEqual([])
     expect(file.turns[1]?.failed).toBe("overloaded")
     expect(file.retries).toBe(1)

@@ -1,4 +1,6 @@
+import { Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
+import * as OldTraces from "../../executor/test/fixtures/oldTraces.ts"
 import { Input, Lines } from "../src/index.ts"
 import { broken, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
 
@@ -56,5 +58,44 @@ describe("Input.page", () => {
   it("takes a title", () => {
     expect(Input.page([], "my run").title).toBe("my run")
     expect(Input.page([]).files).toStrictEqual([])
+  })
+})
+
+describe("traces written before the one event grammar still read", () => {
+  const upgradedText = (text: string): string =>
+    text
+      .split("\n")
+      .map((line) => (line.trim() === "" ? line : JSON.stringify(Trace.upgrade(JSON.parse(line)))))
+      .join("\n")
+
+  it("each old file (0.1) is told its kind and drawn as its upgraded lines are, without a problem", () => {
+    const expected: Record<(typeof OldTraces.names)[number], string> = {
+      "salmorejo.jsonl": "conversation",
+      "incident-before.jsonl": "conversation",
+      "showcase.jsonl": "conversation",
+      "edges.jsonl": "conversation",
+      "session.jsonl": "plan",
+      "session-unencodable.jsonl": "plan",
+      "session-result.json": "plan-result"
+    }
+    for (const name of OldTraces.names) {
+      const text = OldTraces.text(name)
+      expect([name, kind(text)]).toStrictEqual([name, expected[name]])
+      const [old] = Input.page([{ name, text }]).files
+      const today = name.endsWith(".json")
+        ? JSON.stringify({
+            ...JSON.parse(text),
+            events: JSON.parse(text).events.map((event: unknown) => Trace.upgrade(event))
+          })
+        : upgradedText(text)
+      expect(today).not.toMatch(/"type":"(start|observation|session\.start)"/)
+      expect([name, old]).toStrictEqual([name, Input.page([{ name, text: today }]).files[0]])
+      const problems = old !== undefined && "problems" in old ? old.problems : []
+      if (name === "session-unencodable.jsonl")
+        expect(problems.map((p) => p.message)).toStrictEqual([
+          'the recorder could not encode a line: Expected an integer\n  at ["max_steps"]'
+        ])
+      else expect([name, problems]).toStrictEqual([name, []])
+    }
   })
 })

@@ -185,7 +185,7 @@ describe("PlanTrace: a whole SessionResult, and bad input", () => {
         JSON.stringify({ type: "step.started", revision: 0 }),
         JSON.stringify({ type: "step.succeeded", revision: 3, id: 1, result: "x" }),
         JSON.stringify({ type: "step.succeeded", revision: 0, id: 9, result: "x" }),
-        JSON.stringify({ type: "permission.decision", step: 1, allowed: false }),
+        JSON.stringify({ type: "permission.decided", step: 1, allowed: false }),
         JSON.stringify({
           type: "plan.diff",
           revision: 1,
@@ -203,7 +203,7 @@ describe("PlanTrace: a whole SessionResult, and bad input", () => {
     expect(plan.entries.map((e) => (e.type === "other" ? `${e.type} ${e.event.type}` : e.type))).toStrictEqual([
       "revision",
       "other step.started",
-      "other permission.decision"
+      "other permission.decided"
     ])
     expect(plan.finished).toBeNull()
     expect(plan.result).toBeNull()
@@ -211,7 +211,7 @@ describe("PlanTrace: a whole SessionResult, and bad input", () => {
 })
 
 describe("PlanTrace reads what SessionTrace writes", () => {
-  it("names a line the recorder could not encode, and reads on", () => {
+  it("names a line an old recorder could not encode (session.unencodable, read as the trace's ~unencodable note), and reads on", () => {
     const plan = read(
       [
         SessionTrace.startLine({ goal: "g", max_steps: 3 }),
@@ -230,14 +230,14 @@ describe("PlanTrace reads what SessionTrace writes", () => {
     ])
     expect(plan.entries.map((e) => (e.type === "other" ? e.event.type : e.type))).toStrictEqual([
       "revision",
-      "session.unencodable"
+      "trace.annotated"
     ])
     expect(plan.finished).toStrictEqual({ status: "failed", reason: "aborted" })
   })
 
   it("a strategy or a field a newer planner adds still reads", () => {
     const plan = read(
-      JSON.stringify({ type: "session.start", goal: "g", on_failure: "ask-a-human", max_replans: 1, owner: "x" })
+      JSON.stringify({ type: "session.started", goal: "g", on_failure: "ask-a-human", max_replans: 1, owner: "x" })
     )
     expect(plan.problems).toStrictEqual([])
     expect(plan.onFailure).toBe("ask-a-human")

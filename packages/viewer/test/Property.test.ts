@@ -8,7 +8,7 @@ import fc from "fast-check"
 import { ConversationTrace, Html, Input, Lines, PlanTrace } from "../src/index.ts"
 import { report, runSession, sessionTrace, showcase } from "./fixtures.ts"
 
-const types = [...ConversationTrace.types, ...PlanTrace.types, "usage", "retry", "permission.decision"]
+const types = [...ConversationTrace.types, ...PlanTrace.types, "usage", "retry", "permission.decided"]
 
 /** A line: any JSON, an event of a known type with any fields, or text that is not JSON. */
 const line = fc.oneof(
@@ -88,7 +88,7 @@ describe("Html.render on any input", () => {
     for (let n = 0; n <= lines.length; n++) {
       const file = ConversationTrace.fromLines("f1", "t", Lines.read(lines.slice(0, n).join("\n")))
       const full = ConversationTrace.fromLines("f1", "t", Lines.read(text))
-      const replies = lines.slice(0, n).filter((l) => l.includes('"type":"model.reply"')).length
+      const replies = lines.slice(0, n).filter((l) => l.includes('"type":"model.replied"')).length
       expect(file.turns.filter((t) => t.text.length + t.calls.length + t.reasoning.length > 0).length).toBe(replies)
       expect(file.turns.every((t) => full.turns.some((f) => f.turn === t.turn))).toBe(true)
     }

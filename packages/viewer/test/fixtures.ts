@@ -19,9 +19,9 @@ const lines = (events: ReadonlyArray<Trace.Event>): Array<string> => events.map(
 export const showcase = (): string =>
   [
     ...lines([
-      { type: "annotation", key: "locale", value: "en" },
+      { type: "trace.annotated", key: "locale", value: "en" },
       {
-        type: "start",
+        type: "run.started",
         messages: [
           { role: "system", content: "You work with the user's files through your tools." },
           { role: "user", content: "Add what salmorejo needs to list.txt." }
@@ -29,9 +29,9 @@ export const showcase = (): string =>
         max_turns: 10,
         tools: ["read", "list", "append"]
       },
-      { type: "model.request", turn: 1, messages: 2 },
+      { type: "model.requested", turn: 1, messages: 2 },
       {
-        type: "model.reply",
+        type: "model.replied",
         turn: 1,
         reply: [
           { type: "text", text: "I'll read the recipe and the list." },
@@ -39,12 +39,8 @@ export const showcase = (): string =>
           { type: "tool_use", id: "c2", name: "read", input: { file: "list.txt" } }
         ]
       },
-      {
-        type: "call",
-        turn: 1,
-        call: { type: "tool_use", id: "c1", name: "read", input: { path: "recipes/salmorejo.txt" } }
-      },
-      { type: "call", turn: 1, call: { type: "tool_use", id: "c2", name: "read", input: { file: "list.txt" } } },
+      { type: "call.started", turn: 1, tool_use_id: "c1", name: "read", input: { path: "recipes/salmorejo.txt" } },
+      { type: "call.started", turn: 1, tool_use_id: "c2", name: "read", input: { file: "list.txt" } },
       Trace.observation(1, {
         _tag: "Failed",
         id: "c1",
@@ -53,7 +49,7 @@ export const showcase = (): string =>
         content: "file 'recipes/salmorejo.txt' does not exist"
       }),
       {
-        type: "observation",
+        type: "call.answered",
         turn: 1,
         outcome: "NotExecuted",
         result: {
@@ -63,10 +59,10 @@ export const showcase = (): string =>
           is_error: true
         }
       },
-      { type: "model.request", turn: 2, messages: 4 }
+      { type: "model.requested", turn: 2, messages: 4 }
     ]),
     JSON.stringify({
-      type: "model.reply",
+      type: "model.replied",
       turn: 2,
       reply: [
         { type: "thinking", thinking: "The recipe is missing. List the recipes folder first." },
@@ -76,7 +72,7 @@ export const showcase = (): string =>
     }),
     ...lines([
       {
-        type: "observation",
+        type: "call.answered",
         turn: 2,
         outcome: "Succeeded",
         result: {
@@ -87,7 +83,7 @@ export const showcase = (): string =>
         }
       },
       {
-        type: "observation",
+        type: "call.answered",
         turn: 2,
         outcome: "Refused",
         result: {
@@ -97,9 +93,9 @@ export const showcase = (): string =>
           is_error: true
         }
       },
-      { type: "model.request", turn: 3, messages: 6 },
+      { type: "model.requested", turn: 3, messages: 6 },
       {
-        type: "model.reply",
+        type: "model.replied",
         turn: 3,
         reply: [
           { type: "tool_use", id: "c5", name: "append", input: { path: "list.txt", text: ", bread" } },
@@ -125,13 +121,13 @@ export const showcase = (): string =>
     JSON.stringify({ type: "usage", turn: 3, input_tokens: 1200, output_tokens: 85 }),
     JSON.stringify({ type: "retry", turn: 3, attempt: 1, reason: "overloaded" }),
     ...lines([
-      { type: "model.request", turn: 4, messages: 8 },
+      { type: "model.requested", turn: 4, messages: 8 },
       {
-        type: "model.reply",
+        type: "model.replied",
         turn: 4,
         reply: [{ type: "text", text: "There is no salmorejo recipe; list.txt is unchanged." }]
       },
-      { type: "stop", stop: "end", text: "There is no salmorejo recipe; list.txt is unchanged.", turns: 4 }
+      { type: "run.ended", stop: "end", text: "There is no salmorejo recipe; list.txt is unchanged.", turns: 4 }
     ])
   ].join("\n")
 
@@ -142,27 +138,27 @@ export const showcase = (): string =>
  */
 export const broken = (): string =>
   [
-    Trace.line({ type: "start", messages: [{ role: "user", content: "hi" }], max_turns: 3, tools: ["read"] }),
-    Trace.line({ type: "model.request", turn: 1, messages: 1 }),
+    Trace.line({ type: "run.started", messages: [{ role: "user", content: "hi" }], max_turns: 3, tools: ["read"] }),
+    Trace.line({ type: "model.requested", turn: 1, messages: 1 }),
     Trace.line({
-      type: "model.reply",
+      type: "model.replied",
       turn: 1,
       reply: [{ type: "tool_use", id: "a1", name: "read", input: { path: "x" } }]
     }),
     '{"type":"observation","turn":1,',
     Trace.line({
-      type: "observation",
+      type: "call.answered",
       turn: 1,
       outcome: "Succeeded",
       result: { type: "tool_result", tool_use_id: "a1", content: "x says hi", is_error: false }
     }),
     JSON.stringify({
-      type: "observation",
+      type: "call.answered",
       turn: 2,
       result: { type: "tool_result", tool_use_id: "a2", content: "?", is_error: false }
     }),
     JSON.stringify({
-      type: "model.reply",
+      type: "model.replied",
       turn: 2,
       reply: [
         { type: "text", text: "Reading two more." },
@@ -175,25 +171,30 @@ export const broken = (): string =>
 /** A conversation of `turns` turns, one call each, every seventh failing: `5 × turns + 2` events. */
 export const long = (turns: number): string => {
   const out: Array<string> = [
-    Trace.line({ type: "start", messages: [{ role: "user", content: "Go." }], max_turns: turns + 1, tools: ["read"] })
+    Trace.line({
+      type: "run.started",
+      messages: [{ role: "user", content: "Go." }],
+      max_turns: turns + 1,
+      tools: ["read"]
+    })
   ]
   for (let turn = 1; turn <= turns; turn++) {
     const id = `c${turn}`
     const failing = turn % 7 === 0
     const input = { path: `notes/${turn}.txt` }
     out.push(
-      Trace.line({ type: "model.request", turn, messages: 2 * turn - 1 }),
+      Trace.line({ type: "model.requested", turn, messages: 2 * turn - 1 }),
       Trace.line({
-        type: "model.reply",
+        type: "model.replied",
         turn,
         reply: [
           { type: "text", text: `Turn ${turn}: reading notes/${turn}.txt.` },
           { type: "tool_use", id, name: "read", input }
         ]
       }),
-      Trace.line({ type: "call", turn, call: { type: "tool_use", id, name: "read", input } }),
+      Trace.line({ type: "call.started", turn, tool_use_id: id, name: "read", input }),
       Trace.line({
-        type: "observation",
+        type: "call.answered",
         turn,
         outcome: failing ? "Failed" : "Succeeded",
         result: {
@@ -205,7 +206,7 @@ export const long = (turns: number): string => {
       })
     )
   }
-  out.push(Trace.line({ type: "stop", stop: "turn_cap", turns }))
+  out.push(Trace.line({ type: "run.ended", stop: "turn_cap", turns }))
   return out.join("\n")
 }
 

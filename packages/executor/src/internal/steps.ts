@@ -52,7 +52,7 @@ export const callModel = <A>(
   )
 
 /**
- * The reporter of one turn: each update recorded as a `tool.progress` event naming the call's
+ * The reporter of one turn: each update recorded as a `call.progressed` event naming the call's
  * tool, then passed on to the reporter the run was given (when it was given one).
  */
 export const turnReporter =
@@ -65,7 +65,7 @@ export const turnReporter =
   (id, update) => {
     const name = calls.find((call) => call.id === id)?.name
     const event: Trace.Event = {
-      type: "tool.progress",
+      type: "call.progressed",
       turn,
       tool_use_id: id,
       ...(name === undefined ? {} : { name }),
@@ -87,7 +87,7 @@ export interface Asked {
 /**
  * One model call and its checks: `respond` (its usage recorded, an incomplete finish a
  * `ModelError`); a reply that is not a list of blocks is a `ModelError` (`MalformedReply`); a
- * good one is recorded as `model.reply`.
+ * good one is recorded as `model.replied`.
  */
 export const ask = (
   model: Shape,
@@ -116,7 +116,7 @@ export const ask = (
     }
     const { rawFinishReason } = about
     yield* record({
-      type: "model.reply",
+      type: "model.replied",
       turn,
       reply,
       ...(finishReason === undefined ? {} : { finish_reason: finishReason }),
@@ -126,8 +126,8 @@ export const ask = (
   })
 
 /**
- * Records what a turn's calls came to, in call order: an `observation` per outcome, each
- * followed by the `breaker` event of the trip at its call (if any).
+ * Records what a turn's calls came to, in call order: a `call.answered` per outcome, each
+ * followed by the `breaker.tripped` event of the trip at its call (if any).
  */
 export const observe = (
   turn: number,
@@ -144,7 +144,7 @@ export const observe = (
       if (breaker !== undefined && trip !== undefined && trip.index === index) {
         next++
         yield* record({
-          type: "breaker",
+          type: "breaker.tripped",
           turn,
           tool_use_id: trip.id,
           name: trip.name,
@@ -157,14 +157,14 @@ export const observe = (
     }
   })
 
-/** The `start` event of a run: its opening messages, its turns left, its tools, its breaker. */
+/** The `run.started` event of a run: its opening messages, its turns left, its tools, its breaker. */
 export const startEvent = (
   messages: ReadonlyArray<Message.Message>,
   budget: Budget.Budget,
   toolset: Toolset.Toolset<Tool.Any>,
   breaker: Breaker.Breaker | undefined
 ): Trace.Event => ({
-  type: "start",
+  type: "run.started",
   messages,
   max_turns: budget.limit - budget.used,
   tools: toolset.tools.map((tool) => tool.name),
@@ -225,7 +225,7 @@ export const act = <T extends Tool.Any>(
       ...options.executeOptions,
       ...(traced
         ? {
-            onCall: (call: Message.ToolUseBlock) => record({ type: "call", turn, call }),
+            onCall: (call: Message.ToolUseBlock) => record(Trace.callStarted(turn, call)),
             reporter: turnReporter(turn, calls, record, options.reporter)
           }
         : {})
