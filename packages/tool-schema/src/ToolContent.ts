@@ -13,58 +13,68 @@
  */
 import { Schema } from "effect"
 
-/** An image, base64-encoded. @since 0.1.0 */
-export const ImagePart: Schema.Struct<{
-  readonly type: Schema.Literal<"image">
+/**
+ * The Schema of a part made of bytes: tagged `type`, with its media type and its bytes in base64.
+ *
+ * @since 0.1.0
+ */
+export type BytesPart<T extends string> = Schema.Struct<{
+  readonly type: Schema.Literal<T>
   readonly mediaType: Schema.String
   readonly data: Schema.String
-}> = Schema.Struct({ type: Schema.Literal("image"), mediaType: Schema.String, data: Schema.String })
+}>
+
+/**
+ * The Schema of a part that names a resource: tagged `type`, with its `uri` and the optional
+ * texts `K`.
+ *
+ * @since 0.1.0
+ */
+export type UriPart<T extends string, K extends string> = Schema.Struct<
+  { readonly type: Schema.Literal<T>; readonly uri: Schema.String } & {
+    readonly [Key in K]: Schema.optionalKey<Schema.String>
+  }
+>
+
+const bytesPart = <T extends string>(type: T): BytesPart<T> =>
+  Schema.Struct({ type: Schema.Literal(type), mediaType: Schema.String, data: Schema.String })
+
+const uriPart = <T extends string, const K extends string>(type: T, optional: ReadonlyArray<K>): UriPart<T, K> =>
+  Schema.Struct({
+    type: Schema.Literal(type),
+    uri: Schema.String,
+    ...(Object.fromEntries(optional.map((key) => [key, Schema.optionalKey(Schema.String)])) as {
+      readonly [Key in K]: Schema.optionalKey<Schema.String>
+    })
+  })
+
+/** An image, base64-encoded. @since 0.1.0 */
+export const ImagePart: BytesPart<"image"> = bytesPart("image")
 
 /** An image: its media type (`image/png`) and its bytes in base64. @since 0.1.0 */
 export type ImagePart = typeof ImagePart.Type
 
 /** A sound, base64-encoded. @since 0.1.0 */
-export const AudioPart: Schema.Struct<{
-  readonly type: Schema.Literal<"audio">
-  readonly mediaType: Schema.String
-  readonly data: Schema.String
-}> = Schema.Struct({ type: Schema.Literal("audio"), mediaType: Schema.String, data: Schema.String })
+export const AudioPart: BytesPart<"audio"> = bytesPart("audio")
 
 /** A sound: its media type (`audio/wav`) and its bytes in base64. @since 0.1.0 */
 export type AudioPart = typeof AudioPart.Type
 
 /** A link to a resource the reader may fetch (MCP's `resource_link`). @since 0.1.0 */
-export const ResourceLinkPart: Schema.Struct<{
-  readonly type: Schema.Literal<"resource_link">
-  readonly uri: Schema.String
-  readonly name: Schema.optionalKey<Schema.String>
-  readonly mimeType: Schema.optionalKey<Schema.String>
-  readonly description: Schema.optionalKey<Schema.String>
-}> = Schema.Struct({
-  type: Schema.Literal("resource_link"),
-  uri: Schema.String,
-  name: Schema.optionalKey(Schema.String),
-  mimeType: Schema.optionalKey(Schema.String),
-  description: Schema.optionalKey(Schema.String)
-})
+export const ResourceLinkPart: UriPart<"resource_link", "name" | "mimeType" | "description"> = uriPart(
+  "resource_link",
+  ["name", "mimeType", "description"]
+)
 
 /** A link to a resource: its URI, and its name, media type and description when known. @since 0.1.0 */
 export type ResourceLinkPart = typeof ResourceLinkPart.Type
 
 /** A resource given whole (MCP's embedded `resource`): its text, or its bytes in base64 (`blob`). @since 0.1.0 */
-export const ResourcePart: Schema.Struct<{
-  readonly type: Schema.Literal<"resource">
-  readonly uri: Schema.String
-  readonly mimeType: Schema.optionalKey<Schema.String>
-  readonly text: Schema.optionalKey<Schema.String>
-  readonly blob: Schema.optionalKey<Schema.String>
-}> = Schema.Struct({
-  type: Schema.Literal("resource"),
-  uri: Schema.String,
-  mimeType: Schema.optionalKey(Schema.String),
-  text: Schema.optionalKey(Schema.String),
-  blob: Schema.optionalKey(Schema.String)
-})
+export const ResourcePart: UriPart<"resource", "mimeType" | "text" | "blob"> = uriPart("resource", [
+  "mimeType",
+  "text",
+  "blob"
+])
 
 /** A resource given whole: its URI, media type, and its text or base64 bytes. @since 0.1.0 */
 export type ResourcePart = typeof ResourcePart.Type
