@@ -17,9 +17,9 @@ import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { Database, PgStore } from "../src/index.ts"
+import { Database } from "../src/index.ts"
 import * as Children from "./fixtures/children.ts"
-import { database, timeout } from "./postgres.ts"
+import { database, journal, timeout } from "./postgres.ts"
 
 const db = database()
 const child = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url))
@@ -52,9 +52,6 @@ const cut = (url: string) =>
 
 const restore = (url: string) => admin(url, [`ALTER DATABASE ${nameOf(url)} WITH ALLOW_CONNECTIONS true`])
 
-const journal = (url: string) =>
-  Effect.runPromise(Effect.flatMap(PgStore.make(), (store) => store.entries).pipe(Effect.provide(Database.layer(url))))
-
 /** Runs the child; when it says it holds in a call, cuts the database. When the cut was done. */
 const runCut = async (url: string, args: ReadonlyArray<string>, cutting: (url: string) => Promise<void> = cut) => {
   let cutAt: Promise<number> | undefined
@@ -67,6 +64,35 @@ const runCut = async (url: string, args: ReadonlyArray<string>, cutting: (url: s
   const ran = await running.done
   const at = cutAt === undefined ? undefined : await cutAt
   return { ran, cutAt: at }
+}
+
+/**
+ * The child, held in `held` when the database went away (`what`: the cut or the halt), failed
+ * with ConnectionLost, in bounded time, and exited in bounded time: the failure's message.
+ */
+const lostInTime = (
+  label: string,
+  held: string,
+  what: string,
+  { ran, cutAt }: { readonly ran: Children.Ran; readonly cutAt: number | undefined }
+): string => {
+  assert.isDefined(cutAt, `the child never held in ${held}: ${ran.stderr.slice(-2000)}`)
+  assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
+  const at = ran.lines.findIndex((l) => l.failed !== undefined)
+  const failed = ran.lines[at]?.failed as { tag: string; message: string }
+  assert.strictEqual(failed.tag, "ConnectionLost")
+  const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
+  console.log(`${label}: failed ${failedIn} ms after the ${what}, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
+  assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
+  assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
+  return failed.message
+}
+
+/** Starts the child again on the database at `url`, once it is back; it must end well. */
+const resume = async (url: string, args: ReadonlyArray<string>): Promise<Children.Ran> => {
+  const again = await Children.start(child, [url, ...args], { stuckMs: 120_000 }).done
+  assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
+  return again
 }
 
 describe("Database.ConnectionLost", () => {
@@ -86,22 +112,13 @@ describe("a durable run whose database goes away", () => {
     async (ctx) => {
       const url = db.url(ctx)
       const envdir = fs.mkdtempSync(path.join(temp, "session-"))
-      const { ran, cutAt } = await runCut(url, ["session", "s-lost", envdir, "--pause", "step-0-3", "1000"])
+      const cut = await runCut(url, ["session", "s-lost", envdir, "--pause", "step-0-3", "1000"])
       try {
-        assert.isDefined(cutAt, `the child never held in step-0-3: ${ran.stderr.slice(-2000)}`)
-        assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
-        const at = ran.lines.findIndex((l) => l.failed !== undefined)
-        const failed = ran.lines[at]?.failed as { tag: string; message: string }
-        assert.strictEqual(failed.tag, "ConnectionLost")
-        const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
-        console.log(`session: failed ${failedIn} ms after the cut, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
-        assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
         assert.match(
-          failed.message,
+          lostInTime("session", "step-0-3", "cut", cut),
           new RegExp(`^database postgres://[^ ]*/${nameOf(url)}: connection lost: no answer for \\d+(\\.\\d)? s \\(`)
         )
-        assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
-        assert.deepStrictEqual(Children.outcomes(ran), ["step-0-1 Succeeded", "step-0-2 Succeeded"])
+        assert.deepStrictEqual(Children.outcomes(cut.ran), ["step-0-1 Succeeded", "step-0-2 Succeeded"])
       } finally {
         await restore(url)
       }
@@ -110,15 +127,8 @@ describe("a durable run whose database goes away", () => {
         entries.filter((e) => e.id.startsWith("s-lost/")).map((e) => `${e.id} ${e.state}`),
         ["s-lost/step-0-1 done", "s-lost/step-0-2 done", "s-lost/step-0-3 started"]
       )
-      const again = await Children.start(child, [url, "session", "s-lost", envdir], { stuckMs: 120_000 }).done
-      assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
-      assert.deepStrictEqual(Children.outcomes(again), [
-        "step-0-1 Replayed",
-        "step-0-2 Replayed",
-        "step-0-3 Failed/OutcomeUnknown",
-        "step-0-4 Succeeded",
-        "step-0-5 Succeeded"
-      ])
+      const again = await resume(url, ["session", "s-lost", envdir])
+      assert.deepStrictEqual(Children.outcomes(again), Children.resumedSession)
       // Each append ran once: a3 in the first child, and not again.
       assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
     },
@@ -130,35 +140,16 @@ describe("a durable run whose database goes away", () => {
     async (ctx) => {
       const url = db.url(ctx)
       const envdir = fs.mkdtempSync(path.join(temp, "conversation-"))
-      const { ran, cutAt } = await runCut(url, ["conversation", "c-lost", envdir, "--pause", "a3", "1000"])
+      const cut = await runCut(url, ["conversation", "c-lost", envdir, "--pause", "a3", "1000"])
       try {
-        assert.isDefined(cutAt, `the child never held in a3: ${ran.stderr.slice(-2000)}`)
-        assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
-        const at = ran.lines.findIndex((l) => l.failed !== undefined)
-        const failed = ran.lines[at]?.failed as { tag: string; message: string }
-        assert.strictEqual(failed.tag, "ConnectionLost")
-        const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
-        console.log(`conversation: failed ${failedIn} ms after the cut, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
-        assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
-        assert.include(failed.message, `/${nameOf(url)}: connection lost: no answer for `)
-        assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
-        assert.deepStrictEqual(Children.outcomes(ran), ["a1 Succeeded", "w2 Succeeded"])
+        assert.include(lostInTime("conversation", "a3", "cut", cut), `/${nameOf(url)}: connection lost: no answer for `)
+        assert.deepStrictEqual(Children.outcomes(cut.ran), ["a1 Succeeded", "w2 Succeeded"])
       } finally {
         await restore(url)
       }
-      const again = await Children.start(child, [url, "conversation", "c-lost", envdir], { stuckMs: 120_000 }).done
-      assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
-      assert.deepStrictEqual(
-        again.lines.filter((l) => l.asked !== undefined).map((l) => l.asked),
-        [3, 4]
-      )
-      assert.deepStrictEqual(Children.outcomes(again), [
-        "a1 Replayed",
-        "w2 Replayed",
-        "a3 Failed/OutcomeUnknown",
-        "w4 Succeeded",
-        "a5 Succeeded"
-      ])
+      const again = await resume(url, ["conversation", "c-lost", envdir])
+      assert.deepStrictEqual(Children.asked(again), [3, 4])
+      assert.deepStrictEqual(Children.outcomes(again), Children.resumedConversation)
       assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
     },
     timeout
@@ -173,32 +164,19 @@ describe("a durable run whose database goes away", () => {
       try {
         const url = cluster.url
         const envdir = fs.mkdtempSync(path.join(temp, "server-"))
-        const { ran, cutAt } = await runCut(url, ["session", "s-crash", envdir, "--pause", "step-0-3", "1000"], () =>
+        const halted = await runCut(url, ["session", "s-crash", envdir, "--pause", "step-0-3", "1000"], () =>
           Promise.resolve(cluster.halt())
         )
         try {
-          assert.isDefined(cutAt, `the child never held in step-0-3: ${ran.stderr.slice(-2000)}`)
-          assert.strictEqual(ran.code, 1, `exit ${ran.code} ${ran.signal}: ${ran.stderr.slice(-2000)}`)
-          const at = ran.lines.findIndex((l) => l.failed !== undefined)
-          const failed = ran.lines[at]?.failed as { tag: string; message: string }
-          assert.strictEqual(failed.tag, "ConnectionLost")
-          assert.include(failed.message, `database ${url}: connection lost: no answer for `)
-          const failedIn = (ran.receivedAt[at] ?? 0) - (cutAt ?? 0)
-          console.log(`server: failed ${failedIn} ms after the halt, ended ${ran.endedAt - (cutAt ?? 0)} ms after`)
-          assert.isBelow(failedIn, failsWithinMs, "the run took too long to fail")
-          assert.isBelow(ran.endedAt - (cutAt ?? 0), exitsWithinMs, "the child took too long to end")
+          assert.include(
+            lostInTime("server", "step-0-3", "halt", halted),
+            `database ${url}: connection lost: no answer for `
+          )
         } finally {
           assert.strictEqual(cluster.restart(), undefined)
         }
-        const again = await Children.start(child, [url, "session", "s-crash", envdir], { stuckMs: 120_000 }).done
-        assert.strictEqual(again.code, 0, again.stderr.slice(-2000))
-        assert.deepStrictEqual(Children.outcomes(again), [
-          "step-0-1 Replayed",
-          "step-0-2 Replayed",
-          "step-0-3 Failed/OutcomeUnknown",
-          "step-0-4 Succeeded",
-          "step-0-5 Succeeded"
-        ])
+        const again = await resume(url, ["session", "s-crash", envdir])
+        assert.deepStrictEqual(Children.outcomes(again), Children.resumedSession)
         assert.strictEqual(fs.readFileSync(path.join(envdir, "log.txt"), "utf8"), "[a1]\n[a3]\n[a5]\n")
       } finally {
         cluster.stop()

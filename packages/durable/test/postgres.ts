@@ -6,9 +6,15 @@
  */
 import { afterAll, beforeAll } from "@effect/vitest"
 import * as Testing from "@agent-harness/postgres-tool/testing"
+import { Effect } from "effect"
+import { Database, PgStore } from "../src/index.ts"
 
 /** Generous: starting a cluster and a runner on a loaded 2-core machine. */
 export const timeout = 180_000
 
 /** A database for the calling test file: `url(ctx)` gives its URL, or skips the test (fails it in CI) saying why. */
 export const database = (): Testing.SuiteDatabase => Testing.suiteDatabase({ beforeAll, afterAll }, timeout)
+
+/** Every entry of the journal in the database at `url`. */
+export const journal = (url: string) =>
+  Effect.runPromise(Effect.flatMap(PgStore.make(), (store) => store.entries).pipe(Effect.provide(Database.layer(url))))
