@@ -177,24 +177,24 @@ describe("SqliteStore: bad files are refused, clearly, and left as they were", (
       return file
     })
 
+  /** A good journal with one more done row, written as every journal so far holds it (a `tool` column). */
+  const withDoneRow = (name: string, id: string, tool: string, input: string, observation: string) =>
+    withRow(
+      name,
+      "INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)",
+      id,
+      tool,
+      input,
+      observation
+    )
+
   it.effect("a row as every journal so far holds it (the tool column) reads with the tool's name as name", () =>
     Effect.gen(function* () {
-      const file = yield* withRow(
-        "old-row.sqlite",
-        "INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)",
-        "t9",
-        "leer",
-        '{"ruta":"lista.txt"}',
-        JSON.stringify(done("pan"))
-      )
-      const entry = yield* Effect.scoped(Effect.flatMap(SqliteStore.make(file), (store) => store.get("t9")))
-      assert.deepStrictEqual(entry, {
-        id: "t9",
-        name: "leer",
-        input: { ruta: "lista.txt" },
-        state: "done",
-        observation: done("pan")
-      })
+      const old = { id: "t9", tool: "leer", input: { ruta: "lista.txt" }, observation: done("pan") }
+      const { id, tool, input, observation } = old
+      const file = yield* withDoneRow("old.sqlite", id, tool, JSON.stringify(input), JSON.stringify(observation))
+      const entry = yield* Effect.scoped(Effect.flatMap(SqliteStore.make(file), (store) => store.get(id)))
+      assert.deepStrictEqual(entry, { id, name: tool, input, state: "done", observation })
     })
   )
 
@@ -214,9 +214,8 @@ describe("SqliteStore: bad files are refused, clearly, and left as they were", (
 
   it.effect("a row whose observation is not JSON", () =>
     Effect.gen(function* () {
-      const file = yield* withRow(
+      const file = yield* withDoneRow(
         "observation.sqlite",
-        "INSERT INTO calls (id, tool, input, state, observation) VALUES (?, ?, ?, 'done', ?)",
         "t4",
         "añadir",
         '{"ruta":"lista.txt","contenido":", tomates"}',
