@@ -1,8 +1,8 @@
 /**
  * Harness variants: named configurations of the harness that a scenario runs under. Today a
- * variant is the tool-response parser (seed 003): `fixed`, the contract (the default), and
- * `before`, the seed's buggy parser that takes any response with content as the answer, kept so
- * a regression can be shown failing before it is shown passing.
+ * variant is the tool-response parser: `fixed`, the contract (the default), and `before`, the
+ * buggy parser the contract replaced, which takes any response with content as the answer, kept
+ * so a regression can be shown failing before it is shown passing.
  *
  * @since 0.1.0
  */
@@ -35,13 +35,14 @@ export const fixed: Variant = {
 }
 
 /**
- * The seed's `before` parser: a response with content is the answer, whatever its status.
+ * The `before` parser, the bug the contract fixes: a response with content is the answer,
+ * whatever its status.
  *
  * @since 0.1.0
  */
 export const before: Variant = {
   name: "before",
-  summary: "the seed's bug: a response with content is taken as the answer, whatever its status",
+  summary: "the bug the contract fixes: a response with content is taken as the answer, whatever its status",
   parser: ResponseContract.contentPresent
 }
 

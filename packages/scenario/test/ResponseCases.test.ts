@@ -42,7 +42,7 @@ describe("response-cases: decoding", () => {
     if (Result.isFailure(result)) throw new Error(result.failure.message)
     const s = result.success
     if (s.kind !== "response-cases") throw new Error("not response-cases")
-    assert.strictEqual(s.name, "catalogo.buscar: response contract (seed 003)")
+    assert.strictEqual(s.name, "catalogo.buscar: the response contract")
     assert.strictEqual(s.reserved, false)
     assert.deepStrictEqual(
       s.file.cases.map((c) => [c.id, c.role]),
@@ -379,7 +379,7 @@ describe("response-cases: reports", () => {
     assert.strictEqual(
       Report.verdict(run(Variant.fixed)),
       [
-        "PASS catalogo.buscar: response contract (seed 003) (4 cases, 0 failed)",
+        "PASS catalogo.buscar: the response contract (4 cases, 0 failed)",
         `    PASS ${ids.reg} regression`,
         `    PASS ${ids.ctl1} control`,
         `    PASS ${ids.ctl2} control`,
@@ -390,7 +390,7 @@ describe("response-cases: reports", () => {
 
   it("before: failures show expected and seen under their case", () => {
     const lines = Report.verdict(run(Variant.before)).split("\n")
-    assert.strictEqual(lines[0], "FAIL catalogo.buscar: response contract (seed 003) (4 cases, 2 failed)")
+    assert.strictEqual(lines[0], "FAIL catalogo.buscar: the response contract (4 cases, 2 failed)")
     assert.strictEqual(lines[1], `    FAIL ${ids.reg} regression`)
     assert.match(lines[2] ?? "", /^ {6}expected: \{"ok":false,"error_code":"TIMEOUT",/)
     assert.match(lines[3] ?? "", /^ {6}seen: {5}\{"ok":true,"answer":/)
