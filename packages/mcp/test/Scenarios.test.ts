@@ -19,14 +19,12 @@ const temp = copies("mcp-scenarios")
 describe("apps/cli/scenarios/mcp, with @agent-harness/mcp/scenario", () => {
   const registered = scenarioTests(join(shipped, "mcp"), { layer: McpScenario.layer, timeout: SLOW })
 
-  it("registers the shipped scenario by its name", () => {
+  it("registers the shipped scenario by its name; it passes as harness test reports it", {
+    timeout: SLOW
+  }, async () => {
     expect(registered.map((e) => e.title)).toStrictEqual(["a mounted MCP server (calculator)"])
-  })
-
-  it("the shipped calculator passes, as harness test reports it", { timeout: SLOW }, async () => {
-    expect(await report(calculator, McpScenario.layer)).toBe(
-      "PASS a mounted MCP server (calculator) (end, 4 model calls)"
-    )
+    const line = await report(calculator, McpScenario.layer)
+    expect(line).toBe("PASS a mounted MCP server (calculator) (end, 4 model calls)")
   })
 
   it("expecting another answer of the server fails, naming the call, expected and seen", {
