@@ -42,7 +42,7 @@ export const Budget: Schema.Struct<{
 export type Budget = typeof Budget.Type
 
 /**
- * The stop reason each kind gives when it runs out (the words of seeds 000 and 004).
+ * The stop reason each kind gives when it runs out (the words of the loop and of plan sessions).
  *
  * @since 0.1.0
  */

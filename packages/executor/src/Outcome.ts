@@ -53,7 +53,7 @@ export interface Interrupted {
 }
 
 /**
- * The backend answered with a failure status (the tool-response contract of seed 003): the call
+ * The backend answered with a failure status (the tool-response contract): the call
  * ran, and said it failed.
  *
  * @since 0.1.0

@@ -1,5 +1,5 @@
 /**
- * The planner interface of seed 004: `(goal, history, lastError) → plan`. A planner is pure: it
+ * The planner interface: `(goal, history, lastError) → plan`. A planner is pure: it
  * knows nothing of the executor, retries or timeouts; it reads what happened and proposes the
  * next plan from the cursor. An empty plan means it has nothing to offer.
  *

@@ -1,5 +1,5 @@
 /**
- * The deterministic planner of seed 004 and of `kind: plan` scenarios: rules tried in order,
+ * The deterministic planner of `kind: plan` scenarios: rules tried in order,
  * the first whose `when` matches the last error wins; no rule gives the empty plan.
  *
  * @since 0.1.0

@@ -1,5 +1,5 @@
 /**
- * Plan and execute (seed 004): typed steps and plans, pure planners (rule-based and
+ * Plan and execute: typed steps and plans, pure planners (rule-based and
  * model-backed), the executor state machine with abort / skip / replan, plan diffs and events,
  * and a `SessionResult`.
  *

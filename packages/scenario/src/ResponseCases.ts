@@ -1,5 +1,5 @@
 /**
- * Runs a `response-cases` scenario (seed 003): every case's tool response through the variant's
+ * Runs a `response-cases` scenario: every case's tool response through the variant's
  * response parser (with the file's contract fields), and what it made of it compared with the
  * case's `expected`, written from the contract. Every case runs and counts, reserved ones
  * included; the scenario passes only when all of them do.

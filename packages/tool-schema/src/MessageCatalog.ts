@@ -226,7 +226,7 @@ export const english: MessageCatalog = {
 }
 
 /**
- * The Spanish catalogue of seed 000 (`no se ha ejecutado: falta el campo 'ruta'`).
+ * The Spanish catalogue (`no se ha ejecutado: falta el campo 'ruta'`).
  *
  * @since 0.1.0
  */

@@ -1,12 +1,12 @@
 /**
- * The tool-response contract of seed 003: a backend that answers with a status envelope
+ * The tool-response contract: a backend that answers with a status envelope
  * `{ status, error_code?, content? }` succeeded only when `status` is the ok value; otherwise it
  * failed with `error_code` (or `"UNKNOWN"`) and `message` (the content, or `""`). The verdict
  * comes from the structured status, never from the text of the content, and an empty result
  * with status ok is a valid answer.
  *
- * Which parser the harness uses is an Effect service, so variants of a harness (the seed's
- * `before` and `fixed`) are layers.
+ * Which parser the harness uses is an Effect service, so variants of a harness (the buggy
+ * `before` parser and the `fixed` contract) are layers.
  *
  * @since 0.1.0
  */
@@ -79,7 +79,7 @@ const text = (value: unknown): string => (value === undefined || value === null 
 /**
  * The contract: success only when the status field holds the ok value. A response that is not
  * an object has no status, so it is a failure (`UNKNOWN`). An ok response without content
- * answers `null`, as the seed's Python reads it (`response.get("content")` is `None`), so the
+ * answers `null`, as Python reads it (`response.get("content")` is `None`), so the
  * parsed result is the same JSON in both.
  *
  * @since 0.1.0
@@ -93,7 +93,7 @@ export const contract = (fields: Partial<Fields> = {}): Parser => {
 }
 
 /**
- * The seed's `before` parser, kept to show the bug it had: a response with content is taken as
+ * The `before` parser, kept to show the bug the contract fixes: a response with content is taken as
  * the answer, whatever its status says. Do not use it; it exists for regression demos.
  *
  * @since 0.1.0

@@ -1,6 +1,6 @@
 /**
  * Provider-safe tool names. Anthropic, OpenAI and most model APIs accept only
- * `^[a-zA-Z0-9_-]{1,64}$`; the seed's Spanish tools (`añadir`) and dotted names
+ * `^[a-zA-Z0-9_-]{1,64}$`; the Spanish file tools (`añadir`) and dotted names
  * (`catalogo.buscar`) break that. `alias` gives the name a provider is sent instead: the name
  * itself when it is already safe; otherwise its letters without accents, with every run of other
  * characters as one `_` (`anadir`, `catalogo_buscar`). The alias depends on the name alone, so it
