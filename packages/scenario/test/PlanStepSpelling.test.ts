@@ -59,6 +59,14 @@ describe("a plan step's tool", () => {
     ])
   })
 
+  it("an old step without a prototype (not from JSON.parse) reads too", () => {
+    const json = load(skip)
+    const plan = at(json, "planner", 0).plan
+    if (!Array.isArray(plan)) throw new Error("no plan")
+    plan[0] = Object.assign(Object.create(null), plan[0])
+    assert.strictEqual(decoded(json).planner[0]?.plan[0]?.tool_name, "work")
+  })
+
   it("both spellings in one step: the file is refused, naming the step", () => {
     const json = spelt()
     at(json, "planner", 0, "plan", 1).tool = "work"
@@ -66,6 +74,15 @@ describe("a plan step's tool", () => {
       problem(json),
       `${FILE}: planner[0].plan[1].tool: a step names its tool once: "tool_name" (its old spelling "tool" also reads, but not both)`
     )
+  })
+
+  it("an old file's tool that is not a string is named at its own spelling", () => {
+    const json = load(skip)
+    at(json, "planner", 0, "plan", 1).tool = 7
+    assert.strictEqual(problem(json), `${FILE}: planner[0].plan[1].tool: expected string, got 7`)
+    const spelt7 = spelt()
+    at(spelt7, "planner", 0, "plan", 1).tool_name = 7
+    assert.strictEqual(problem(spelt7), `${FILE}: planner[0].plan[1].tool_name: expected string, got 7`)
   })
 
   it("neither: tool_name is missing", () => {

@@ -13,8 +13,11 @@ export const oldKey = "tool"
 /** A step's tool under its one key. */
 export const key = "tool_name"
 
-const isPlain = (u: unknown): u is Record<string, unknown> =>
-  Predicate.isObject(u) && !Array.isArray(u) && Object.getPrototypeOf(u) === Object.prototype
+const isPlain = (u: unknown): u is Record<string, unknown> => {
+  if (!Predicate.isObject(u) || Array.isArray(u)) return false
+  const prototype: unknown = Object.getPrototypeOf(u)
+  return prototype === Object.prototype || prototype === null
+}
 
 /** The step with `tool` renamed `tool_name` in its place; the step itself when it has no `tool`. */
 const renamed = (path: string, step: unknown): Result.Result<unknown, Problem> => {
@@ -24,6 +27,11 @@ const renamed = (path: string, step: unknown): Result.Result<unknown, Problem> =
       path: `${path}.${oldKey}`,
       problem: `a step names its tool once: "${key}" (its old spelling "${oldKey}" also reads, but not both)`
     })
+  }
+  const tool = step[oldKey]
+  if (typeof tool !== "string") {
+    // Said at the file's own spelling, in the Schema's words.
+    return Result.fail({ path: `${path}.${oldKey}`, problem: `expected string, got ${JSON.stringify(tool)}` })
   }
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(step)) out[k === oldKey ? key : k] = step[k]
