@@ -52,16 +52,7 @@ describe("TestReport.fromSources", () => {
   })
 
   it("names the file when two columns have the same variant, and leaves a cell empty where a column has no such row", () => {
-    const one = Report.json({
-      name: "only here",
-      file: "x.json",
-      kind: "conversation",
-      variant: "fixed",
-      passed: true,
-      reserved: false,
-      outcome: { stop: "end", turns: 1 },
-      failures: []
-    })
+    const one = Report.json(conversationVerdict("only here", "x.json"))
     const r = TestReport.fromSources("f1", [source("a.jsonl", report("fixed")), source("b.jsonl", one)], [])
     expect(r.columns.map((c) => c.label)).toStrictEqual(["fixed (a.jsonl)", "fixed (b.jsonl)"])
     expect(verdicts(r.rows[0] as Model.Row)).toStrictEqual(["pass", null])
