@@ -2,16 +2,11 @@ import { ResponseContract } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { Conversation, ScenarioFile, Suite, Variant } from "../src/index.ts"
-import { at, catalogoTimeout, type Json, load } from "./fixtures/files.ts"
+import { at, catalogoTimeout, decodeConversation, type Json, load } from "./fixtures/files.ts"
 
 const FILE = "cases/tools.json"
 
-const decode = (json: Json): ScenarioFile.Conversation => {
-  const decoded = ScenarioFile.decode(FILE, json)
-  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
-  if (decoded.success.kind !== "conversation") throw new Error("not a conversation")
-  return decoded.success
-}
+const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
 const invalid = (json: Json) => {
   const result = ScenarioFile.decode(FILE, json)

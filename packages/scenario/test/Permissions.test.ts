@@ -6,9 +6,9 @@
  */
 import { Execute, Outcome, Trace } from "@agent-harness/executor"
 import { assert, describe, it } from "@effect/vitest"
-import { ByteSize, Effect, FileSystem, Option, Ref, Result } from "effect"
+import { Effect, Ref, Result } from "effect"
 import { Capture, Conversation, Permissions, ScenarioFile, Suite } from "../src/index.ts"
-import type { Json } from "./fixtures/files.ts"
+import { decodeConversation, type Json, oneFileDisk } from "./fixtures/files.ts"
 
 const FILE = "cases/gate.json"
 
@@ -100,12 +100,7 @@ const conversation = (expected: { readonly is_error: boolean; readonly content: 
 const denied = { is_error: true, content: "not executed: denied: no one could be asked" }
 const appended = { is_error: false, content: "appended 1 characters to a.txt" }
 
-const decode = (json: Json): ScenarioFile.Conversation => {
-  const decoded = ScenarioFile.decode(FILE, json)
-  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
-  if (decoded.success.kind !== "conversation") throw new Error("not a conversation")
-  return decoded.success
-}
+const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
 const invalid = (json: Json) => {
   const result = ScenarioFile.decode(FILE, json)
@@ -230,28 +225,7 @@ describe("permission declarations: running", () => {
 })
 
 describe("permission declarations: Suite.load", () => {
-  const load = (json: Json) => {
-    const bytes = new TextEncoder().encode(JSON.stringify(json))
-    const info: FileSystem.File.Info = {
-      type: "File",
-      mtime: Option.none(),
-      atime: Option.none(),
-      birthtime: Option.none(),
-      dev: 1n,
-      ino: Option.some(1n),
-      mode: 0o644,
-      nlink: Option.some(1n),
-      uid: Option.none(),
-      gid: Option.none(),
-      rdev: Option.none(),
-      size: ByteSize.bytes(bytes.length),
-      blksize: Option.none(),
-      blocks: Option.none()
-    }
-    return Suite.load(FILE).pipe(
-      Effect.provide(FileSystem.layerNoop({ stat: () => Effect.succeed(info), readFile: () => Effect.succeed(bytes) }))
-    )
-  }
+  const load = (json: Json) => Suite.load(FILE).pipe(Effect.provide(oneFileDisk(json)))
 
   it.effect("refuses a file that declares a policy when no Permissions is provided (exit 2 in the CLI)", () =>
     Effect.gen(function* () {

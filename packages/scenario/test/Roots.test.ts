@@ -9,9 +9,9 @@
 import { Trace } from "@agent-harness/executor"
 import { Files } from "@agent-harness/file-tools"
 import { assert, describe, it } from "@effect/vitest"
-import { ByteSize, Effect, FileSystem, Option, Result } from "effect"
+import { Effect, Result } from "effect"
 import { Conversation, Roots, ScenarioFile, Suite } from "../src/index.ts"
-import type { Json } from "./fixtures/files.ts"
+import { decodeConversation, type Json, oneFileDisk } from "./fixtures/files.ts"
 
 const FILE = "cases/root.json"
 
@@ -37,12 +37,7 @@ const conversation = (extra: Json = {}): Json => ({
   ...extra
 })
 
-const decode = (json: Json): ScenarioFile.Conversation => {
-  const decoded = ScenarioFile.decode(FILE, json)
-  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
-  if (decoded.success.kind !== "conversation") throw new Error("not a conversation")
-  return decoded.success
-}
+const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
 const invalid = (json: Json): string => {
   const result = ScenarioFile.decode(FILE, json)
@@ -159,25 +154,8 @@ describe("root: running", () => {
 
 describe("root: Suite.load", () => {
   const file = "cases/root.json"
-  const bytes = new TextEncoder().encode(JSON.stringify(conversation()))
-  const info: FileSystem.File.Info = {
-    type: "File",
-    mtime: Option.none(),
-    atime: Option.none(),
-    birthtime: Option.none(),
-    dev: 1n,
-    ino: Option.some(1n),
-    mode: 0o644,
-    nlink: Option.some(1n),
-    uid: Option.none(),
-    gid: Option.none(),
-    rdev: Option.none(),
-    size: ByteSize.bytes(bytes.length),
-    blksize: Option.none(),
-    blocks: Option.none()
-  }
   /** A file system holding only that file. */
-  const disk = FileSystem.layerNoop({ stat: () => Effect.succeed(info), readFile: () => Effect.succeed(bytes) })
+  const disk = oneFileDisk(conversation())
 
   it.effect("refuses the file when no Roots is provided (exit 2 in the CLI)", () =>
     Effect.gen(function* () {
