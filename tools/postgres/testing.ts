@@ -60,6 +60,18 @@ export const urlOrSkip = (
   throw new Error(`Postgres is not available: ${reason}`)
 }
 
+/**
+ * A throwaway cluster of the test's own, for a test that halts or stops its server. Without
+ * Postgres, in CI (see {@link required}) the test FAILS with an error naming why; elsewhere it is
+ * skipped, saying why. The test stops it (`cluster.stop()`).
+ */
+export const cluster = async (ctx: Skippable, env: NodeJS.ProcessEnv = process.env): Promise<Postgres.Cluster> => {
+  const started = await Postgres.start()
+  if (!("reason" in started)) return started
+  urlOrSkip(started, ctx, env)
+  throw new Error(`Postgres is not available: ${started.reason}`)
+}
+
 /** The line a suite prints when it has no database: "skipped" outside CI, "FAILED" in it. */
 export const unavailableNote = (reason: string, env: NodeJS.ProcessEnv = process.env): string =>
   required(env)

@@ -131,6 +131,24 @@ describe("the throwaway cluster", () => {
     expect(Testing.urlOrSkip(db, ctx, { CI: "true" })).toBe("postgres://postgres@127.0.0.1:1/x")
   })
 
+  it("a test's own cluster without Postgres: fails in CI, is skipped elsewhere, saying why", async () => {
+    const saved = process.env.PG_BIN
+    process.env.PG_BIN = "/nonexistent"
+    const skipped: Array<string | undefined> = []
+    const ctx: Testing.Skippable = { skip: (condition, note) => void (condition ? skipped.push(note) : undefined) }
+    try {
+      await expect(Testing.cluster(ctx, { CI: "true" })).rejects.toThrow(
+        "Postgres is not available: PG_BIN=/nonexistent does not hold initdb, pg_ctl, postgres (CI=true: in CI"
+      )
+      expect(skipped).toEqual([])
+      await expect(Testing.cluster(ctx, {})).rejects.toThrow("Postgres is not available")
+      expect(skipped).toEqual(["Postgres is not available: PG_BIN=/nonexistent does not hold initdb, pg_ctl, postgres"])
+    } finally {
+      if (saved === undefined) delete process.env.PG_BIN
+      else process.env.PG_BIN = saved
+    }
+  })
+
   it("a URL for another database on the same server", () => {
     expect(Testing.withDatabase("postgres://postgres@127.0.0.1:5432/postgres", "x1")).toBe(
       "postgres://postgres@127.0.0.1:5432/x1"

@@ -6,7 +6,6 @@
  * CI, where a skip would pass unseen, it fails).
  */
 import { Database } from "@agent-harness/durable"
-import * as Postgres from "@agent-harness/postgres-tool/postgres"
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -46,9 +45,7 @@ describe("a Postgres server that stops while the soak runs on it", () => {
   it(
     "the soak stops, exit 2 within bounded time, one line on stderr naming its database, nothing on stdout",
     async (ctx) => {
-      const started = await Postgres.start()
-      if ("reason" in started) Testing.urlOrSkip(started, ctx)
-      const cluster = started as Postgres.Cluster
+      const cluster = await Testing.cluster(ctx)
       try {
         let done = false
         let haltedAt: number | undefined
