@@ -6,9 +6,9 @@
 import { Trace } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
-import { ByteSize, Effect, FileSystem, Option, Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { Capture, Conversation, Mounter, ScenarioFile, Suite } from "../src/index.ts"
-import type { Json } from "./fixtures/files.ts"
+import { decodeConversation, type Json, oneFileDisk } from "./fixtures/files.ts"
 
 const FILE = "cases/mcp.json"
 
@@ -77,12 +77,7 @@ const conversation = (mcp: unknown, extra: Json = {}): Json => ({
 const declared = { command: "node", args: ["fixture.mjs"], prefix: "fx" }
 const fixture = [declared]
 
-const decode = (json: Json): ScenarioFile.Conversation => {
-  const decoded = ScenarioFile.decode(FILE, json)
-  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
-  if (decoded.success.kind !== "conversation") throw new Error("not a conversation")
-  return decoded.success
-}
+const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
 const invalid = (json: Json) => {
   const result = ScenarioFile.decode(FILE, json)
@@ -215,25 +210,8 @@ describe("mcp declarations: running", () => {
 
 describe("mcp declarations: Suite.load", () => {
   const file = "servers/mcp.json"
-  const bytes = new TextEncoder().encode(JSON.stringify(conversation(fixture)))
-  const info: FileSystem.File.Info = {
-    type: "File",
-    mtime: Option.none(),
-    atime: Option.none(),
-    birthtime: Option.none(),
-    dev: 1n,
-    ino: Option.some(1n),
-    mode: 0o644,
-    nlink: Option.some(1n),
-    uid: Option.none(),
-    gid: Option.none(),
-    rdev: Option.none(),
-    size: ByteSize.bytes(bytes.length),
-    blksize: Option.none(),
-    blocks: Option.none()
-  }
   /** A file system holding only that file. */
-  const disk = FileSystem.layerNoop({ stat: () => Effect.succeed(info), readFile: () => Effect.succeed(bytes) })
+  const disk = oneFileDisk(conversation(fixture))
 
   it.effect("refuses a file that declares servers when no Mounter is provided (exit 2 in the CLI)", () =>
     Effect.gen(function* () {
