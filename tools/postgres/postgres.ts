@@ -100,7 +100,7 @@ const runAs = (
 }
 
 /** A free TCP port on 127.0.0.1 (the kernel's pick; released before the server binds it). */
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once("error", reject)

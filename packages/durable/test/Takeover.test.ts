@@ -8,35 +8,18 @@
  * run again; the finished steps are replayed. Needs Postgres (see postgres.ts).
  */
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { Database, PgStore } from "../src/index.ts"
+import * as Postgres from "@agent-harness/postgres-tool/postgres"
 import * as Children from "./fixtures/children.ts"
-import { database, timeout } from "./postgres.ts"
+import { database, journal, timeout } from "./postgres.ts"
 
 const db = database()
 const runnerChild = fileURLToPath(new URL("./fixtures/runner-child.ts", import.meta.url))
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), "durable-takeover-"))
 afterAll(() => fs.rmSync(temp, { recursive: true, force: true }))
-
-/** A free TCP port on 127.0.0.1. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))))
-    })
-  })
-
-const journal = (url: string) =>
-  Effect.runPromise(Effect.flatMap(PgStore.make(), (store) => store.entries).pipe(Effect.provide(Database.layer(url))))
 
 const sessions = ["t1", "t2", "t3", "t4"]
 
@@ -46,7 +29,7 @@ describe("a runner killed for good", () => {
     async (ctx) => {
       const url = db.url(ctx)
       const root = fs.mkdtempSync(path.join(temp, "root-"))
-      const [portA, portB] = [await freePort(), await freePort()]
+      const [portA, portB] = [await Postgres.freePort(), await Postgres.freePort()]
       const held = new Set<string>()
       const a = Children.start(
         runnerChild,
