@@ -68,41 +68,24 @@ describe("ModelPlanner over the loop's Model", () => {
   )
 
   it.live(
-    "a rejected key fails the session with the model's typed failure: RequestRejected from AiSdkModel",
+    "a rejected key fails the session with the model's typed failure: RequestRejected from AiSdkModel, an AiError through effect/ai",
     () =>
       Effect.gen(function* () {
         const fake = yield* FakeProvider.scoped({ apiKey: "sk-right" })
         const { toolset } = makeTools()
-        const error = yield* Session.run({
-          goal: "g",
-          planner: ModelPlanner.make({ toolset }),
-          toolset,
-          maxSteps: 5,
-          maxReplans: 0
-        }).pipe(Effect.provide(aiSdkModelOf(fake, "sk-wrong")), Effect.flip)
-        assert.instanceOf(error, ProviderError.RequestRejected)
-        expect([error.status, error.refusal]).toEqual([401, "api_key_rejected"])
-        expect(error.message).toContain("openai.chat rejected the API key (HTTP 401): Incorrect API key provided.")
-      }),
-    timeout
-  )
+        const planner = ModelPlanner.make({ toolset })
+        const planning = Session.run({ goal: "g", planner, toolset, maxSteps: 5, maxReplans: 0 })
+        const cause = "openai.chat rejected the API key (HTTP 401): Incorrect API key provided."
 
-  it.live(
-    "a rejected key through effect/ai is an AiError AuthenticationError (InvalidKey) naming the cause",
-    () =>
-      Effect.gen(function* () {
-        const fake = yield* FakeProvider.scoped({ apiKey: "sk-right" })
-        const { toolset } = makeTools()
-        const error = yield* Session.run({
-          goal: "g",
-          planner: ModelPlanner.make({ toolset }),
-          toolset,
-          maxSteps: 5,
-          maxReplans: 0
-        }).pipe(Effect.provide(effectAiModelOf(fake, "sk-wrong")), Effect.flip)
-        expect(error._tag).toBe("AiError")
-        expect(error).toMatchObject({ reason: { _tag: "AuthenticationError", kind: "InvalidKey" } })
-        expect(error.message).toContain("openai.chat rejected the API key (HTTP 401): Incorrect API key provided.")
+        const rejected = yield* Effect.flip(planning.pipe(Effect.provide(aiSdkModelOf(fake, "sk-wrong"))))
+        assert.instanceOf(rejected, ProviderError.RequestRejected)
+        expect([rejected.status, rejected.refusal]).toEqual([401, "api_key_rejected"])
+        expect(rejected.message).toContain(cause)
+
+        const aiError = yield* Effect.flip(planning.pipe(Effect.provide(effectAiModelOf(fake, "sk-wrong"))))
+        expect(aiError._tag).toBe("AiError")
+        expect(aiError).toMatchObject({ reason: { _tag: "AuthenticationError", kind: "InvalidKey" } })
+        expect(aiError.message).toContain(cause)
       }),
     timeout
   )
