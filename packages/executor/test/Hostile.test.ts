@@ -7,7 +7,7 @@ import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { Execute, Outcome } from "../src/index.ts"
-import { nested } from "./fixtures/nested.ts"
+import { nested } from "../../tool-schema/test/fixtures.ts"
 
 const revoked = (): object => {
   const { proxy, revoke } = Proxy.revocable({}, {})

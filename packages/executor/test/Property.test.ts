@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit, Result, Schema } from "effect"
 import fc from "fast-check"
 import { Execute, Outcome } from "../src/index.ts"
-import { nested } from "./fixtures/nested.ts"
+import { nested } from "../../tool-schema/test/fixtures.ts"
 
 class ChaosError extends Data.TaggedError("ChaosError")<{ readonly message: string }> {}
 

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Render, Tool } from "../src/index.ts"
-
-/** An object nested `levels` deep: `{ a: { a: ... { a: {} } } }`. */
-const nested = (levels: number): Record<string, unknown> => {
-  const root: Record<string, unknown> = {}
-  let current = root
-  for (let i = 0; i < levels; i++) {
-    const next: Record<string, unknown> = {}
-    current.a = next
-    current = next
-  }
-  return root
-}
+import { nested } from "./fixtures.ts"
 
 const revoked = (): object => {
   const { proxy, revoke } = Proxy.revocable({}, {})

@@ -1,5 +1,6 @@
 /**
- * Tools shared by the tool-schema tests.
+ * Tools shared by the tool-schema tests, and a deep value (the executor's hostile-input tests
+ * use it too).
  */
 import { Effect, Result, Schema } from "effect"
 import { Tool, Toolset, type Violation } from "../src/index.ts"
@@ -50,4 +51,16 @@ export const violationOf = (name: string, input: unknown): Violation.Violation =
   const decoded = Toolset.decode(toolset, { id: "call-1", name, input })
   if (Result.isSuccess(decoded)) throw new Error(`expected a violation, got ${JSON.stringify(decoded.success.input)}`)
   return decoded.failure
+}
+
+/** An object nested `levels` deep: `{ a: { a: ... { a: {} } } }`. */
+export const nested = (levels: number): Record<string, unknown> => {
+  const root: Record<string, unknown> = {}
+  let current = root
+  for (let i = 0; i < levels; i++) {
+    const next: Record<string, unknown> = {}
+    current.a = next
+    current = next
+  }
+  return root
 }
