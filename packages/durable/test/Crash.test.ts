@@ -33,6 +33,19 @@ const runChild = async (args: ReadonlyArray<string>, hold: string | undefined) =
 
 const { outcomes } = Children
 
+/**
+ * A child runs `args` in a fresh folder (`label`) and is killed where it holds in `hold`; a
+ * second child resumes it there and ends well. Both runs, and the folder.
+ */
+const killedAndResumed = async (url: string, label: string, args: ReadonlyArray<string>, hold: string) => {
+  const envdir = fs.mkdtempSync(path.join(temp, `${label}-`))
+  const first = await runChild([url, ...args, envdir], hold)
+  assert.isTrue(first.killed, first.stderr)
+  const second = await runChild([url, ...args, envdir], undefined)
+  assert.strictEqual(second.code, 0, second.stderr)
+  return { envdir, first, second }
+}
+
 const marks = (envdir: string) => fs.readFileSync(path.join(envdir, "log.txt"), "utf8")
 
 describe("a durable run killed with SIGKILL and resumed", () => {
@@ -40,12 +53,8 @@ describe("a durable run killed with SIGKILL and resumed", () => {
     "a plan session: finished steps replayed, the append that was running outcome unknown, never run twice",
     async (ctx) => {
       const url = db.url(ctx)
-      const envdir = fs.mkdtempSync(path.join(temp, "session-"))
-      const first = await runChild([url, "session", "s-kill", envdir], "step-0-3")
-      assert.isTrue(first.killed, first.stderr)
+      const { envdir, first, second } = await killedAndResumed(url, "session", ["session", "s-kill"], "step-0-3")
       assert.deepStrictEqual(outcomes(first), ["step-0-1 Succeeded", "step-0-2 Succeeded"])
-      const second = await runChild([url, "session", "s-kill", envdir], undefined)
-      assert.strictEqual(second.code, 0, second.stderr)
       assert.deepStrictEqual(outcomes(second), Children.resumedSession)
       // a3 ran once (in the first child), and was not run again.
       assert.strictEqual(marks(envdir), "[a1]\n[a3]\n[a5]\n")
@@ -74,11 +83,7 @@ describe("a durable run killed with SIGKILL and resumed", () => {
     "a plan session: an idempotent step that was running runs again (at least once)",
     async (ctx) => {
       const url = db.url(ctx)
-      const envdir = fs.mkdtempSync(path.join(temp, "idempotent-"))
-      const first = await runChild([url, "session", "s-write", envdir], "step-0-4")
-      assert.isTrue(first.killed, first.stderr)
-      const second = await runChild([url, "session", "s-write", envdir], undefined)
-      assert.strictEqual(second.code, 0, second.stderr)
+      const { envdir, second } = await killedAndResumed(url, "idempotent", ["session", "s-write"], "step-0-4")
       assert.deepStrictEqual(outcomes(second), [
         "step-0-1 Replayed",
         "step-0-2 Replayed",
@@ -96,12 +101,8 @@ describe("a durable run killed with SIGKILL and resumed", () => {
     "a conversation: recorded replies are not asked for again, finished calls replayed, the running append outcome unknown",
     async (ctx) => {
       const url = db.url(ctx)
-      const envdir = fs.mkdtempSync(path.join(temp, "conversation-"))
-      const first = await runChild([url, "conversation", "c-kill", envdir], "a3")
-      assert.isTrue(first.killed, first.stderr)
+      const { envdir, first, second } = await killedAndResumed(url, "conversation", ["conversation", "c-kill"], "a3")
       assert.deepStrictEqual(Children.asked(first), [1, 2])
-      const second = await runChild([url, "conversation", "c-kill", envdir], undefined)
-      assert.strictEqual(second.code, 0, second.stderr)
       // Turns 1 and 2 were recorded: only turns 3 and 4 ask the model.
       assert.deepStrictEqual(Children.asked(second), [3, 4])
       assert.deepStrictEqual(outcomes(second), Children.resumedConversation)

@@ -8,6 +8,7 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema, SchemaGetter } from "effect"
 import { Execute } from "../src/index.ts"
+import { lowerCased } from "./fixtures/decoding.ts"
 
 /** A tool that records the input it ran with. */
 const recording = <P extends Tool.Parameters>(name: string, parameters: P) => {
@@ -24,17 +25,7 @@ const recording = <P extends Tool.Parameters>(name: string, parameters: P) => {
 }
 
 const trim = recording("trim", Schema.Struct({ path: Schema.Trim }))
-const lower = recording(
-  "lower",
-  Schema.Struct({
-    path: Schema.String.pipe(
-      Schema.decode({
-        decode: SchemaGetter.transform((s: string) => s.toLowerCase()),
-        encode: SchemaGetter.passthrough()
-      })
-    )
-  })
-)
+const lower = recording("lower", Schema.Struct({ path: lowerCased }))
 const withDefault = recording(
   "defaulted",
   Schema.Struct({ path: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("secrets/k"))) })

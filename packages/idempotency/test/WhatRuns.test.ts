@@ -12,6 +12,7 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema, SchemaGetter, type Scope } from "effect"
 import { Journal, MemoryStore, SqliteStore } from "../src/index.ts"
+import { lowerCased } from "../../executor/test/fixtures/decoding.ts"
 
 const temp = mkdtempSync(join(tmpdir(), "idempotency-what-runs-"))
 afterAll(() => rmSync(temp, { recursive: true, force: true }))
@@ -53,17 +54,7 @@ class Amount {
 
 const tools = Toolset.make(
   recording("trim", Schema.Struct({ path: Schema.Trim })),
-  recording(
-    "lower",
-    Schema.Struct({
-      path: Schema.String.pipe(
-        Schema.decode({
-          decode: SchemaGetter.transform((s: string) => s.toLowerCase()),
-          encode: SchemaGetter.passthrough()
-        })
-      )
-    })
-  ),
+  recording("lower", Schema.Struct({ path: lowerCased })),
   recording(
     "defaulted",
     Schema.Struct({

@@ -9,6 +9,7 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema, SchemaGetter } from "effect"
 import { Gate, type Policy } from "../src/index.ts"
+import { lowerCased } from "../../executor/test/fixtures/decoding.ts"
 
 const ran: Array<{ readonly name: string; readonly input: unknown }> = []
 const readOnly = { readOnly: true, destructive: false, idempotent: true, openWorld: false }
@@ -27,17 +28,7 @@ const recording = <P extends Tool.Parameters>(name: string, parameters: P, field
 /** A path that decodes to a URL object: what `Canonical` and globs cannot read as text. */
 const tools = Toolset.make(
   recording("trim", Schema.Struct({ path: Schema.Trim })),
-  recording(
-    "lower",
-    Schema.Struct({
-      path: Schema.String.pipe(
-        Schema.decode({
-          decode: SchemaGetter.transform((s: string) => s.toLowerCase()),
-          encode: SchemaGetter.passthrough()
-        })
-      )
-    })
-  ),
+  recording("lower", Schema.Struct({ path: lowerCased })),
   recording(
     "defaulted",
     Schema.Struct({ path: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("secrets/k"))) })
