@@ -41,7 +41,7 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
     name: "durable",
     root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]engine[\\/]Postgres\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
   },
-  { name: "agent", root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]AgentCommand\.ts$/ },
+  { name: "agent", root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/]Agent\.ts$/ },
   { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ }
 ]
 

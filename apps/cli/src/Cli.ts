@@ -7,18 +7,10 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
 import { Variant } from "@agent-harness/scenario"
+import { lazy } from "./common/Lazy.ts"
 import * as Version from "./common/Version.ts"
-import type { ExitCode } from "./ExitCode.ts"
-
-/**
- * A subcommand's module, loaded when the subcommand runs: `harness run` does not load
- * the demos or capture (each is its own chunk in the built CLI), which keeps start-up short.
- */
-const lazy = <M, A, E, R>(load: () => Promise<M>, use: (module: M) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(
-    Effect.promise(() => load()),
-    use
-  )
+import type * as Engine from "./engine/Engine.ts"
+import type { ExitCode } from "./common/ExitCode.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDefault(false),
@@ -42,9 +34,11 @@ const databaseUrl = Flag.String("database-url").pipe(
   Flag.withDescription("the Postgres database of --engine postgres (default: $DATABASE_URL)")
 )
 
-/** Whether a command goes to the Postgres engine's module (which also refuses its flags under local). */
-const durable = (engine: "local" | "postgres", url: Option.Option<string>): boolean =>
-  engine === "postgres" || Option.isSome(url)
+/** The engine `--engine` and `--database-url` choose, once for `run` and `test` (`engine/Engine.ts`). */
+const engineOf = (engine: "local" | "postgres", url: Option.Option<string>): Engine.Choice => ({
+  engine,
+  databaseUrl: Option.getOrUndefined(url)
+})
 
 const run = Command.make(
   "run",
@@ -62,23 +56,17 @@ const run = Command.make(
     databaseUrl
   },
   ({ file, json, variant, trace, engine, databaseUrl }) =>
-    durable(engine, databaseUrl)
-      ? lazy(
-          () => import("./engine/Postgres.ts"),
-          (m) =>
-            m.run(
-              file,
-              json,
-              Variant.byName[variant],
-              Option.getOrUndefined(trace),
-              engine,
-              Option.getOrUndefined(databaseUrl)
-            )
-        )
-      : lazy(
-          () => import("./engine/Local.ts"),
-          (m) => m.run(file, json, Variant.byName[variant], Option.getOrUndefined(trace))
-        )
+    lazy(
+      () => import("./commands/Run.ts"),
+      (m) =>
+        m.run({
+          file,
+          json,
+          variant: Variant.byName[variant],
+          trace: Option.getOrUndefined(trace),
+          engine: engineOf(engine, databaseUrl)
+        })
+    )
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
 
 const capture = Command.make(
@@ -90,7 +78,7 @@ const capture = Command.make(
   ({ trace, out }) =>
     lazy(
       () => import("./commands/Capture.ts"),
-      (m) => m.capture(trace, Option.getOrUndefined(out))
+      (m) => m.capture({ trace, out: Option.getOrUndefined(out) })
     )
 ).pipe(Command.withDescription("Turn a recorded conversation trace into a scenario that replays it: exit 0, or 2"))
 
@@ -119,32 +107,18 @@ const test = Command.make(
     databaseUrl
   },
   ({ paths, json, variant, traces, workers, engine, databaseUrl }) =>
-    durable(engine, databaseUrl)
-      ? lazy(
-          () => import("./engine/Postgres.ts"),
-          (m) =>
-            m.test(
-              paths,
-              json,
-              Variant.byName[variant],
-              Option.getOrUndefined(traces),
-              engine,
-              Option.getOrUndefined(databaseUrl),
-              Option.getOrUndefined(workers)
-            )
-        )
-      : lazy(
-          () => import("./engine/Local.ts"),
-          (m) =>
-            m.test(
-              paths,
-              json,
-              Variant.byName[variant],
-              Option.getOrUndefined(traces),
-              undefined,
-              Option.getOrUndefined(workers)
-            )
-        )
+    lazy(
+      () => import("./commands/Test.ts"),
+      (m) =>
+        m.test({
+          paths,
+          json,
+          variant: Variant.byName[variant],
+          traces: Option.getOrUndefined(traces),
+          workers: Option.getOrUndefined(workers),
+          engine: engineOf(engine, databaseUrl)
+        })
+    )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
 
 const salmorejo = Command.make(
@@ -157,29 +131,29 @@ const salmorejo = Command.make(
   },
   ({ lang }) =>
     lazy(
-      () => import("./walkthroughs/Salmorejo.ts"),
-      (m) => m.salmorejo(lang)
+      () => import("./commands/Demo.ts"),
+      (m) => m.demo({ walkthrough: "salmorejo", lang })
     )
 ).pipe(Command.withDescription("Errors as observations: a conversation with two errors, turn by turn"))
 
 const plan = Command.make("plan", {}, () =>
   lazy(
-    () => import("./walkthroughs/Plan.ts"),
-    (m) => m.plan
+    () => import("./commands/Demo.ts"),
+    (m) => m.demo({ walkthrough: "plan" })
   )
 ).pipe(Command.withDescription("Plan and execute: every path, with each revision's diff drawn"))
 
 const regress = Command.make("regress", { variant }, ({ variant }) =>
   lazy(
-    () => import("./walkthroughs/Regress.ts"),
-    (m) => m.regress(Variant.byName[variant])
+    () => import("./commands/Demo.ts"),
+    (m) => m.demo({ walkthrough: "regress", variant: Variant.byName[variant] })
   )
 ).pipe(Command.withDescription("From an agent failure to a regression test: trace, criterion, cases, runs"))
 
 const idempotency = Command.make("idempotency", {}, () =>
   lazy(
-    () => import("./IdempotencyDemo.ts"),
-    (m) => m.idempotency
+    () => import("./commands/Demo.ts"),
+    (m) => m.demo({ walkthrough: "idempotency" })
   )
 ).pipe(
   Command.withDescription(
@@ -275,7 +249,7 @@ const view = Command.make(
   ({ files, out, port }) =>
     lazy(
       () => import("./commands/View.ts"),
-      (m) => m.view(files, { out: Option.getOrUndefined(out), port: Option.getOrUndefined(port) })
+      (m) => m.view({ files, out: Option.getOrUndefined(out), port: Option.getOrUndefined(port) })
     )
 ).pipe(
   Command.withDescription(
@@ -336,7 +310,7 @@ const agent = Command.make(
   },
   (o) =>
     lazy(
-      () => import("./AgentCommand.ts"),
+      () => import("./commands/Agent.ts"),
       (m) =>
         m.agent({
           ...o,

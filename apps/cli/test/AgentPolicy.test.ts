@@ -7,7 +7,7 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestConsole } from "effect/testing"
-import * as AgentPolicy from "../src/AgentPolicy.ts"
+import * as AgentPolicy from "../src/agent/Policy.ts"
 
 const loaded = (flags: AgentPolicy.Flags) =>
   Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import { Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as AgentProgress from "../src/AgentProgress.ts"
+import * as AgentProgress from "../src/agent/Progress.ts"
 
 describe("AgentProgress", () => {
   it("a line per update: the tool, how far, the message; a server's escapes are made visible", () => {

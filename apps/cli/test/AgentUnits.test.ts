@@ -8,9 +8,9 @@ import type { Approver } from "@agent-harness/permission"
 import { Tool } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import * as AgentApprover from "../src/AgentApprover.ts"
-import * as CommandLine from "../src/CommandLine.ts"
-import * as Providers from "../src/Providers.ts"
+import * as AgentApprover from "../src/agent/Approver.ts"
+import * as CommandLine from "../src/agent/CommandLine.ts"
+import * as Providers from "../src/agent/Providers.ts"
 
 const words = (text: string) => Result.getOrThrow(CommandLine.split(text))
 const problem = (text: string) => {

@@ -278,8 +278,8 @@ describe("harness demo salmorejo", () => {
 })
 
 const beforeLine =
-  "variant: before — the seed's bug: a response with content is taken as the answer, whatever its status"
-const casesName = "catalogo.buscar: response contract (seed 003)"
+  "variant: before — the bug the contract fixes: a response with content is taken as the answer, whatever its status"
+const casesName = "catalogo.buscar: the response contract"
 
 describe("harness demo regress", () => {
   const steps = (lines: ReadonlyArray<string>) => lines.filter((l) => /^\d\. /.test(l)).map((l) => l.slice(0, 2))

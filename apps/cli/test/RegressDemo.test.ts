@@ -99,11 +99,11 @@ describe("RegressDemo.walkthrough", () => {
 
   it.effect("regress prints the walkthrough and fails with exit code 1 under before, succeeds under fixed", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(RegressDemo.regress(Variant.before))
+      const error = yield* Effect.flip(RegressDemo.regress({ variant: Variant.before }))
       assert.strictEqual(error.code, 1)
       const printed = (yield* TestConsole.logLines).map(String)
       assert.include(printed, `   reserved: FAIL ${caseIds.res}`)
-      yield* RegressDemo.regress(Variant.fixed)
+      yield* RegressDemo.regress({ variant: Variant.fixed })
     }).pipe(Effect.provide(NodeServices.layer))
   )
 })

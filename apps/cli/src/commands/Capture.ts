@@ -7,20 +7,30 @@
  */
 import { Capture, InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem } from "effect"
-import * as ExitCode from "../ExitCode.ts"
-import * as Outputs from "../Outputs.ts"
-import * as Style from "../Style.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Outputs from "../printing/Outputs.ts"
+import * as Style from "../printing/Style.ts"
+
+/**
+ * The trace to capture, and where the scenario goes.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** A JSON Lines trace from `harness run --trace` or `harness agent --trace`. */
+  readonly trace: string
+  /** Write the scenario here (refusing to overwrite the trace) instead of stdout. */
+  readonly out?: string | undefined
+}
 
 /**
  * Captures a trace into a scenario, printed or written to `out`.
  *
  * @since 0.1.0
  */
-export const capture = (
-  trace: string,
-  out: string | undefined
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const capture = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
+    const { trace, out } = options
     const fs = yield* FileSystem.FileSystem
     const invalid = (error: ScenarioFile.InvalidScenario) =>
       Effect.andThen(Console.error(Report.invalid(error, Style.current())), Effect.fail(ExitCode.invalid))

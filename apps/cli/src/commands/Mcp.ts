@@ -23,9 +23,9 @@ import { Serve } from "@agent-harness/mcp"
 import { Gate } from "@agent-harness/permission"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Effect, type FileSystem, type Path, type Scope } from "effect"
-import * as AgentPolicy from "../AgentPolicy.ts"
-import * as ExitCode from "../ExitCode.ts"
-import * as RootFolder from "../RootFolder.ts"
+import * as AgentPolicy from "../agent/Policy.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as RootFolder from "../common/RootFolder.ts"
 import * as Signal from "../common/Signal.ts"
 
 /**

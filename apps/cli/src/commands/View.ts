@@ -16,10 +16,10 @@
 import { InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Html, Input, type Model, Server } from "@agent-harness/viewer"
 import { Console, Effect, FileSystem, Result } from "effect"
-import * as ExitCode from "../ExitCode.ts"
-import * as Outputs from "../Outputs.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Outputs from "../printing/Outputs.ts"
 import * as Signal from "../common/Signal.ts"
-import * as Style from "../Style.ts"
+import * as Style from "../printing/Style.ts"
 
 /**
  * The options of `view`.
@@ -27,6 +27,8 @@ import * as Style from "../Style.ts"
  * @since 0.1.0
  */
 export interface Options {
+  /** Conversation traces, plan session traces and test reports. */
+  readonly files: ReadonlyArray<string>
   /** Write the page here instead of serving it. */
   readonly out?: string | undefined
   /** The port to serve on; default any free port. */
@@ -62,12 +64,9 @@ const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
  *
  * @since 0.1.0
  */
-export const view = (
-  files: ReadonlyArray<string>,
-  options: Options = {}
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const view = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
-    const { out, port } = options
+    const { files, out, port } = options
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
       return yield* usage(`--port ${port}: a port is a whole number from 0 (any free port) to 65535`)
     }

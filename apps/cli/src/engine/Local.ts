@@ -4,7 +4,6 @@
  * @since 0.1.0
  */
 import { Trace } from "@agent-harness/executor"
-import { SessionTrace } from "@agent-harness/planner"
 import {
   InputFile,
   PlanScenario,
@@ -15,10 +14,11 @@ import {
   type Verdict
 } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem, Path, type PlatformError, Result } from "effect"
-import * as ExitCode from "../ExitCode.ts"
-import * as Outputs from "../Outputs.ts"
-import * as Style from "../Style.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Outputs from "../printing/Outputs.ts"
+import * as Style from "../printing/Style.ts"
 import * as TestWorkers from "../workers/TestWorkers.ts"
+import type * as Engine from "./Engine.ts"
 
 /**
  * Runs a decoded scenario to its verdict: `Suite.run` in this process, or another engine's
@@ -32,14 +32,54 @@ export type Runner = (
   variant: Variant.Variant
 ) => Effect.Effect<Verdict.Verdict>
 
-/** Under a variant other than the default, the human report opens with a line naming it. */
-const announce = (variant: Variant.Variant, json: boolean, style: Report.Style) =>
+/**
+ * `harness run`'s options on this engine: another engine's `runner` may run the scenario
+ * (default: `Suite.run`, here), reported the same.
+ *
+ * @since 0.1.0
+ */
+export interface RunOptions extends Engine.RunOptions {
+  readonly runner?: Runner | undefined
+}
+
+/**
+ * `harness test`'s options on this engine: another engine's `runner` runs every file here, in
+ * this process (default: `Suite.run`, on worker threads too).
+ *
+ * @since 0.1.0
+ */
+export interface TestOptions extends Engine.TestOptions {
+  readonly runner?: Runner | undefined
+}
+
+/**
+ * Under a variant other than the default, the human report opens with a line naming it.
+ *
+ * @since 0.1.0
+ */
+export const announce = (variant: Variant.Variant, json: boolean, style: Report.Style): Effect.Effect<void> =>
   json || variant.name === Variant.defaultVariant.name ? Effect.void : Console.log(Report.variantLine(variant, style))
 
 /**
- * Runs a scenario and records it as JSON Lines in `trace`: a conversation as the executor's
- * `Trace` events (what `harness capture` reads), a plan session as the planner's `SessionTrace`
- * (start, events, result). Fails only when the trace file cannot be written at the start.
+ * Exit 2 for a file or path that cannot be run: why on stderr, or with `--json` its line on stdout.
+ *
+ * @since 0.1.0
+ */
+export const refuseInvalid = (
+  failure: ScenarioFile.InvalidScenario,
+  json: boolean,
+  variant: Variant.Variant,
+  style: Report.Style
+): Effect.Effect<never, ExitCode.ExitCode> =>
+  Effect.andThen(
+    json ? Console.log(Report.invalidJson(failure, variant.name)) : Console.error(Report.invalid(failure, style)),
+    Effect.fail(ExitCode.invalid)
+  )
+
+/**
+ * Runs a scenario and records it as JSON Lines in `trace`, the executor's `Trace`: a
+ * conversation's events (what `harness capture` reads), a plan session's (`SessionTrace`:
+ * start, events, result). Fails only when the trace file cannot be written at the start.
  */
 const traced = (
   scenario: ScenarioFile.Conversation | ScenarioFile.Plan,
@@ -47,21 +87,12 @@ const traced = (
   variant: Variant.Variant,
   trace: string
 ): Effect.Effect<Verdict.Verdict, PlatformError.PlatformError, FileSystem.FileSystem> => {
-  if (scenario.kind === "conversation") return Effect.provide(Suite.run(scenario, file, variant), Trace.jsonl(trace))
-  const spec = scenario.file
-  return Effect.flatMap(
-    SessionTrace.jsonl(
-      trace,
-      SessionTrace.startOf({
-        goal: spec.goal,
-        maxSteps: spec.budgets.maxSteps,
-        maxReplans: spec.budgets.maxReplans,
-        onFailure: spec.onFailure,
-        toolset: PlanScenario.toolset(spec)
-      })
-    ),
-    (recorder) => PlanScenario.run(scenario, file, { variant, onEvent: recorder.onEvent, onResult: recorder.finish })
-  )
+  // A plan session records into the same trace as a loop (`SessionTrace`).
+  const run =
+    scenario.kind === "conversation"
+      ? Suite.run(scenario, file, variant)
+      : PlanScenario.run(scenario, file, { variant })
+  return Effect.provide(run, Trace.jsonl(trace))
 }
 
 /** A verdict's `--json` line: with `trace` when the run was recorded there. */
@@ -120,23 +151,13 @@ export const traceNames = (
  *
  * @since 0.1.0
  */
-export const run = (
-  file: string,
-  json: boolean,
-  variant: Variant.Variant = Variant.defaultVariant,
-  trace?: string | undefined,
-  runner: Runner = Suite.run
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const run = (options: RunOptions): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
+    const { file, json, variant, trace, runner = Suite.run } = options
     const style = Style.current()
     if (trace !== undefined) yield* Outputs.refuseOverwrite("--trace", trace, { path: file, what: "the scenario" })
     const loaded = yield* Effect.result(Suite.load(file))
-    if (Result.isFailure(loaded)) {
-      yield* json
-        ? Console.log(Report.invalidJson(loaded.failure, variant.name))
-        : Console.error(Report.invalid(loaded.failure, style))
-      return yield* ExitCode.invalid
-    }
+    if (Result.isFailure(loaded)) return yield* refuseInvalid(loaded.failure, json, variant, style)
     const scenario = loaded.success
     if (trace !== undefined && scenario.kind === "response-cases") {
       yield* Console.error(
@@ -277,27 +298,16 @@ const traceFolder = (folder: string): Effect.Effect<void, ExitCode.ExitCode, Fil
  *
  * @since 0.1.0
  */
-export const test = (
-  paths: ReadonlyArray<string>,
-  json: boolean,
-  variant: Variant.Variant = Variant.defaultVariant,
-  traces?: string | undefined,
-  runner: Runner = Suite.run,
-  workers?: number | undefined
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
+export const test = (options: TestOptions): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
+    const { paths, json, variant, traces, workers, runner = Suite.run } = options
     const style = Style.current()
     if (workers !== undefined && !(Number.isSafeInteger(workers) && workers >= 1)) {
       yield* Console.error(`--workers must be a whole number of at least 1, got ${workers}; nothing was run`)
       return yield* ExitCode.invalid
     }
     const found = yield* Effect.result(Suite.find(paths))
-    if (Result.isFailure(found)) {
-      yield* json
-        ? Console.log(Report.invalidJson(found.failure, variant.name))
-        : Console.error(Report.invalid(found.failure, style))
-      return yield* ExitCode.invalid
-    }
+    if (Result.isFailure(found)) return yield* refuseInvalid(found.failure, json, variant, style)
     yield* announce(variant, json, style)
     const { files, skipped } = found.success
     for (const entry of skipped) {
@@ -349,3 +359,10 @@ export const test = (
     if (invalid > 0) return yield* ExitCode.invalid
     if (totals.failed > 0) return yield* ExitCode.failed
   })
+
+/**
+ * The local engine: scenarios run in this process (and `harness test`'s worker threads).
+ *
+ * @since 0.1.0
+ */
+export const engine: Engine.Engine = { run, test }

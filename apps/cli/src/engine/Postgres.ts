@@ -8,12 +8,13 @@
  */
 import process from "node:process"
 import { Database } from "@agent-harness/durable"
-import { Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
+import { Report, type ScenarioFile, Suite, type Variant, type Verdict } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem, type Path, Result } from "effect"
-import * as ExitCode from "../ExitCode.ts"
+import * as ExitCode from "../common/ExitCode.ts"
 import * as PgScenario from "./PgScenario.ts"
-import * as ScenarioCommands from "./Local.ts"
-import * as Style from "../Style.ts"
+import type * as Engine from "./Engine.ts"
+import * as Local from "./Local.ts"
+import * as Style from "../printing/Style.ts"
 
 /**
  * The database URL: `--database-url`, else `$DATABASE_URL`; exit 2 naming what is wrong when
@@ -42,7 +43,7 @@ export const databaseUrl = (given: string | undefined): Effect.Effect<string, Ex
   })
 
 /** The engines `--engine` names. @since 0.1.0 */
-export type EngineName = "local" | "postgres"
+export type EngineName = Engine.Choice["engine"]
 
 /** Exit 2: a flag of the Postgres engine given without `--engine postgres`. */
 const postgresOnly = (flag: string) =>
@@ -133,23 +134,17 @@ const noTraces = (flag: string) =>
  * @since 0.1.0
  */
 export const run = (
-  file: string,
-  json: boolean,
-  variant: Variant.Variant,
-  trace: string | undefined,
-  engine: EngineName,
-  given: string | undefined
+  options: Engine.RunOptions & Engine.Choice
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
+    const { file, json, variant, trace, engine, databaseUrl: given } = options
     if (engine === "local") return yield* postgresOnly("--database-url")
     if (trace !== undefined) return yield* noTraces("--trace")
     const url = yield* databaseUrl(given)
     yield* PgScenario.withEngine(url, (runner) =>
-      // ScenarioCommands' runners cannot fail: the loss goes through it as a defect, and back.
+      // The local engine's runners cannot fail: the loss goes through it as a defect, and back.
       Database.lostAsFailure(
-        ScenarioCommands.run(file, json, variant, undefined, (scenario, name, v) =>
-          Effect.orDie(runner(scenario, name, v))
-        )
+        Local.run({ file, json, variant, runner: (scenario, name, v) => Effect.orDie(runner(scenario, name, v)) })
       ).pipe(
         Effect.catchTag("ConnectionLost", (lost) =>
           Effect.gen(function* () {
@@ -172,7 +167,7 @@ type Ran =
 
 /**
  * `harness test PATH…` on the engine's runner, reported as the local engine reports it
- * (`ScenarioCommands.test`: the same lines, the same `--json` lines, the same exit codes), one
+ * (`Local.test`: the same lines, the same `--json` lines, the same exit codes), one
  * file at a time. Once the database is lost, the scenario it cut short and every one after it
  * are reported INVALID naming the loss (nothing of theirs was judged), the closing lines count
  * them, a line on stderr names the database and what it last said, and the exit code is 2.
@@ -188,13 +183,8 @@ export const testOn = (
   Effect.gen(function* () {
     const style = Style.current()
     const found = yield* Effect.result(Suite.find(paths))
-    if (Result.isFailure(found)) {
-      yield* json
-        ? Console.log(Report.invalidJson(found.failure, variant.name))
-        : Console.error(Report.invalid(found.failure, style))
-      return yield* ExitCode.invalid
-    }
-    if (!json && variant.name !== Variant.defaultVariant.name) yield* Console.log(Report.variantLine(variant, style))
+    if (Result.isFailure(found)) return yield* Local.refuseInvalid(found.failure, json, variant, style)
+    yield* Local.announce(variant, json, style)
     const { files, skipped } = found.success
     for (const entry of skipped) {
       yield* Console.log(json ? Report.skippedJson(entry, variant.name) : Report.skipped(entry, style))
@@ -258,15 +248,10 @@ export const testOn = (
  * @since 0.1.0
  */
 export const test = (
-  paths: ReadonlyArray<string>,
-  json: boolean,
-  variant: Variant.Variant,
-  traces: string | undefined,
-  engine: EngineName,
-  given: string | undefined,
-  workers?: number | undefined
+  options: Engine.TestOptions & Engine.Choice
 ): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
+    const { paths, json, variant, traces, engine, databaseUrl: given, workers } = options
     if (engine === "local") return yield* postgresOnly("--database-url")
     if (traces !== undefined) return yield* noTraces("--traces")
     if (workers !== undefined) {
@@ -280,3 +265,13 @@ export const test = (
       Effect.catchTag("DatabaseUnavailable", unavailable)
     )
   })
+
+/**
+ * The Postgres engine with the flags that chose it (`--engine`, `--database-url`).
+ *
+ * @since 0.1.0
+ */
+export const engine = (choice: Engine.Choice): Engine.Engine => ({
+  run: (options) => run({ ...options, ...choice }),
+  test: (options) => test({ ...options, ...choice })
+})

@@ -9,8 +9,8 @@ import { Render } from "@agent-harness/diff"
 import type { Event, Step } from "@agent-harness/planner"
 import { PlanScenario, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
-import * as ExitCode from "../ExitCode.ts"
-import * as Style from "../Style.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Style from "../printing/Style.ts"
 import * as Package from "../common/Package.ts"
 
 /**

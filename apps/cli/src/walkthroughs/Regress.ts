@@ -10,8 +10,8 @@
  */
 import { Report, ResponseCases, ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem, Result, Schema, SchemaParser } from "effect"
-import * as ExitCode from "../ExitCode.ts"
-import * as Style from "../Style.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Style from "../printing/Style.ts"
 import * as Package from "../common/Package.ts"
 
 /** The seed's synthetic trace fixture. @since 0.1.0 */
@@ -179,9 +179,11 @@ export const walkthrough = (
  *
  * @since 0.1.0
  */
-export const regress = (
-  variant: Variant.Variant = Variant.defaultVariant
-): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const regress = ({
+  variant
+}: {
+  readonly variant: Variant.Variant
+}): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const invalid = (error: ScenarioFile.InvalidScenario) =>
       Effect.andThen(Console.error(Report.invalid(error, Style.current())), Effect.fail(ExitCode.invalid))

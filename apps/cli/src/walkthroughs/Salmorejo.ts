@@ -8,9 +8,9 @@
 import type { Loop } from "@agent-harness/executor"
 import { Conversation, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
-import * as ExitCode from "../ExitCode.ts"
-import * as Style from "../Style.ts"
-import * as Transcript from "../Transcript.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Style from "../printing/Style.ts"
+import * as Transcript from "../printing/Transcript.ts"
 import * as Package from "../common/Package.ts"
 
 /**
@@ -49,7 +49,11 @@ export const walkthrough = (scenario: ScenarioFile.Conversation, file: string, l
  *
  * @since 0.1.0
  */
-export const salmorejo = (lang: "en" | "es"): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
+export const salmorejo = ({
+  lang
+}: {
+  readonly lang: "en" | "es"
+}): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const file = salmorejoFile(lang)
     const scenario = yield* Effect.catch(Suite.load(file), (error) =>

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Console, Effect, FileSystem, Option } from "effect"
-import * as ExitCode from "./ExitCode.ts"
+import * as ExitCode from "../common/ExitCode.ts"
 
 /** The identity of an existing file: device and inode, or `undefined` if it does not exist. */
 const identity = (fs: FileSystem.FileSystem, path: string) =>

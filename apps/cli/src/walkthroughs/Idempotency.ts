@@ -18,8 +18,8 @@ import type { Report } from "@agent-harness/scenario"
 import { Script, ScriptedModel } from "@agent-harness/scripted-model"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Context, Deferred, Effect, FileSystem } from "effect"
-import * as ExitCode from "./ExitCode.ts"
-import * as Style from "./Style.ts"
+import * as ExitCode from "../common/ExitCode.ts"
+import * as Style from "../printing/Style.ts"
 
 /** Pads every column but the last to its widest cell. */
 const table = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = "  "): ReadonlyArray<string> => {
