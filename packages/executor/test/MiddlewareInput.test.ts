@@ -6,9 +6,9 @@
  */
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema, SchemaGetter } from "effect"
+import { Effect, Schema } from "effect"
 import { Execute } from "../src/index.ts"
-import { lowerCased } from "./fixtures/decoding.ts"
+import { isoDate, lowerCased } from "./fixtures/decoding.ts"
 
 /** A tool that records the input it ran with. */
 const recording = <P extends Tool.Parameters>(name: string, parameters: P) => {
@@ -30,17 +30,7 @@ const withDefault = recording(
   "defaulted",
   Schema.Struct({ path: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("secrets/k"))) })
 )
-const dated = recording(
-  "dated",
-  Schema.Struct({
-    at: Schema.String.pipe(
-      Schema.decodeTo(Schema.Date, {
-        decode: SchemaGetter.transform((s: string) => new Date(s)),
-        encode: SchemaGetter.transform((d: Date) => d.toISOString())
-      })
-    )
-  })
-)
+const dated = recording("dated", Schema.Struct({ at: isoDate }))
 const tools = Toolset.make(trim.tool, lower.tool, withDefault.tool, dated.tool)
 
 /** Executes `call` with a middleware that records what it was shown. */

@@ -12,7 +12,7 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema, SchemaGetter, type Scope } from "effect"
 import { Journal, MemoryStore, SqliteStore } from "../src/index.ts"
-import { lowerCased } from "../../executor/test/fixtures/decoding.ts"
+import { isoDate, lowerCased } from "../../executor/test/fixtures/decoding.ts"
 
 const temp = mkdtempSync(join(tmpdir(), "idempotency-what-runs-"))
 afterAll(() => rmSync(temp, { recursive: true, force: true }))
@@ -62,17 +62,7 @@ const tools = Toolset.make(
       mode: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("append")))
     })
   ),
-  recording(
-    "dated",
-    Schema.Struct({
-      at: Schema.String.pipe(
-        Schema.decodeTo(Schema.Date, {
-          decode: SchemaGetter.transform((s: string) => new Date(s)),
-          encode: SchemaGetter.transform((d: Date) => d.toISOString())
-        })
-      )
-    })
-  ),
+  recording("dated", Schema.Struct({ at: isoDate })),
   recording(
     "charge",
     Schema.Struct({
