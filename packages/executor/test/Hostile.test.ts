@@ -7,7 +7,7 @@ import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { Execute, Outcome } from "../src/index.ts"
-import { nested } from "../../tool-schema/test/fixtures.ts"
+import { Checked, nested } from "../../tool-schema/test/fixtures.ts"
 
 const revoked = (): object => {
   const { proxy, revoke } = Proxy.revocable({}, {})
@@ -52,19 +52,6 @@ const Read = Tool.make("read", {
     ran.push(path)
     return `contents of ${path}`
   }
-})
-
-const Checked = Tool.make("checked", {
-  description: "A schema check that throws",
-  parameters: Schema.Struct({
-    path: Schema.String.check(
-      Schema.makeFilter((path) => {
-        if (path === "boom") throw new Error("filter boom")
-        return true
-      })
-    )
-  }),
-  run: ({ path }) => path
 })
 
 /** A tool that does, with the value it is given, what its `how` says. */

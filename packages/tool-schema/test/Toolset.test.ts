@@ -2,7 +2,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import { pipe } from "effect/Function"
 import { Tool, Toolset, Violation } from "../src/index.ts"
-import { Kinds, kindsInput, Pair, Read, Reversed, toolset, violationOf } from "./fixtures.ts"
+import { Checked, Kinds, kindsInput, Pair, Read, Reversed, toolset, violationOf } from "./fixtures.ts"
 
 describe("Toolset.decode: success", () => {
   it("gives the typed call: id, name, the tool and the decoded input", () => {
@@ -486,18 +486,6 @@ describe("Toolset.decode: input that throws while it is checked", () => {
     description: "A struct inside: not on the fast path",
     parameters: Schema.Struct({ opts: Schema.Struct({ depth: Schema.Finite }) }),
     run: ({ opts }) => opts.depth
-  })
-  const Checked = Tool.make("checked", {
-    description: "A filter that throws",
-    parameters: Schema.Struct({
-      path: Schema.String.check(
-        Schema.makeFilter((path) => {
-          if (path === "boom") throw new Error("filter boom")
-          return true
-        })
-      )
-    }),
-    run: ({ path }) => path
   })
   const hostile = Toolset.make(Read, Nested, Checked)
   const decodeHostile = (name: string, input: unknown) => Toolset.decode(hostile, { id: "h", name, input })

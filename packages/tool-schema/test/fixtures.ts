@@ -1,6 +1,6 @@
 /**
- * Tools shared by the tool-schema tests, and a deep value (the executor's hostile-input tests
- * use it too).
+ * Tools shared by the tool-schema tests, and a deep value; the executor's hostile-input tests
+ * use `Checked` and `nested` too.
  */
 import { Effect, Result, Schema } from "effect"
 import { Tool, Toolset, type Violation } from "../src/index.ts"
@@ -52,6 +52,20 @@ export const violationOf = (name: string, input: unknown): Violation.Violation =
   if (Result.isSuccess(decoded)) throw new Error(`expected a violation, got ${JSON.stringify(decoded.success.input)}`)
   return decoded.failure
 }
+
+/** A tool whose schema check throws on the path `boom` (`filter boom`) and passes any other. */
+export const Checked = Tool.make("checked", {
+  description: "A schema check that throws",
+  parameters: Schema.Struct({
+    path: Schema.String.check(
+      Schema.makeFilter((path) => {
+        if (path === "boom") throw new Error("filter boom")
+        return true
+      })
+    )
+  }),
+  run: ({ path }) => path
+})
 
 /** An object nested `levels` deep: `{ a: { a: ... { a: {} } } }`. */
 export const nested = (levels: number): Record<string, unknown> => {
