@@ -89,22 +89,18 @@ const instancePath = (input: unknown, location: string): ReadonlyArray<PropertyK
 
 const invalid = (expected: string): SchemaIssue.Issue => new SchemaIssue.InvalidValue({ message: expected })
 
+/** `a value greater than (or equal to) n`, or `less`; any value is valid without a number. */
+const bound = (side: "greater" | "less", n: number | undefined, exclusive: boolean): string =>
+  n === undefined ? "a valid value" : `a value ${side} than ${exclusive ? "" : "or equal to "}${n}`
+
 const expectedText = (keyword: string, owner: JsonSchema.JsonSchema | undefined): string => {
   const value = owner?.[keyword]
   const n = typeof value === "number" ? value : undefined
   switch (keyword) {
     case "minimum":
-      return n === undefined
-        ? "a valid value"
-        : owner?.exclusiveMinimum === true
-          ? `a value greater than ${n}`
-          : `a value greater than or equal to ${n}`
+      return bound("greater", n, owner?.exclusiveMinimum === true)
     case "maximum":
-      return n === undefined
-        ? "a valid value"
-        : owner?.exclusiveMaximum === true
-          ? `a value less than ${n}`
-          : `a value less than or equal to ${n}`
+      return bound("less", n, owner?.exclusiveMaximum === true)
     case "exclusiveMinimum":
       return n === undefined ? "a valid value" : `a value greater than ${n}`
     case "exclusiveMaximum":

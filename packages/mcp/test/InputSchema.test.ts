@@ -311,3 +311,28 @@ describe("InputSchema.fromJsonSchema: a server's patterns run in linear time (RE
     expect(performance.now() - started).toBeLessThan(2000)
   }, 30_000)
 })
+
+describe("InputSchema.fromJsonSchema: the validator's words for numeric bounds", () => {
+  const { imported, check } = checker({
+    type: "object",
+    properties: {
+      low: { type: "number", minimum: 3 },
+      high: { type: "number", maximum: 10 },
+      above: { type: "number", exclusiveMinimum: 0 },
+      below: { type: "number", exclusiveMaximum: 5 }
+    },
+    required: ["high"],
+    if: { properties: { high: { const: 1 } } },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then sends the check to the validator
+    then: { required: ["low"] }
+  })
+
+  it("says the bound and whether it is included", () => {
+    expect(imported.checkedBy).toBe("validator")
+    expect(check({ high: 11 })).toBe("not executed: field 'high' must be a value less than or equal to 10")
+    expect(check({ high: 2, low: 2 })).toBe("not executed: field 'low' must be a value greater than or equal to 3")
+    expect(check({ high: 2, above: 0 })).toBe("not executed: field 'above' must be a value greater than 0")
+    expect(check({ high: 2, below: 5 })).toBe("not executed: field 'below' must be a value less than 5")
+    expect(check({ high: 2, low: 3, above: 1, below: 4 })).toBe("ok")
+  })
+})

@@ -20,6 +20,16 @@ type Id = string | number
 
 const isId = (u: unknown): u is Id => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 
+/** An id's JSON text (a number or a string) as an `Id`, or `undefined` when it is none. */
+const parseId = (text: string): Id | undefined => {
+  try {
+    const id: unknown = JSON.parse(text)
+    return isId(id) ? id : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The top-level `"id"` of a JSON object's first bytes, scanned member by member (values skipped). */
 export const idFromHead = (head: string): Id | undefined => {
   let i = 0
@@ -72,13 +82,7 @@ export const idFromHead = (head: string): Id | undefined => {
     ws()
     if (key === "id") {
       const match = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(head.slice(i, i + 600))
-      if (match === null) return undefined
-      try {
-        const id: unknown = JSON.parse(match[1] as string)
-        return isId(id) ? id : undefined
-      } catch {
-        return undefined
-      }
+      return match === null ? undefined : parseId(match[1] as string)
     }
     if (!skip()) return undefined
     ws()
@@ -92,13 +96,7 @@ export const idFromTail = (tail: string): Id | undefined => {
   const match = /,\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.){0,512}")\s*\}\s*$/.exec(
     tail.slice(-1024)
   )
-  if (match === null) return undefined
-  try {
-    const id: unknown = JSON.parse(match[1] as string)
-    return isId(id) ? id : undefined
-  } catch {
-    return undefined
-  }
+  return match === null ? undefined : parseId(match[1] as string)
 }
 
 /** The transport. */
