@@ -34,10 +34,19 @@ const databaseUrl = Flag.String("database-url").pipe(
   Flag.withDescription("the Postgres database of --engine postgres (default: $DATABASE_URL)")
 )
 
-/** The engine `--engine` and `--database-url` choose, once for `run` and `test` (`engine/Engine.ts`). */
-const engineOf = (engine: "local" | "postgres", url: Option.Option<string>): Engine.Choice => ({
-  engine,
-  databaseUrl: Option.getOrUndefined(url)
+/**
+ * What `run` and `test` share: the report's form, the variant, and the engine `--engine` and
+ * `--database-url` choose (once, for both: `engine/Engine.ts`).
+ */
+const scenarioOptions = (flags: {
+  readonly json: boolean
+  readonly variant: Variant.Name
+  readonly engine: "local" | "postgres"
+  readonly databaseUrl: Option.Option<string>
+}): { readonly json: boolean; readonly variant: Variant.Variant; readonly engine: Engine.Choice } => ({
+  json: flags.json,
+  variant: Variant.byName[flags.variant],
+  engine: { engine: flags.engine, databaseUrl: Option.getOrUndefined(flags.databaseUrl) }
 })
 
 const run = Command.make(
@@ -55,17 +64,10 @@ const run = Command.make(
     engine,
     databaseUrl
   },
-  ({ file, json, variant, trace, engine, databaseUrl }) =>
+  (flags) =>
     lazy(
       () => import("./commands/Run.ts"),
-      (m) =>
-        m.run({
-          file,
-          json,
-          variant: Variant.byName[variant],
-          trace: Option.getOrUndefined(trace),
-          engine: engineOf(engine, databaseUrl)
-        })
+      (m) => m.run({ ...scenarioOptions(flags), file: flags.file, trace: Option.getOrUndefined(flags.trace) })
     )
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
 
@@ -106,17 +108,15 @@ const test = Command.make(
     engine,
     databaseUrl
   },
-  ({ paths, json, variant, traces, workers, engine, databaseUrl }) =>
+  (flags) =>
     lazy(
       () => import("./commands/Test.ts"),
       (m) =>
         m.test({
-          paths,
-          json,
-          variant: Variant.byName[variant],
-          traces: Option.getOrUndefined(traces),
-          workers: Option.getOrUndefined(workers),
-          engine: engineOf(engine, databaseUrl)
+          ...scenarioOptions(flags),
+          paths: flags.paths,
+          traces: Option.getOrUndefined(flags.traces),
+          workers: Option.getOrUndefined(flags.workers)
         })
     )
 ).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))

@@ -7,7 +7,8 @@
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
-import { packageVersion, salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { assertPrintsVersion } from "./fixtures/harness.ts"
+import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 import { serveOnce } from "./fixtures/stdio.ts"
 
 const SPAWNS = { timeout: 180_000 }
@@ -24,9 +25,7 @@ const isMcpChunk = (file: string): boolean => /^mcp-[\w-]+\.js$/.test(file)
 
 describe("the built CLI's version", () => {
   it("--version prints package.json's version, written in at build time", SPAWNS, () => {
-    const r = built(["--version"])
-    assert.strictEqual(r.code, 0, r.stderr)
-    assert.strictEqual(r.stdout, `harness v${packageVersion()}\n`)
+    assertPrintsVersion(built(["--version"]))
   })
 })
 

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as Version from "../src/common/Version.ts"
-import { harness, SLOW } from "./fixtures/harness.ts"
+import { assertPrintsVersion, harness, SLOW } from "./fixtures/harness.ts"
 import { demoDir, packageVersion, tempFolder } from "./fixtures/scenarios.ts"
 
 const temp = tempFolder("version")
@@ -16,9 +16,7 @@ afterAll(() => temp.remove())
 
 describe("harness --version", () => {
   it("prints package.json's version, from the sources", SLOW, () => {
-    const r = harness(["--version"])
-    assert.strictEqual(r.code, 0, r.stderr)
-    assert.strictEqual(r.stdout, `harness v${packageVersion()}\n`)
+    assertPrintsVersion(harness(["--version"]))
   })
 })
 

@@ -23,6 +23,12 @@ export type Options =
   /** What is safe to repeat, and a crash resumed on a journal. */
   | { readonly walkthrough: "idempotency" }
 
+/** Each walkthrough's module, loaded when it runs (a chunk of its own in the built CLI). */
+const salmorejo = () => import("../walkthroughs/Salmorejo.ts")
+const plan = () => import("../walkthroughs/Plan.ts")
+const regress = () => import("../walkthroughs/Regress.ts")
+const idempotency = () => import("../walkthroughs/Idempotency.ts")
+
 /**
  * Runs the walkthrough: exit 0 when its checks hold, else its own exit code.
  *
@@ -31,24 +37,12 @@ export type Options =
 export const demo = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> => {
   switch (options.walkthrough) {
     case "salmorejo":
-      return lazy(
-        () => import("../walkthroughs/Salmorejo.ts"),
-        (m) => m.salmorejo({ lang: options.lang })
-      )
+      return lazy(salmorejo, (m) => m.salmorejo(options))
     case "plan":
-      return lazy(
-        () => import("../walkthroughs/Plan.ts"),
-        (m) => m.plan
-      )
+      return lazy(plan, (m) => m.plan)
     case "regress":
-      return lazy(
-        () => import("../walkthroughs/Regress.ts"),
-        (m) => m.regress({ variant: options.variant })
-      )
+      return lazy(regress, (m) => m.regress(options))
     case "idempotency":
-      return lazy(
-        () => import("../walkthroughs/Idempotency.ts"),
-        (m) => m.idempotency
-      )
+      return lazy(idempotency, (m) => m.idempotency)
   }
 }

@@ -7,11 +7,12 @@
  */
 import { Render } from "@agent-harness/diff"
 import type { Event, Step } from "@agent-harness/planner"
-import { PlanScenario, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
+import { PlanScenario, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as Style from "../printing/Style.ts"
 import * as Package from "../common/Package.ts"
+import * as Shipped from "./Shipped.ts"
 
 /**
  * The paths the walkthrough shows, in order: shipped scenario files under `scenarios/plan/`.
@@ -136,13 +137,7 @@ export const plan: Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem>
   let failed = 0
   for (const name of paths) {
     const file = planFile(name)
-    const scenario = yield* Effect.catch(Suite.load(file), (error) =>
-      Effect.andThen(Console.error(error.message), Effect.fail(ExitCode.invalid))
-    )
-    if (scenario.kind !== "plan") {
-      yield* Console.error(`${file}: kind: expected "plan", got "${scenario.kind}"`)
-      return yield* ExitCode.invalid
-    }
+    const scenario = yield* Shipped.load(file, "plan")
     const verdict = yield* walkthrough(scenario, file)
     if (!verdict.passed) failed++
   }

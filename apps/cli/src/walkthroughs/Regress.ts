@@ -13,6 +13,7 @@ import { Console, Effect, FileSystem, Result, Schema, SchemaParser } from "effec
 import * as ExitCode from "../common/ExitCode.ts"
 import * as Style from "../printing/Style.ts"
 import * as Package from "../common/Package.ts"
+import * as Shipped from "./Shipped.ts"
 
 /** The seed's synthetic trace fixture. @since 0.1.0 */
 export const traceFile: string = Package.file("regress/trace.json")
@@ -188,11 +189,7 @@ export const regress = ({
     const invalid = (error: ScenarioFile.InvalidScenario) =>
       Effect.andThen(Console.error(Report.invalid(error, Style.current())), Effect.fail(ExitCode.invalid))
     const trace = yield* Effect.catch(loadTrace(traceFile), invalid)
-    const scenario = yield* Effect.catch(Suite.load(casesFile), invalid)
-    if (scenario.kind !== "response-cases") {
-      yield* Console.error(`${casesFile}: kind: expected "response-cases", got "${scenario.kind}"`)
-      return yield* ExitCode.invalid
-    }
+    const scenario = yield* Shipped.load(casesFile, "response-cases", (error) => Report.invalid(error, Style.current()))
     const { lines, verdict } = yield* walkthrough(trace, scenario, variant, Style.current())
     for (const line of lines) yield* Console.log(line)
     if (!verdict.passed) return yield* ExitCode.failed

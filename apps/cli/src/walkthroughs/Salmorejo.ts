@@ -6,12 +6,13 @@
  * @since 0.1.0
  */
 import type { Loop } from "@agent-harness/executor"
-import { Conversation, Report, type ScenarioFile, Suite } from "@agent-harness/scenario"
+import { Conversation, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Console, Effect, type FileSystem } from "effect"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as Style from "../printing/Style.ts"
 import * as Transcript from "../printing/Transcript.ts"
 import * as Package from "../common/Package.ts"
+import * as Shipped from "./Shipped.ts"
 
 /**
  * The shipped scenario file of the salmorejo conversation in a language.
@@ -56,13 +57,7 @@ export const salmorejo = ({
 }): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const file = salmorejoFile(lang)
-    const scenario = yield* Effect.catch(Suite.load(file), (error) =>
-      Effect.andThen(Console.error(error.message), Effect.fail(ExitCode.invalid))
-    )
-    if (scenario.kind !== "conversation") {
-      yield* Console.error(`${file}: kind: expected "conversation", got "${scenario.kind}"`)
-      return yield* ExitCode.invalid
-    }
+    const scenario = yield* Shipped.load(file, "conversation")
     const verdict = yield* walkthrough(scenario, file, lang)
     if (!verdict.passed) return yield* ExitCode.failed
   })
