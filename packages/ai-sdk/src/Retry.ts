@@ -7,14 +7,50 @@
  * exactly what the provider asked for in `retry-after-ms` / `retry-after`. Nothing of a failed
  * attempt's reply was used, so sending it again is safe. Bounded twice: by attempts and by a
  * time budget that starts at the first failure (a wait that would end past the budget is not
- * started). Each retry is a `model.retried` event in the trace. A refused request (400, 401,
+ * started). Each retry is a `model.retried` event in the trace (`Retried`, declared here). A refused request (400, 401,
  * 403...) or a missing API key fails at once.
  *
  * @since 0.1.0
  */
 import { Trace } from "@agent-harness/executor"
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Schedule, Schema } from "effect"
 import * as ProviderError from "./ProviderError.ts"
+
+/**
+ * A model request failed and is sent again after `delay_ms` (model requests only, never tool
+ * calls): `attempt` is the attempt that failed, from 1; `status` its HTTP status, if any.
+ *
+ * Declared here, by the edge that retries (it was the executor's `Trace.ModelRetry` before
+ * 0.2, `model.retry` in an old trace; `Trace.upgrade` reads it).
+ *
+ * @since 0.2.0
+ */
+export const Retried: Schema.Struct<{
+  readonly type: Schema.Literal<"model.retried">
+  readonly turn: Schema.Int
+  readonly attempt: Schema.Int
+  readonly delay_ms: Schema.Int
+  readonly status: Schema.optionalKey<Schema.Int>
+  readonly message: Schema.String
+}> = Schema.Struct({
+  type: Schema.Literal("model.retried"),
+  turn: Schema.Int,
+  attempt: Schema.Int,
+  delay_ms: Schema.Int,
+  status: Schema.optionalKey(Schema.Int),
+  message: Schema.String
+})
+
+/** A `model.retried` event. @since 0.2.0 */
+export type Retried = typeof Retried.Type
+
+/**
+ * The `model.retried` event as the trace takes it: `retried.record(event)` records one on the
+ * current trace, `retried.is(entry)` tells one among a trace's entries.
+ *
+ * @since 0.2.0
+ */
+export const retried: Trace.Declared<typeof Retried> = Trace.declare(Retried)
 
 /**
  * How model requests are retried. Every field is optional.
@@ -206,7 +242,7 @@ export const send = <A>(options: {
       }),
       Schedule.tap(({ input, attempt, duration }) =>
         input._tag === "Transient"
-          ? Trace.record({
+          ? retried.record({
               type: "model.retried",
               turn,
               attempt,

@@ -216,12 +216,12 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
             FakeProvider.reply([Message.text("Hola.")])
           ]
         })
-        const { exit, events } = yield* runLoop(modelOf(fake), opening)
+        const { exit, retries } = yield* runLoop(modelOf(fake), opening)
         expect(successOf(exit).text).toBe("Hola.")
         expect(fake.requests).toHaveLength(3)
         const bodies = new Set(fake.requests.map((r) => r.body))
         expect(bodies.size).toBe(1)
-        expect(events.filter((e) => e.type === "model.retried")).toEqual([
+        expect(retries).toEqual([
           { type: "model.retried", turn: 1, attempt: 1, delay_ms: 7, status: 529, message: "Overloaded" },
           { type: "model.retried", turn: 1, attempt: 2, delay_ms: 0, status: 429, message: "Rate limited" }
         ])
@@ -243,14 +243,14 @@ describe("AiSdkModel over @ai-sdk/anthropic", () => {
         expect(failure.message).toBe(
           "model call 1: anthropic.messages is unavailable (HTTP 500) after 2 attempts: boom again"
         )
-        expect(out.events.filter((e) => e.type === "model.retried")).toHaveLength(1)
+        expect(out.retries).toHaveLength(1)
 
         fake.push("anthropic", FakeProvider.error(429, { message: "slow down", retryAfter: 3600 }))
         const later = yield* runLoop(modelOf(fake, { retry: { budget: "10 seconds" } }), opening)
         expect(failureOf(later.exit).message).toBe(
           "model call 1: anthropic.messages is unavailable (HTTP 429) after 1 attempt: slow down (the next try, in 3600000 ms, would end past the retry budget of 10000 ms)"
         )
-        expect(later.events.some((e) => e.type === "model.retried")).toBe(false)
+        expect(later.retries).toStrictEqual([])
       }),
     timeout
   )

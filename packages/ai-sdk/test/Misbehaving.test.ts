@@ -4,14 +4,15 @@
  * bounded, named outcome, through the real `@ai-sdk/openai` and `@ai-sdk/anthropic` providers
  * against the loopback fake.
  */
-import { Message } from "@agent-harness/executor"
+import { Message, Trace } from "@agent-harness/executor"
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import { APICallError } from "@ai-sdk/provider"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import { AiSdkModel, EffectAiModel, ProviderError, ProviderPrompt, Retry } from "../src/index.ts"
+import * as OldTraces from "../../executor/test/fixtures/oldTraces.ts"
 import { FakeProvider } from "../src/testing.ts"
 import { failureOf, runLoop, successOf } from "./fixtures.ts"
 
@@ -33,8 +34,6 @@ const anthropicOf = (fake: FakeProvider.Fake, options?: AiSdkModel.Options) =>
 
 const opening = [Message.user("Busca salmorejo.")]
 
-const retries = (events: ReadonlyArray<{ readonly type: string }>) => events.filter((e) => e.type === "model.retried")
-
 describe("a provider that never answers, or stalls", () => {
   it.live(
     "no headers at all: each attempt is aborted at the request timeout and retried; the last one is ProviderTimeout",
@@ -42,7 +41,7 @@ describe("a provider that never answers, or stalls", () => {
       Effect.gen(function* () {
         const fake = yield* FakeProvider.scoped({ openai: [FakeProvider.hang(), FakeProvider.hang()] })
         const started = Date.now()
-        const { exit, events } = yield* runLoop(
+        const { exit, retries } = yield* runLoop(
           // Long enough that a request reaches the fake before its timeout on a loaded machine.
           chatOf(fake, { requestTimeout: "1500 millis", retry: { attempts: 2, base: "1 millis" } }),
           opening
@@ -55,7 +54,7 @@ describe("a provider that never answers, or stalls", () => {
           `model call 1: openai.chat gave no complete reply within the request timeout of ${ProviderError.showMillis(1500)}, after 2 attempts`
         )
         expect(fake.requests).toHaveLength(2)
-        expect(retries(events)).toEqual([
+        expect(retries).toEqual([
           {
             type: "model.retried",
             turn: 1,
@@ -79,11 +78,11 @@ describe("a provider that never answers, or stalls", () => {
             FakeProvider.reply([Message.text("Hola.")])
           ]
         })
-        const { exit, events } = yield* runLoop(anthropicOf(fake, { requestTimeout: "1500 millis" }), opening)
+        const { exit, retries } = yield* runLoop(anthropicOf(fake, { requestTimeout: "1500 millis" }), opening)
         expect(successOf(exit).text).toBe("Hola.")
         expect(fake.requests).toHaveLength(2)
         expect(new Set(fake.requests.map((r) => r.body)).size).toBe(1)
-        expect(retries(events)).toHaveLength(1)
+        expect(retries).toHaveLength(1)
       }),
     timeout
   )
@@ -152,11 +151,11 @@ describe("a reply cut off before its end", () => {
             FakeProvider.reply([Message.text("Entera.")])
           ]
         })
-        const { exit, events, ran } = yield* runLoop(chatOf(fake), opening)
+        const { exit, retries, ran } = yield* runLoop(chatOf(fake), opening)
         expect(successOf(exit).text).toBe("Entera.")
         expect(ran).toEqual([])
         expect(fake.requests).toHaveLength(2)
-        const [retry] = retries(events)
+        const [retry] = retries
         expect(retry).toMatchObject({ type: "model.retried", turn: 1, attempt: 1 })
         expect(retry).not.toHaveProperty("status")
       }),
@@ -291,5 +290,19 @@ describe("tool-call arguments nested 10,000 deep", () => {
     )
     expect(ProviderPrompt.parseInput("", { depth: 1, size: 10 })).toEqual({})
     expect(ProviderPrompt.depthOf('[{"a":[1]}]')).toBe(3)
+  })
+})
+
+describe("model.retried, the adapter's own event", () => {
+  it("an old trace's model.retry reads as Retried once upgraded", () => {
+    const old = OldTraces.lines("edges.jsonl").find((line) => (line as { type: string }).type === "model.retry")
+    expect(Schema.decodeUnknownSync(Retry.Retried)(Trace.upgrade(old))).toStrictEqual({
+      type: "model.retried",
+      turn: 1,
+      attempt: 1,
+      delay_ms: 500,
+      status: 529,
+      message: "overloaded"
+    })
   })
 })

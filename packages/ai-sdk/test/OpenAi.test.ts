@@ -159,9 +159,7 @@ describe("AiSdkModel over @ai-sdk/openai (Chat Completions)", () => {
         )
         const retried = yield* runLoop(openAiOf(fake, {}, "sk-right"), opening)
         expect(successOf(retried.exit).text).toBe("ok")
-        expect(
-          retried.events.filter((e) => e.type === "model.retried").map((e) => e.type === "model.retried" && e.status)
-        ).toEqual([503])
+        expect(retried.retries.map((e) => e.status)).toEqual([503])
 
         const closed = yield* Effect.promise(() => FakeProvider.start())
         yield* Effect.promise(() => closed.close())

@@ -149,10 +149,10 @@ describe("AiSdkModel over @ai-sdk/openai Responses", () => {
             FakeProvider.reply([Message.text("Perdón.")])
           ]
         })
-        const { exit, ran, events } = yield* runLoop(responsesOf(fake), opening)
+        const { exit, ran, retries } = yield* runLoop(responsesOf(fake), opening)
         expect(successOf(exit).text).toBe("Perdón.")
         expect(ran).toEqual([])
-        expect(events.filter((e) => e.type === "model.retried")).toHaveLength(1)
+        expect(retries).toHaveLength(1)
         expect(fake.requests.map((r) => r.problems)).toEqual([[], [], []])
         expect(inputOf(fake.requests[2]).slice(2)).toEqual([
           {

@@ -6,6 +6,7 @@ import { Loop, type Message, type Model, Trace } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { Cause, Data, Effect, Exit, type Layer, Schema } from "effect"
 import type { FakeProvider } from "../src/testing.ts"
+import * as Retry from "../src/Retry.ts"
 
 class EmptyQuery extends Data.TaggedError("EmptyQuery")<{ readonly message: string }> {}
 
@@ -35,17 +36,17 @@ export const makeTools = () => {
   return { toolset: Toolset.make(Append, Search), ran }
 }
 
-/** Runs the loop over the tools with a model layer and an in-memory trace. */
+/** Runs the loop over the tools with a model layer and an in-memory trace; its `model.retried` events in `retries`. */
 export const runLoop = (model: Layer.Layer<Model.Model>, messages: ReadonlyArray<Message.Message>, maxTurns = 4) =>
   Effect.gen(function* () {
     const { toolset, ran } = makeTools()
-    const { trace, events } = yield* Trace.memory
+    const { trace, events, entries } = yield* Trace.memory
     const exit = yield* Loop.run({ toolset, messages, maxTurns }).pipe(
       Effect.provide(model),
       Effect.provideService(Trace.Trace, trace),
       Effect.exit
     )
-    return { exit, events: yield* events, ran }
+    return { exit, events: yield* events, retries: (yield* entries).filter(Retry.retried.is), ran }
   })
 
 /** The typed failure of a failed exit (the test fails if there is none). */

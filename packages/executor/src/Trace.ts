@@ -145,28 +145,6 @@ export const usageEvent = (turn: number, usage: Usage.Usage): typeof ModelUsage.
  */
 export const usageOf = (event: typeof ModelUsage.Type): Usage.Usage => Usage.fromWire(event)
 
-/**
- * A model request failed and is sent again after `delay_ms` (model requests only, never tool
- * calls): `attempt` is the attempt that failed, from 1; `status` its HTTP status, if any.
- *
- * @since 0.1.0
- */
-export const ModelRetry: Schema.Struct<{
-  readonly type: Schema.Literal<"model.retried">
-  readonly turn: Schema.Int
-  readonly attempt: Schema.Int
-  readonly delay_ms: Schema.Int
-  readonly status: Schema.optionalKey<Schema.Int>
-  readonly message: Schema.String
-}> = Schema.Struct({
-  type: Schema.Literal("model.retried"),
-  turn: Schema.Int,
-  attempt: Schema.Int,
-  delay_ms: Schema.Int,
-  status: Schema.optionalKey(Schema.Int),
-  message: Schema.String
-})
-
 /** The model failed; the loop fails with it. @since 0.1.0 */
 export const ModelFailed: Schema.Struct<{
   readonly type: Schema.Literal<"model.failed">
@@ -255,38 +233,6 @@ export const observation = (turn: number, outcome: Outcome.Outcome): typeof Obse
 })
 
 /**
- * A permission gate decided about a call before it ran: the rule that matched (`rule`, its index
- * in the policy's `rules`; absent when the policy's default decided), what it said (`decision`),
- * the answer when it asked (`answer`: `yes`, `no`, `always` for this tool under this rule, or
- * `remembered` when an earlier `always` answered), whether the call runs (`allowed`), and why
- * (`reason`). `untrusted_output` is true when the call's result is marked as untrusted data for
- * the model.
- *
- * @since 0.1.0
- */
-export const Decision: Schema.Struct<{
-  readonly type: Schema.Literal<"permission.decided">
-  readonly tool_use_id: Schema.String
-  readonly name: Schema.String
-  readonly rule: Schema.optionalKey<Schema.Int>
-  readonly decision: Schema.Literals<readonly ["allow", "ask", "deny"]>
-  readonly answer: Schema.optionalKey<Schema.Literals<readonly ["yes", "no", "always", "remembered"]>>
-  readonly allowed: Schema.Boolean
-  readonly reason: Schema.optionalKey<Schema.String>
-  readonly untrusted_output: Schema.optionalKey<Schema.Boolean>
-}> = Schema.Struct({
-  type: Schema.Literal("permission.decided"),
-  tool_use_id: Schema.String,
-  name: Schema.String,
-  rule: Schema.optionalKey(Schema.Int),
-  decision: Schema.Literals(["allow", "ask", "deny"]),
-  answer: Schema.optionalKey(Schema.Literals(["yes", "no", "always", "remembered"])),
-  allowed: Schema.Boolean,
-  reason: Schema.optionalKey(Schema.String),
-  untrusted_output: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
  * The repeated-call breaker tripped on a call: it is the `count`-th identical call (same tool,
  * same input, same observation) within `window` turns, `after` or more. Recorded after the call's
  * observation; under `tell` that observation holds the breaker's line, under `stop` the run stops
@@ -350,7 +296,9 @@ export const Stop: Schema.Struct<{
 })
 
 /**
- * Any trace event.
+ * Any event of the core (the loop's): the trace's closed vocabulary. An edge declares its own
+ * events (`Custom`, `define`): the permission gate's `permission.decided`, a provider's
+ * `model.retried`, the plan session's.
  *
  * @since 0.1.0
  */
@@ -361,11 +309,9 @@ export const Event: Schema.Union<
     typeof ModelRequest,
     typeof ModelReply,
     typeof ModelUsage,
-    typeof ModelRetry,
     typeof ModelFailed,
     typeof Call,
     typeof Observation,
-    typeof Decision,
     typeof BreakerTripped,
     typeof ToolProgress,
     typeof Stop
@@ -376,18 +322,47 @@ export const Event: Schema.Union<
   ModelRequest,
   ModelReply,
   ModelUsage,
-  ModelRetry,
   ModelFailed,
   Call,
   Observation,
-  Decision,
   BreakerTripped,
   ToolProgress,
   Stop
 ])
 
-/** Any trace event, discriminated by `type`. @since 0.1.0 */
+/** Any event of the core, discriminated by `type`. @since 0.1.0 */
 export type Event = typeof Event.Type
+
+/**
+ * An event declared outside the core (by an edge, or a package above it such as the planner):
+ * a `type` in the grammar (`<noun>.<past participle>`) and plain data (what JSON holds). The
+ * trace writes it as it is; readers keep or skip the types they do not know.
+ *
+ * @since 0.2.0
+ */
+export interface Custom {
+  /** The event's type, e.g. `permission.decided`. */
+  readonly type: string
+  /** Its data. */
+  readonly [key: string]: unknown
+}
+
+/**
+ * Anything a trace records: an event of the core, or one declared elsewhere.
+ *
+ * @since 0.2.0
+ */
+export type Entry = Event | Custom
+
+const coreTypes: ReadonlySet<string> = new Set(Event.members.map((member) => member.fields.type.literal))
+
+/**
+ * Whether an entry is an event of the core (its type is one of `Event`'s), so it can be narrowed
+ * by its `type`.
+ *
+ * @since 0.2.0
+ */
+export const isEvent = (entry: Entry): entry is Event => coreTypes.has(entry.type)
 
 /**
  * Where events go.
@@ -395,8 +370,8 @@ export type Event = typeof Event.Type
  * @since 0.1.0
  */
 export interface Trace {
-  /** Records one event; the loop records through `recordOn`, which never fails. */
-  readonly record: (event: Event) => Effect.Effect<void>
+  /** Records one event (the core's or a `Custom` one); the loop records through `recordOn`, which never fails. */
+  readonly record: (event: Entry) => Effect.Effect<void>
 }
 
 /**
@@ -421,7 +396,7 @@ export const Trace: Context.Reference<Trace> = Context.Reference<Trace>("@agent-
  *
  * @since 0.1.0
  */
-export const recordOn = (trace: Trace, event: Event): Effect.Effect<void> =>
+export const recordOn = (trace: Trace, event: Entry): Effect.Effect<void> =>
   trace === none
     ? Effect.void
     : Effect.suspend(() => {
@@ -438,7 +413,7 @@ export const recordOn = (trace: Trace, event: Event): Effect.Effect<void> =>
  *
  * @since 0.1.0
  */
-export const record = (event: Event): Effect.Effect<void> =>
+export const record = (event: Entry): Effect.Effect<void> =>
   Effect.flatMap(Effect.service(Trace), (trace) => recordOn(trace, event))
 
 /**
@@ -520,42 +495,140 @@ export const renamed: ReadonlyMap<string, string> = internalUpgrade.renamed
 export const upgrade: (json: unknown) => unknown = internalUpgrade.upgrade
 
 /**
- * One event as its JSON line (without the newline). Never throws, and the line always decodes
- * as an `Event`: a value JSON cannot hold is replaced by `{ "~unencodable": "<rendering>" }`,
- * and an event that does not fit `Event` at all becomes an `trace.annotated` event (key `~unencodable`) with
- * its type, its rendering and the reason.
+ * The `trace.annotated` note (key `~unencodable`) that stands for an event that could not be
+ * encoded: its type (when it can be read), its rendering, and why (`error`). Never throws.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const line = (event: Event): string => {
+export const unencodableNote = (event: unknown, error: unknown): Event => {
+  let type: unknown
   try {
-    return JSON.stringify(encode(holdable(event)))
+    type = typeof event === "object" && event !== null && "type" in event ? event.type : undefined
+  } catch {
+    type = undefined
+  }
+  const value = {
+    ...(typeof type === "string" ? { event_type: type } : {}),
+    rendering: Render.value(event),
+    error: Render.thrown(error)
+  }
+  return { type: "trace.annotated", key: unencodable, value }
+}
+
+/** A `Custom` event as its line: plain data as JSON holds it, else the unencodable note. */
+const customLine = (event: Custom): string => {
+  try {
+    const text = JSON.stringify(event)
+    if (text?.startsWith("{")) return text
+    return JSON.stringify(encode(unencodableNote(event, "it is not a JSON object")))
   } catch (error) {
-    let type: unknown
-    try {
-      type = event.type
-    } catch {
-      type = undefined
-    }
-    const value = {
-      ...(typeof type === "string" ? { event_type: type } : {}),
-      rendering: Render.value(event),
-      error: Render.thrown(error)
-    }
-    return JSON.stringify(encode({ type: "trace.annotated", key: unencodable, value }))
+    return JSON.stringify(encode(unencodableNote(event, error)))
   }
 }
 
 /**
- * A trace kept in memory, with an Effect to read what it holds.
+ * One event as its JSON line (without the newline). Never throws. An event of the core always
+ * decodes as an `Event`: a value JSON cannot hold is replaced by `{ "~unencodable":
+ * "<rendering>" }`, and an event that does not fit `Event` at all becomes a `trace.annotated`
+ * event (key `~unencodable`) with its type, its rendering and the reason. A `Custom` event is
+ * written as the plain data it is, or as that same note when JSON cannot hold it.
  *
  * @since 0.1.0
  */
-export const memory: Effect.Effect<{ readonly trace: Trace; readonly events: Effect.Effect<ReadonlyArray<Event>> }> =
-  Effect.map(Ref.make<ReadonlyArray<Event>>([]), (ref) => ({
-    trace: { record: (event) => Ref.update(ref, (events) => [...events, event]) },
-    events: Ref.get(ref)
-  }))
+export const line = (event: Entry): string => {
+  let core: boolean
+  try {
+    core = isEvent(event)
+  } catch {
+    core = true
+  }
+  if (!core) return customLine(event)
+  try {
+    return JSON.stringify(encode(holdable(event as Event)))
+  } catch (error) {
+    return JSON.stringify(encode(unencodableNote(event, error)))
+  }
+}
+
+/**
+ * An event declared by an edge (or a package above the core): its `type`, the Schema it is
+ * encoded with, a guard, and `record`, which encodes it with that Schema and records it on the
+ * current trace (an event the Schema cannot encode is recorded as the `~unencodable` note).
+ *
+ * @since 0.2.0
+ */
+export interface Declared<S extends Schema.Codec<unknown, unknown>> {
+  /** The event's type, e.g. `permission.decided`. */
+  readonly type: string
+  /** The Schema of the event. */
+  readonly schema: S
+  /** Whether a recorded entry is one of these events. */
+  readonly is: (entry: Entry) => entry is S["Type"] & Custom
+  /** The event encoded with its Schema, as the trace holds it (or the `~unencodable` note); never throws. */
+  readonly entry: (event: S["Type"]) => Entry
+  /** Records `entry(event)` on the current trace; never fails. */
+  readonly record: (event: S["Type"]) => Effect.Effect<void>
+}
+
+/**
+ * Declares an event outside the core: a Schema of a struct whose `type` is a literal in the
+ * grammar (`<noun>.<past participle>`). The permission gate declares `permission.decided` so,
+ * a provider adapter `model.retried`, the planner its session's events.
+ *
+ * @example
+ * ```ts
+ * import { Trace } from "@agent-harness/executor"
+ * import { Schema } from "effect"
+ *
+ * const Pinged = Trace.declare(Schema.Struct({ type: Schema.Literal("ping.sent"), to: Schema.String }))
+ * // Pinged.record({ type: "ping.sent", to: "a" }) is one line of the trace.
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const declare = <
+  S extends Schema.Codec<unknown, unknown> & { readonly fields: { readonly type: { readonly literal: string } } }
+>(
+  schema: S
+): Declared<S> => {
+  const type = schema.fields.type.literal
+  const encodeIt = Schema.encodeUnknownSync(schema)
+  const isIt = Schema.is(schema)
+  const entry = (event: S["Type"]): Entry => {
+    let encoded: unknown
+    try {
+      encoded = encodeIt(event)
+    } catch (error) {
+      return unencodableNote(event, error)
+    }
+    return typeof encoded === "object" && encoded !== null && "type" in encoded && encoded.type === type
+      ? { ...encoded, type }
+      : unencodableNote(event, "its Schema does not encode it as an object of its type")
+  }
+  return {
+    type,
+    schema,
+    is: (candidate): candidate is S["Type"] & Custom => candidate.type === type && isIt(candidate),
+    entry,
+    record: (event) => Effect.suspend(() => record(entry(event)))
+  }
+}
+
+/**
+ * A trace kept in memory: `events` reads the core's events it holds (to narrow by `type`),
+ * `entries` everything it holds, declared events included, in the order recorded.
+ *
+ * @since 0.1.0
+ */
+export const memory: Effect.Effect<{
+  readonly trace: Trace
+  readonly events: Effect.Effect<ReadonlyArray<Event>>
+  readonly entries: Effect.Effect<ReadonlyArray<Entry>>
+}> = Effect.map(Ref.make<ReadonlyArray<Entry>>([]), (ref) => ({
+  trace: { record: (event) => Ref.update(ref, (entries) => [...entries, event]) },
+  events: Effect.map(Ref.get(ref), (entries) => entries.filter(isEvent)),
+  entries: Ref.get(ref)
+}))
 
 /**
  * A trace written to a JSON Lines file: the file is created (or emptied) when the layer is
@@ -574,7 +647,7 @@ export const jsonl = (path: string): Layer.Layer<never, PlatformError.PlatformEr
       yield* fs.writeFileString(path, "")
       let stopped = false
       return {
-        record: (event: Event) =>
+        record: (event: Entry) =>
           stopped
             ? Effect.void
             : Effect.catch(

@@ -3,7 +3,7 @@
  * and before anything runs, whether it runs. The policy decides (`Policy.decide`); on `ask`, the
  * `Approver` in the context answers; a denied call is not executed and the model reads
  * `not executed: denied: <reason>` (`Outcome.denied`). Every decision is a `permission.decided`
- * trace event: which rule, what it said, the answer, whether the call runs, why.
+ * trace event (`Decided`): which rule, what it said, the answer, whether the call runs, why.
  *
  * The loop does not change: provide the gate as `Execute.Middleware` (`Gate.layer`), alone or in
  * front of a journal (`Gate.layer(options, Journal.middleware(store))`, `Execute.compose`, or
@@ -24,10 +24,11 @@
  *
  * @since 0.1.0
  */
-import { Execute, Outcome, Trace } from "@agent-harness/executor"
+import { Execute, Outcome } from "@agent-harness/executor"
 import { PathGuard, Render, Tool } from "@agent-harness/tool-schema"
 import { Duration, Effect, Exit, type Layer, Option, Result, Semaphore } from "effect"
 import * as Approver from "./Approver.ts"
+import * as Decided from "./Decided.ts"
 import * as Messages from "./Messages.ts"
 import * as Policy from "./Policy.ts"
 import * as Untrusted from "./Untrusted.ts"
@@ -247,7 +248,7 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
         // `call.input` is the decoded value the tool runs with: decide on what runs.
         const verdict = Policy.decide(policy, call, annotations, meanings)
         const record = (allowed: boolean, answer: Answered | undefined, reason: string | undefined) =>
-          Trace.record({
+          Decided.event.record({
             type: "permission.decided",
             tool_use_id: call.id,
             name: call.name,

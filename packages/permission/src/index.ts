@@ -10,6 +10,8 @@
 export * as Approver from "./Approver.ts"
 /** Several executor middlewares as one. @since 0.1.0 */
 export * as Compose from "./Compose.ts"
+/** The gate's trace event, `permission.decided`, declared by the gate. @since 0.2.0 */
+export * as Decided from "./Decided.ts"
 /** The permission gate as executor middleware. @since 0.1.0 */
 export * as Gate from "./Gate.ts"
 /** Globs matched in pattern × text time. @since 0.1.0 */

@@ -11,7 +11,7 @@ import { ScriptedModel } from "@agent-harness/scripted-model"
 import { MessageCatalog, Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Schema } from "effect"
-import { Approver, Compose, Gate, Messages, Policy, Untrusted } from "../src/index.ts"
+import { Approver, Compose, Decided, Gate, Messages, Policy, Untrusted } from "../src/index.ts"
 
 /** Tools that record each run. */
 const runs: Array<string> = []
@@ -63,12 +63,12 @@ const behindGate = (calls: ReadonlyArray<Toolset.RawCall>, options: Gate.Options
   Effect.gen(function* () {
     runs.length = 0
     const gate = yield* Gate.make(options)
-    const { trace, events } = yield* Trace.memory
+    const { trace, entries } = yield* Trace.memory
     const outcomes = yield* Effect.forEach(calls, (c) => Execute.execute(tools, c)).pipe(
       Effect.provideService(Execute.Middleware, gate),
       Effect.provideService(Trace.Trace, trace)
     )
-    const decisions = (yield* events).filter((e) => e.type === "permission.decided")
+    const decisions = (yield* entries).filter(Decided.event.is)
     return { outcomes, decisions, ran: [...runs] }
   })
 
@@ -128,10 +128,7 @@ describe("deny", () => {
         byDefault.outcomes[0]?.content,
         "not executed: denied: the permission policy does not allow this call (the default)"
       )
-      assert.strictEqual(
-        byDefault.decisions[0]?.type === "permission.decided" && byDefault.decisions[0].rule,
-        undefined
-      )
+      assert.strictEqual(byDefault.decisions[0]?.rule, undefined)
     })
   )
 
@@ -217,7 +214,7 @@ describe("ask", () => {
       )
       assert.deepStrictEqual(ran, ["c1", "c4"])
       assert.deepStrictEqual(
-        decisions.map((d) => (d.type === "permission.decided" ? [d.answer, d.allowed, d.reason] : [])),
+        decisions.map((d) => [d.answer, d.allowed, d.reason]),
         [
           ["yes", true, "it adds to your notes"],
           ["no", false, "not today"],
@@ -255,7 +252,7 @@ describe("ask", () => {
         ["Succeeded", "Succeeded", "Refused", "Refused"]
       )
       assert.deepStrictEqual(
-        decisions.map((d) => (d.type === "permission.decided" ? [d.tool_use_id, d.decision, d.answer] : [])),
+        decisions.map((d) => [d.tool_use_id, d.decision, d.answer]),
         [
           ["c1", "ask", "always"],
           ["c2", "ask", "remembered"],
@@ -425,7 +422,7 @@ describe("the journal behind the gate", () => {
       assert.deepStrictEqual(yield* store.entries, [
         {
           id: "c3",
-          tool: "append",
+          name: "append",
           input: { path: "notes/a", text: "x" },
           state: "done",
           observation: { original: "Succeeded", is_error: false, content: "appended 1 characters to notes/a" }
@@ -494,12 +491,12 @@ describe("untrusted output", () => {
         ]
       )
       assert.deepStrictEqual(
-        decisions.map((d) => (d.type === "permission.decided" ? d.untrusted_output : undefined)),
+        decisions.map((d) => d.untrusted_output),
         [true, true]
       )
       const denied = yield* behindGate([call("c4", "read", { path: "secrets/k" })], { policy, untrustedOutput: true })
       assert.strictEqual(denied.outcomes[0]?.content, "not executed: denied: secrets stay secret")
-      assert.isFalse(denied.decisions[0]?.type === "permission.decided" && "untrusted_output" in denied.decisions[0])
+      assert.isFalse(denied.decisions[0] !== undefined && "untrusted_output" in denied.decisions[0])
     })
   )
 
@@ -551,7 +548,7 @@ describe("the loop does not change", () => {
           { reply: [Message.text("I may not change list.txt.")] }
         ]
       }
-      const { trace, events } = yield* Trace.memory
+      const { trace, entries } = yield* Trace.memory
       const result = yield* Loop.run({ toolset: FileTools.english, messages: script.messages, maxTurns: 4 }).pipe(
         Effect.provide(
           Layer.mergeAll(
@@ -565,7 +562,7 @@ describe("the loop does not change", () => {
       assert.strictEqual(result.stop, "end")
       assert.deepStrictEqual(yield* files.snapshot, { "list.txt": "bread" })
       assert.deepStrictEqual(
-        (yield* events).map((e) => e.type),
+        (yield* entries).map((e) => e.type),
         [
           "run.started",
           "model.requested",

@@ -14,7 +14,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import fc from "fast-check"
 import picomatch from "picomatch"
-import { Approver, Gate, type Policy } from "../src/index.ts"
+import { Approver, Decided, Gate, type Policy } from "../src/index.ts"
 
 // ---------------------------------------------------------------------------------------------
 // The oracle: a reference evaluator of a policy, written without the package's code.
@@ -230,7 +230,7 @@ const property = (make: Make, numRuns: number, seed?: number) =>
               Effect.provideService(Approver.Approver, script?.approver ?? Approver.unattended),
               Effect.provideService(Trace.Trace, memory.trace)
             )
-            return { outcomes, events: yield* memory.events, asked: script === undefined ? [] : yield* script.asked }
+            return { outcomes, events: yield* memory.entries, asked: script === undefined ? [] : yield* script.asked }
           })
         )
         expect(outcomes.map((o) => o.id)).toStrictEqual(raw.map((c) => c.id))
@@ -258,7 +258,7 @@ const property = (make: Make, numRuns: number, seed?: number) =>
           if (shouldRun) expect(runs[0]?.input).toStrictEqual(input)
         }
         for (const event of events) {
-          if (event.type !== "permission.decided") continue
+          if (!Decided.event.is(event)) continue
           if (event.decision === "deny") expect(event.allowed).toBe(false)
           expect(ran.filter((r) => r.id === event.tool_use_id)).toHaveLength(event.allowed ? 1 : 0)
         }

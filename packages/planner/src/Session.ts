@@ -42,6 +42,7 @@ import { InvalidPlan, type Planner } from "./Planner.ts"
 import type { Reason, SessionResult } from "./SessionResult.ts"
 import { statusOf } from "./SessionResult.ts"
 import * as Step from "./Step.ts"
+import * as SessionTrace from "./internal/trace.ts"
 
 /**
  * What to do when a step fails.
@@ -188,8 +189,10 @@ const runWith = <T extends Tool.Any, E, R>(
 
     const emit = (event: Event) => {
       if (keepEvents) events.push(event)
-      return options.onEvent === undefined ? Effect.void : options.onEvent(event)
+      const traced = SessionTrace.record(() => SessionTrace.eventEntry(event))
+      return options.onEvent === undefined ? traced : Effect.andThen(options.onEvent(event), traced)
     }
+    yield* SessionTrace.record(() => SessionTrace.startEntry(SessionTrace.startOf(options)))
     /** How many runs so far had a step that may have changed the environment. */
     let changes = 0
     const isReadOnly = (toolName: string): boolean =>
@@ -371,7 +374,7 @@ const runWith = <T extends Tool.Any, E, R>(
     const reason: Reason = state._tag === "Done" ? (anyFailed ? "partial" : "goal_met") : state.reason
     const status = statusOf(reason)
     yield* emit({ type: "session.finished", status, reason, session_id: sessionId })
-    return {
+    const result: SessionResult = {
       session_id: sessionId,
       status,
       reason,
@@ -381,6 +384,8 @@ const runWith = <T extends Tool.Any, E, R>(
       steps: steps.used,
       replans: replans.used
     }
+    yield* SessionTrace.record(() => SessionTrace.resultEntry(result))
+    return result
   })
 
 /**

@@ -4,6 +4,7 @@
  * changes the session: values JSON cannot hold are marked, encoders never throw, a write that
  * fails stops the trace and the session goes on, and a session that dies keeps the lines before.
  */
+import { Trace } from "@agent-harness/executor"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, FileSystem, PlatformError, Schema } from "effect"
 import { type Event, RulePlanner, Session, type SessionResult, SessionTrace } from "../src/index.ts"
@@ -131,7 +132,8 @@ describe("SessionTrace.run", () => {
 
   it.effect("a later write that fails stops the trace; the session ends as it would have", () =>
     Effect.gen(function* () {
-      const { files, layer } = memoryFiles(3)
+      // The first write empties the file; the fourth is the first step's.
+      const { files, layer } = memoryFiles(4)
       const result = yield* SessionTrace.run("s.jsonl", replanning()).pipe(Effect.provide(layer))
       const plain = yield* Session.run(replanning())
       expect(linesOf(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual(["session.started", "plan.created"])
@@ -174,7 +176,7 @@ describe("SessionTrace lines never throw", () => {
     })
   })
 
-  it("an event, a start or a result that cannot be encoded at all becomes a session.unencodable line", () => {
+  it("an event, a start or a result that cannot be encoded at all becomes the trace's ~unencodable note", () => {
     /** The value, with every field but its type throwing when read. */
     const hostile = <A extends object>(value: A): A =>
       new Proxy(value, {
@@ -188,14 +190,15 @@ describe("SessionTrace lines never throw", () => {
       SessionTrace.eventLine(hostile(started)),
       SessionTrace.startLine({ goal: "g", max_steps: 1.5 }),
       SessionTrace.resultLine(hostile(result))
-    ].map((l) => decodeLine(JSON.parse(l)))
-    expect(lines.map((l) => l.type)).toStrictEqual([
-      "session.unencodable",
-      "session.unencodable",
-      "session.unencodable"
+    ].map((l) => Schema.decodeUnknownSync(Trace.Event)(JSON.parse(l)))
+    expect(lines.map((l) => (l.type === "trace.annotated" ? l.key : l.type))).toStrictEqual([
+      Trace.unencodable,
+      Trace.unencodable,
+      Trace.unencodable
     ])
-    expect(lines[0]).toMatchObject({ event_type: "step.started", error: "no reading me" })
-    expect(lines[1]).toMatchObject({ rendering: expect.stringContaining('"max_steps":1.5') })
+    expect(lines[0]).toMatchObject({ value: { event_type: "step.started", error: "no reading me" } })
+    expect(lines[1]).toMatchObject({ value: { rendering: expect.stringContaining('"max_steps":1.5') } })
+    expect(lines[2]).toMatchObject({ value: { event_type: "session.recorded" } })
   })
 
   it("the result line is the result without its events, and reads back as one", () => {

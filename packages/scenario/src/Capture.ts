@@ -25,6 +25,14 @@ const decodeEvent = SchemaParser.decodeUnknownResult(Trace.Event)
 
 type Event = Trace.Event
 
+/** Whether a line is an event declared outside the core (a `type` the core's `Event` does not have). */
+const isEdgeEvent = (json: unknown): boolean =>
+  typeof json === "object" &&
+  json !== null &&
+  "type" in json &&
+  typeof json.type === "string" &&
+  !Trace.isEvent({ type: json.type })
+
 /** `line 3` or `line 3: result.tool_use_id`. */
 const at = (line: number, path?: string): string =>
   path === undefined || path === "(root)" ? `line ${line}` : `line ${line}: ${path}`
@@ -50,7 +58,10 @@ const parseLines = (
       )
     }
     // An old trace (`start`, `observation`, ...) reads as a new one.
-    const decoded = decodeEvent(Trace.upgrade(json.success), parseOptions)
+    const event = Trace.upgrade(json.success)
+    // An edge's event (`permission.decided`, `model.retried`, a plan session's): not replayed.
+    if (isEdgeEvent(event)) continue
+    const decoded = decodeEvent(event, parseOptions)
     if (Result.isFailure(decoded)) {
       const { path, problem } = firstProblem(decoded.failure)
       return Result.fail(new InvalidScenario({ file, path: at(line, path), problem }))

@@ -346,7 +346,7 @@ describe("bad input in the browser", () => {
       expect(problems.slice(1)).toStrictEqual(["line 6, at outcome: missing", "line 7, at reply[1].id: missing"])
       expect(await page.locator("#f1 .call .badge").allTextContents()).toStrictEqual(["✓ ok", "∅ no observation"])
       expect(await page.locator("#f1 .generic.unreadable code").allTextContents()).toStrictEqual([
-        "observation",
+        "call.answered",
         "reply block (unreadable)"
       ])
       await shot(page, "broken.png")

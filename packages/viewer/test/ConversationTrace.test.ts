@@ -203,8 +203,8 @@ describe("ConversationTrace.fromLines: bad input", () => {
 })
 
 describe("ConversationTrace: what the executor writes", () => {
-  it("reads every event type of Trace.Event, written by Trace.line, without a problem", () => {
-    const events: ReadonlyArray<Trace.Event> = [
+  it("reads every event type of Trace.Event and the edges' events, written by Trace.line, without a problem", () => {
+    const events: ReadonlyArray<Trace.Entry> = [
       { type: "run.started", messages: [{ role: "user", content: "hi" }], max_turns: 2, tools: ["read"] },
       { type: "trace.annotated", key: "files", value: { "a.txt": "a" } },
       { type: "model.requested", turn: 1, messages: 1 },
@@ -238,7 +238,7 @@ describe("ConversationTrace: what the executor writes", () => {
       { type: "model.failed", turn: 2, message: "overloaded" }
     ]
     expect(new Set(events.map((e) => e.type))).toStrictEqual(
-      new Set([...ConversationTrace.types].filter((t) => t !== "run.ended"))
+      new Set([...[...ConversationTrace.types].filter((t) => t !== "run.ended"), "permission.decided", "model.retried"])
     )
     const file = read([...events.map(Trace.line), Trace.line({ type: "run.ended", stop: "end", turns: 1 })].join("\n"))
     expect(file.problems).toStrictEqual([])

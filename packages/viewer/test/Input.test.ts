@@ -1,5 +1,5 @@
 import { Trace } from "@agent-harness/executor"
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import * as OldTraces from "../../executor/test/fixtures/oldTraces.ts"
 import { Input, Lines } from "../src/index.ts"
 import { broken, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
@@ -97,5 +97,27 @@ describe("traces written before the one event grammar still read", () => {
         ])
       else expect([name, problems]).toStrictEqual([name, []])
     }
+  })
+})
+
+describe("one trace for a loop and a plan session", () => {
+  it("a loop's trace with a session beside it reads without a problem; the session's events are kept", async () => {
+    const result = await runSession()
+    const text = [
+      Trace.line({ type: "run.started", messages: [{ role: "user", content: "hi" }], max_turns: 2, tools: [] }),
+      Trace.line({ type: "model.requested", turn: 1, messages: 1 }),
+      Trace.line({ type: "model.replied", turn: 1, reply: [{ type: "text", text: "planning" }] }),
+      Trace.line({ type: "run.ended", stop: "end", text: "planning", turns: 1 }),
+      sessionTrace(result)
+    ].join("\n")
+    expect(kind(text)).toBe("conversation")
+    const [file] = Input.page([{ name: "both.jsonl", text }]).files
+    assert(file?.kind === "conversation")
+    expect(file.problems).toStrictEqual([])
+    expect(file.other.map((e) => e.type)).toStrictEqual([
+      "session.started",
+      ...result.events.map((e) => e.type),
+      "session.recorded"
+    ])
   })
 })

@@ -3,7 +3,7 @@
  * (`  … fetch 3/10 downloading`): for the person watching, never for the model (stdout stays
  * the transcript; the model is told only the call's outcome).
  */
-import type { Trace } from "@agent-harness/executor"
+import { Trace } from "@agent-harness/executor"
 import { Printable } from "@agent-harness/permission"
 import { Effect } from "effect"
 
@@ -29,7 +29,7 @@ export const line = (event: typeof Trace.ToolProgress.Type): string =>
  */
 export const tee = (inner: Trace.Trace, write: (text: string) => void): Trace.Trace => ({
   record: (event) =>
-    event.type === "call.progressed"
+    Trace.isEvent(event) && event.type === "call.progressed"
       ? Effect.andThen(
           Effect.sync(() => write(`${line(event)}\n`)),
           inner.record(event)
