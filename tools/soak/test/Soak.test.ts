@@ -9,17 +9,23 @@ import * as Soak from "../src/local/Soak.ts"
 import * as SoakChild from "../src/local/SoakChild.ts"
 import * as SoakConversation from "../src/local/SoakConversation.ts"
 
+/** A soak, and the report of each run as it came. */
+const runWithReports = (options: Omit<Soak.Options, "onRun">) =>
+  Effect.gen(function* () {
+    const reports: Array<Soak.RunReport> = []
+    const summary = yield* Soak.run({ ...options, onRun: (report) => Effect.sync(() => void reports.push(report)) })
+    return { summary, reports }
+  })
+
 describe("the crash-safety soak", () => {
   it.live(
     "after 320 SIGKILLs no append ran twice, every unfinished call was reported outcome unknown, finished calls replayed",
     () =>
       Effect.gen(function* () {
-        const reports: Array<Soak.RunReport> = []
-        const summary = yield* Soak.run({
+        const { summary, reports } = yield* runWithReports({
           runs: 80,
           killsPerRun: 4,
-          seed: 1000,
-          onRun: (report) => Effect.sync(() => void reports.push(report))
+          seed: 1000
         })
         expect(summary.bundleError).toBeUndefined()
         expect(summary.violations).toEqual([])
@@ -83,14 +89,12 @@ describe("the crash-safety soak", () => {
     "the soak finds what it is for: without the journal, a restart runs appends again, and that is counted",
     () =>
       Effect.gen(function* () {
-        const reports: Array<Soak.RunReport> = []
-        const summary = yield* Soak.run({
+        const { summary, reports } = yield* runWithReports({
           runs: 4,
           killsPerRun: 3,
           seed: 2000,
           withoutJournal: true,
-          keepFailed: false,
-          onRun: (report) => Effect.sync(() => void reports.push(report))
+          keepFailed: false
         })
         // Without the journal a child runs its whole conversation in a few milliseconds, often
         // before a loaded driver has read its first line: the kills must land all the same.
@@ -114,13 +118,11 @@ describe("the crash-safety soak", () => {
     "kills at fixed points (no random instants): every kill finds the child holding in its planned call",
     () =>
       Effect.gen(function* () {
-        const reports: Array<Soak.RunReport> = []
-        const summary = yield* Soak.run({
+        const { summary, reports } = yield* runWithReports({
           runs: 2,
           killsPerRun: 2,
           seed: 3000,
-          randomInstants: false,
-          onRun: (report) => Effect.sync(() => void reports.push(report))
+          randomInstants: false
         })
         expect(summary.violations).toEqual([])
         expect(summary.kills).toBe(4)

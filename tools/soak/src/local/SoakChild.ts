@@ -34,6 +34,7 @@ import { Execute, Loop, Model, type Outcome } from "@agent-harness/executor"
 import { FlatFiles, Files, FileTools } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Cause, Effect, Exit } from "effect"
+import * as Child from "../Child.ts"
 import * as SoakConversation from "./SoakConversation.ts"
 
 /**
@@ -52,8 +53,7 @@ export type Line =
   | { readonly holding: string }
   | { readonly done: true; readonly stop: Loop.StopReason }
 
-const emit = (line: Line): Effect.Effect<void> =>
-  Effect.sync(() => void process.stdout.write(`${JSON.stringify(line)}\n`))
+const emit = (line: Line): Effect.Effect<void> => Child.say(line)
 
 /**
  * The line of an observation.
@@ -70,16 +70,6 @@ export const lineOf = (outcome: Outcome.Outcome): Line => {
       return { id: outcome.id, outcome: outcome._tag }
   }
 }
-
-/** Says the child holds in call `id`, then waits until it is killed (a timer keeps it alive). */
-const hold = (id: string): Effect.Effect<never> =>
-  Effect.andThen(
-    emit({ holding: id }),
-    Effect.callback<never>(() => {
-      const keepAlive = setInterval(() => {}, 60_000)
-      return Effect.sync(() => clearInterval(keepAlive))
-    })
-  )
 
 /**
  * The journaled conversation of a seed over a journal file and an environment directory; with
@@ -102,7 +92,7 @@ export const program = (journal: string | undefined, envdir: string, seed: numbe
         const here = index
         index += 1
         if (here !== holdAt) return Effect.tap(journaled(call, tool, run), emitOutcome)
-        return Effect.andThen(journaled(call, tool, Effect.andThen(run, hold(call.id))), hold(call.id))
+        return Effect.andThen(journaled(call, tool, Effect.andThen(run, Child.hold(call.id))), Child.hold(call.id))
       })
     yield* emit({ ready: true, calls: SoakConversation.calls(conversation).length })
     const result = yield* Loop.run({

@@ -32,6 +32,7 @@ import { Model, type Outcome } from "@agent-harness/executor"
 import { Files } from "@agent-harness/file-tools"
 import type { Journal } from "@agent-harness/idempotency"
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import * as Child from "../Child.ts"
 import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
 
 /**
@@ -46,9 +47,6 @@ export interface OutcomeLine {
   readonly original?: string
   readonly failure?: string
 }
-
-const print = (line: unknown): Effect.Effect<void> =>
-  Effect.sync(() => void process.stdout.write(`${JSON.stringify(line)}\n`))
 
 /**
  * The soak's call id of an outcome: `a17` from a plan session's `<session>/step-0-17` (the
@@ -86,7 +84,7 @@ export const runner = (
   port: number,
   options?: { readonly withoutJournal?: boolean | undefined; readonly holdNext?: (() => boolean) | undefined }
 ) => {
-  const seen = (outcome: Outcome.Outcome, session: string) => print(lineOf(outcome, session))
+  const seen = (outcome: Outcome.Outcome, session: string) => Child.say(lineOf(outcome, session))
   const folders = PgSoakWorkflows.folders(root)
   const holdNext = options?.holdNext
   const files: Files.FilesShape =
@@ -97,29 +95,19 @@ export const runner = (
           append: (path, content) =>
             Effect.andThen(
               folders.append(path, content),
-              Effect.suspend(() => (holdNext() ? hold(path) : Effect.void))
+              Effect.suspend(() => (holdNext() ? Child.hold(path) : Effect.void))
             )
         }
   const workflows = Layer.mergeAll(
     PgSoakWorkflows.sessions(seen).layer,
     PgSoakWorkflows.conversations(seen).layer
   ).pipe(Layer.provide(Layer.succeed(Files.Files, files)), Layer.provide(Model.layer(PgSoakWorkflows.model)))
-  return Layer.effectDiscard(print({ ready: true })).pipe(
+  return Layer.effectDiscard(Child.say({ ready: true })).pipe(
     Layer.provideMerge(workflows),
     Layer.provideMerge(options?.withoutJournal === true ? DurableJournal.layer(nothing) : DurableJournal.layerPg()),
     Layer.provideMerge(Engine.runner({ url, port, sharding: PgSoakWorkflows.sharding }))
   )
 }
-
-/** Says the runner holds in an append to `path`, then waits until it is killed. */
-const hold = (path: string): Effect.Effect<never> =>
-  Effect.andThen(
-    print({ holding: path }),
-    Effect.callback<never>(() => {
-      const keepAlive = setInterval(() => {}, 60_000)
-      return Effect.sync(() => clearInterval(keepAlive))
-    })
-  )
 
 /** What the store below holds: nothing, ever. */
 const none = new Map<string, Journal.Entry>()
