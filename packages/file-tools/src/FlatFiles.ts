@@ -39,10 +39,12 @@ import { type Cause, Effect, Layer, Option, Schema } from "effect"
 import { isWellFormed, PathRefused } from "./FilePath.ts"
 import { Files, type FilesShape } from "./Files.ts"
 import {
+  checkSameFolder,
   codeOf,
   isRunning,
   O_NOFOLLOW,
   O_NONBLOCK,
+  operationMessage,
   refusalOf,
   refusalOfCode,
   textOf,
@@ -74,9 +76,7 @@ const FlatFilesErrorBase: Schema.Class<
 export class FlatFilesError extends FlatFilesErrorBase {
   /** `operation path: problem`, or `operation: problem` for the whole folder. */
   override get message(): string {
-    return this.path === undefined
-      ? `${this.operation}: ${this.problem}`
-      : `${this.operation} ${this.path}: ${this.problem}`
+    return operationMessage(this)
   }
 }
 
@@ -166,17 +166,7 @@ export const makeUnsafe = (dir: string): FilesShape => {
   let temps = 0
 
   /** Dies unless the folder is still the directory `make` opened (not removed, moved or swapped). */
-  const checkRoot = (): void => {
-    let stats: fs.Stats | undefined
-    try {
-      stats = fs.lstatSync(root)
-    } catch (error) {
-      if (codeOf(error) !== "ENOENT") throw error
-    }
-    if (stats === undefined || !stats.isDirectory() || stats.dev !== identity.dev || stats.ino !== identity.ino) {
-      throw new Error("the folder was removed, moved or replaced since the environment was made")
-    }
-  }
+  const checkRoot = (): void => checkSameFolder(root, identity)
 
   /** The file of a path, or a refusal: a path with a lone surrogate has no name on disk. */
   const fileOf = (path: string): string => {

@@ -47,7 +47,7 @@ import { type Cause, Effect, Layer, Option, Schema, Stream } from "effect"
 import { PathRefused, problem, type Reason } from "./FilePath.ts"
 import { Files, type FilesShape, type Visit } from "./Files.ts"
 import * as Dir from "./internal/dir.ts"
-import { isRunning, textOf } from "./internal/disk.ts"
+import { checkSameFolder, isRunning, operationMessage, textOf } from "./internal/disk.ts"
 import * as Ignores from "./internal/ignores.ts"
 
 const TreeFilesErrorBase: Schema.Class<
@@ -77,9 +77,7 @@ const TreeFilesErrorBase: Schema.Class<
 export class TreeFilesError extends TreeFilesErrorBase {
   /** `operation path: problem`, or `operation: problem` for the whole tree. */
   override get message(): string {
-    return this.path === undefined
-      ? `${this.operation}: ${this.problem}`
-      : `${this.operation} ${this.path}: ${this.problem}`
+    return operationMessage(this)
   }
 }
 
@@ -163,17 +161,7 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
   let temps = 0
 
   /** Throws unless the root is still the directory `make` opened (not removed, moved or swapped). */
-  const checkRoot = (): void => {
-    let stats: fs.Stats | undefined
-    try {
-      stats = fs.lstatSync(root)
-    } catch (error) {
-      if (Dir.codeOf(error) !== "ENOENT") throw error
-    }
-    if (stats === undefined || !stats.isDirectory() || stats.dev !== identity.dev || stats.ino !== identity.ino) {
-      throw new Error("the folder was removed, moved or replaced since the environment was made")
-    }
-  }
+  const checkRoot = (): void => checkSameFolder(root, identity)
 
   /** A new session with the root open (after `checkRoot`). */
   const open = (): { readonly session: Dir.Session; readonly top: Dir.Dir } => {

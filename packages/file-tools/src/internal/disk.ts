@@ -73,3 +73,29 @@ export const isRunning = (pid: number): boolean => {
     return codeOf(error) === "EPERM"
   }
 }
+
+/**
+ * Throws unless `root` is still the directory `identity` was read from (not removed, moved or
+ * swapped for another).
+ */
+export const checkSameFolder = (root: string, identity: fs.Stats): void => {
+  let stats: fs.Stats | undefined
+  try {
+    stats = fs.lstatSync(root)
+  } catch (error) {
+    if (codeOf(error) !== "ENOENT") throw error
+  }
+  if (stats === undefined || !stats.isDirectory() || stats.dev !== identity.dev || stats.ino !== identity.ino) {
+    throw new Error("the folder was removed, moved or replaced since the environment was made")
+  }
+}
+
+/** A file operation's failure as text: `operation path: problem`, or `operation: problem` for the whole folder. */
+export const operationMessage = (failure: {
+  readonly operation: string
+  readonly path?: string | undefined
+  readonly problem: string
+}): string =>
+  failure.path === undefined
+    ? `${failure.operation}: ${failure.problem}`
+    : `${failure.operation} ${failure.path}: ${failure.problem}`
