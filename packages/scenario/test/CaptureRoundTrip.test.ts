@@ -211,6 +211,25 @@ describe("capture → run: replays, or refused naming the line", () => {
   )
 })
 
+describe("capture and the events the loop does not replay", () => {
+  it.effect("an edge's event and a plan session beside the run are skipped: the same scenario, and it replays", () =>
+    Effect.gen(function* () {
+      const base = yield* recorded(salmorejo)
+      const [callLine] = find(base, "call.started")
+      const decided = { type: "permission.decided", tool_use_id: "t1", name: "read", decision: "allow", allowed: true }
+      const session = [
+        { type: "session.started", goal: "g" },
+        { type: "plan.created", revision: 0, plan: [] },
+        { type: "session.finished", status: "completed", reason: "goal_met", session_id: "s" }
+      ]
+      const mixed = [...base.slice(0, callLine), decided, ...base.slice(callLine), ...session]
+      const text = (events: ReadonlyArray<Event>) => events.map((e) => JSON.stringify(e)).join("\n")
+      expect(Capture.capture("t.jsonl", text(mixed))).toStrictEqual(Capture.capture("t.jsonl", text(base)))
+      expect(yield* roundTrip(mixed)).toEqual({ replays: true })
+    })
+  )
+})
+
 describe("capture reads the traces written before the one event grammar", () => {
   it.effect(
     "an old trace (start, call, observation, stop...) captures into the scenario today's trace gives, and replays",
