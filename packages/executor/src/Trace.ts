@@ -1,9 +1,12 @@
 /**
- * Traces of the loop as JSON Lines, one event per line: the start, each model request and
- * reply, each call and its observation, each trip of a repeated-call breaker, the stop. A trace
- * is what `harness capture` turns into a scenario that replays the conversation. The `Trace`
- * service is off unless provided; point it at a file with `Trace.jsonl(path)` or keep events in
- * memory with `Trace.memory`.
+ * Traces as JSON Lines, one event per line, every type `<noun>.<past participle>`: the loop's
+ * own events (`Event`: `run.started`, each `model.requested` and `model.replied`, each
+ * `call.started` and `call.answered`, each `breaker.tripped`, `run.ended`), and the events other
+ * packages declare and record into the same service (`declare`: the permission gate's
+ * `permission.decided`, a provider's `model.retried`, a plan session's). A trace is what
+ * `harness capture` turns into a scenario that replays the conversation; a trace written before
+ * the grammar reads through `upgrade`. The `Trace` service is off unless provided; point it at a
+ * file with `Trace.jsonl(path)` or keep events in memory with `Trace.memory`.
  *
  * Tracing never changes the outcome of a run. A value JSON cannot hold (a cycle, a bigint, an
  * `undefined` input, a getter that throws) is written as `{ "~unencodable": "<rendering>" }` in

@@ -18,7 +18,7 @@ export * as RulePlanner from "./RulePlanner.ts"
 export * as Session from "./Session.ts"
 /** How a session ended: status, reason, history, revisions and events, as JSON. @since 0.1.0 */
 export * as SessionResult from "./SessionResult.ts"
-/** A plan session as JSON Lines, written as it happens: start, events, result. @since 0.1.0 */
+/** A plan session in the executor's `Trace` (the loop's own): start, events, result; `run` to a JSON Lines file. @since 0.1.0 */
 export * as SessionTrace from "./SessionTrace.ts"
 /** Plan steps and plans as Schema types, and their runs of concurrent steps. @since 0.1.0 */
 export * as Step from "./Step.ts"

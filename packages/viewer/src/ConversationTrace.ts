@@ -1,10 +1,12 @@
 /**
- * A conversation trace (JSON Lines of the executor's `Trace.Event`) as the page draws it: the
- * opening, one entry per turn with its reply and each call's observation marked by what
- * happened, the stop. Lines that cannot be read become problems and reading goes on; events of
- * types this version does not know are kept and drawn as they are (those with a `turn` under
- * their turn); `usage` events are added up and `retry` events counted; a repeated-call breaker
- * that tripped on a call is noted on that call.
+ * A conversation trace (JSON Lines of the executor's `Trace`, read through `Trace.upgrade` so an
+ * old one reads too) as the page draws it: the opening, one entry per turn with its reply and
+ * each call's observation marked by what happened, the stop. Lines that cannot be read become
+ * problems and reading goes on; events the core does not have (an edge's `permission.decided`,
+ * a plan session's beside the run) and types this version does not know are kept and drawn as
+ * they are (those with a `turn` under their turn); `usage.reported` events are added up and
+ * `model.retried` events counted; a repeated-call breaker that tripped on a call is noted on
+ * that call.
  *
  * @since 0.1.0
  */
