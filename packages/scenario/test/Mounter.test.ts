@@ -7,8 +7,8 @@ import { Trace } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
-import { Capture, Conversation, Mounter, ScenarioFile, Suite } from "../src/index.ts"
-import { decodeConversation, type Json, oneFileDisk } from "./fixtures/files.ts"
+import { Capture, Conversation, Mounter, type ScenarioFile, Suite } from "../src/index.ts"
+import { decodeConversation, type Json, oneFileDisk, problemOf } from "./fixtures/files.ts"
 
 const FILE = "cases/mcp.json"
 
@@ -79,11 +79,7 @@ const fixture = [declared]
 
 const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
-const invalid = (json: Json) => {
-  const result = ScenarioFile.decode(FILE, json)
-  if (Result.isSuccess(result)) throw new Error("the file should be invalid")
-  return `${result.failure.path}: ${result.failure.problem}`
-}
+const invalid = (json: Json): string => problemOf(FILE, json)
 
 describe("mcp declarations: decoding", () => {
   it("a server to start and a server to reach decode, with their options", () => {

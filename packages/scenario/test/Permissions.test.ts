@@ -7,8 +7,8 @@
 import { Execute, Outcome, Trace } from "@agent-harness/executor"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Ref, Result } from "effect"
-import { Capture, Conversation, Permissions, ScenarioFile, Suite } from "../src/index.ts"
-import { decodeConversation, type Json, oneFileDisk } from "./fixtures/files.ts"
+import { Capture, Conversation, Permissions, type ScenarioFile, Suite } from "../src/index.ts"
+import { decodeConversation, type Json, oneFileDisk, problemOf } from "./fixtures/files.ts"
 
 const FILE = "cases/gate.json"
 
@@ -102,11 +102,7 @@ const appended = { is_error: false, content: "appended 1 characters to a.txt" }
 
 const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
-const invalid = (json: Json) => {
-  const result = ScenarioFile.decode(FILE, json)
-  if (Result.isSuccess(result)) throw new Error("the file should be invalid")
-  return `${result.failure.path}: ${result.failure.problem}`
-}
+const invalid = (json: Json): string => problemOf(FILE, json)
 
 describe("permission declarations: decoding", () => {
   it("policy, approvals and untrustedOutput decode; reasoning blocks are reply blocks", () => {

@@ -9,9 +9,9 @@
 import { Trace } from "@agent-harness/executor"
 import { Files } from "@agent-harness/file-tools"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Result } from "effect"
-import { Conversation, Roots, ScenarioFile, Suite } from "../src/index.ts"
-import { decodeConversation, type Json, oneFileDisk } from "./fixtures/files.ts"
+import { Effect } from "effect"
+import { Conversation, Roots, type ScenarioFile, Suite } from "../src/index.ts"
+import { decodeConversation, type Json, oneFileDisk, problemOf } from "./fixtures/files.ts"
 
 const FILE = "cases/root.json"
 
@@ -39,11 +39,7 @@ const conversation = (extra: Json = {}): Json => ({
 
 const decode = (json: Json): ScenarioFile.Conversation => decodeConversation(FILE, json)
 
-const invalid = (json: Json): string => {
-  const result = ScenarioFile.decode(FILE, json)
-  if (Result.isSuccess(result)) throw new Error("the file should be invalid")
-  return `${result.failure.path}: ${result.failure.problem}`
-}
+const invalid = (json: Json): string => problemOf(FILE, json)
 
 /** A fake `Roots` over memory: what it was asked, and how many copies are still open. */
 const fakeRoots = (options?: { readonly refuse?: string; readonly failOpen?: string }) => {
