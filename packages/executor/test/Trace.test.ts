@@ -210,3 +210,55 @@ describe("a trace service that throws or dies", () => {
     })
   )
 })
+
+describe("events declared outside the core", () => {
+  const Pinged = Trace.declare(
+    Schema.Struct({ type: Schema.Literal("ping.sent"), to: Schema.String, count: Schema.Int })
+  )
+
+  it.effect("recorded into the same trace, encoded by their Schema; memory keeps them in entries, not events", () =>
+    Effect.gen(function* () {
+      const memory = yield* Trace.memory
+      yield* Effect.gen(function* () {
+        yield* Trace.record({ type: "model.requested", turn: 1, messages: 1 })
+        yield* Pinged.record({ type: "ping.sent", to: "a", count: 2 })
+        yield* Pinged.record({ type: "ping.sent", to: "b", count: 1.5 })
+      }).pipe(Effect.provideService(Trace.Trace, memory.trace))
+      const entries = yield* memory.entries
+      expect(entries.slice(0, 2)).toStrictEqual([
+        { type: "model.requested", turn: 1, messages: 1 },
+        { type: "ping.sent", to: "a", count: 2 }
+      ])
+      // One its Schema refuses is the trace's ~unencodable note, naming its type and why.
+      expect(entries[2]).toMatchObject({
+        type: "trace.annotated",
+        key: Trace.unencodable,
+        value: { event_type: "ping.sent", error: expect.stringContaining("Expected an integer") }
+      })
+      expect((yield* memory.events).map((e) => e.type)).toStrictEqual(["model.requested", "trace.annotated"])
+      expect(entries.filter(Pinged.is)).toHaveLength(1)
+    })
+  )
+
+  it("a Custom event is written as the data it is; one JSON cannot hold, or that throws, is the note", () => {
+    expect(JSON.parse(Trace.line({ type: "ping.sent", to: "a" }))).toStrictEqual({ type: "ping.sent", to: "a" })
+    const cycle: Record<string, unknown> = { type: "ping.sent" }
+    cycle.self = cycle
+    const throwing = Object.defineProperty({ type: "ping.sent" }, "to", {
+      enumerable: true,
+      get() {
+        throw new Error("no reading me")
+      }
+    })
+    for (const [event, why] of [
+      [cycle, "circular"],
+      [{ type: "ping.sent", n: 1n }, "BigInt"],
+      [throwing, "no reading me"]
+    ] as const) {
+      const line = decodeEvent(JSON.parse(Trace.line(event)))
+      assert(line.type === "trace.annotated")
+      expect(line.key).toBe(Trace.unencodable)
+      expect(line.value).toMatchObject({ event_type: "ping.sent", error: expect.stringMatching(new RegExp(why, "i")) })
+    }
+  })
+})
