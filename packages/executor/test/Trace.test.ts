@@ -242,7 +242,7 @@ describe("events declared outside the core", () => {
 
   it("a Custom event is written as the data it is; one JSON cannot hold, or that throws, is the note", () => {
     expect(JSON.parse(Trace.line({ type: "ping.sent", to: "a" }))).toStrictEqual({ type: "ping.sent", to: "a" })
-    const cycle: Record<string, unknown> = { type: "ping.sent" }
+    const cycle: { type: string; self?: unknown } = { type: "ping.sent" }
     cycle.self = cycle
     const throwing = Object.defineProperty({ type: "ping.sent" }, "to", {
       enumerable: true,
