@@ -5,8 +5,9 @@
  */
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, FileSystem, Layer, PlatformError, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { Loop, Message, Trace } from "../src/index.ts"
+import { memoryFiles } from "./fixtures/memoryFiles.ts"
 import { scripted } from "./scripted.ts"
 
 const { text, toolUse } = Message
@@ -18,32 +19,6 @@ const Read = Tool.make("read", {
 })
 const toolset = Toolset.make(Read)
 const opening: ReadonlyArray<Message.Message> = [Message.user("Read a.txt")]
-
-/** A file system in memory for `Trace.jsonl`: appends collected; the `failAt`-th write fails. */
-const memoryFiles = (failAt?: number) => {
-  const files = new Map<string, string>()
-  let writes = 0
-  const layer = FileSystem.layerNoop({
-    writeFileString: (path, data, options) =>
-      Effect.suspend(() => {
-        writes++
-        if (writes === failAt) {
-          return Effect.fail(
-            PlatformError.systemError({
-              _tag: "WriteZero",
-              module: "FileSystem",
-              method: "writeFileString",
-              pathOrDescriptor: path,
-              description: "disk full"
-            })
-          )
-        }
-        files.set(path, options?.flag === "a" ? `${files.get(path) ?? ""}${data}` : data)
-        return Effect.void
-      })
-  })
-  return { files, layer }
-}
 
 const decodeEvent = Schema.decodeUnknownSync(Trace.Event)
 

@@ -6,35 +6,10 @@
  */
 import { Trace } from "@agent-harness/executor"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, FileSystem, PlatformError, Schema } from "effect"
+import { Effect, PlatformError, Schema } from "effect"
 import { type Event, RulePlanner, Session, type SessionResult, SessionTrace } from "../src/index.ts"
+import { memoryFiles } from "../../executor/test/fixtures/memoryFiles.ts"
 import { fail, ok, scriptedTool, step, toolsetOf } from "./fixtures.ts"
-
-/** A file system in memory: appends collected; the `failAt`-th write fails. */
-const memoryFiles = (failAt?: number) => {
-  const files = new Map<string, string>()
-  let writes = 0
-  const layer = FileSystem.layerNoop({
-    writeFileString: (path, data, options) =>
-      Effect.suspend(() => {
-        writes++
-        if (writes === failAt) {
-          return Effect.fail(
-            PlatformError.systemError({
-              _tag: "WriteZero",
-              module: "FileSystem",
-              method: "writeFileString",
-              pathOrDescriptor: path,
-              description: "disk full"
-            })
-          )
-        }
-        files.set(path, options?.flag === "a" ? `${files.get(path) ?? ""}${data}` : data)
-        return Effect.void
-      })
-  })
-  return { files, layer }
-}
 
 const decodeLine = Schema.decodeUnknownSync(SessionTrace.Line)
 
