@@ -7,16 +7,12 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import process from "node:process"
-import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
-import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { builtCli, runBuilt } from "./fixtures/built.ts"
+import { salmorejoEs, scenariosDir } from "./fixtures/scenarios.ts"
 
 const SPAWNS = { timeout: 180_000 }
-const temp = tempFolder("agent-built")
-afterAll(() => temp.remove())
-const dist = temp.path("dist")
-
-beforeAll(() => build(dist), buildTimeout + 10_000)
+const { temp, dist } = builtCli("agent-built")
 
 /** The loaded files holding a text (a marker of a library's code), wherever it was bundled. */
 const holding = (loaded: ReadonlyArray<string>, marker: string): ReadonlyArray<string> =>

@@ -5,18 +5,14 @@
  * lists every file it loads.
  */
 import { join } from "node:path"
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { builtCli, runBuilt } from "./fixtures/built.ts"
 import { assertPrintsVersion } from "./fixtures/harness.ts"
-import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { salmorejoEs, scenariosDir } from "./fixtures/scenarios.ts"
 import { serveOnce } from "./fixtures/stdio.ts"
 
 const SPAWNS = { timeout: 180_000 }
-const temp = tempFolder("mcp-built")
-afterAll(() => temp.remove())
-const dist = temp.path("dist")
-
-beforeAll(() => build(dist), buildTimeout + 10_000)
+const { temp, dist } = builtCli("mcp-built")
 
 /** Runs the built CLI: its output, and the names of the files it loaded. */
 const built = (args: ReadonlyArray<string>) => runBuilt(dist, args)

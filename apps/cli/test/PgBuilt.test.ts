@@ -9,15 +9,11 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
-import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { builtCli, runBuilt } from "./fixtures/built.ts"
+import { salmorejoEs, scenariosDir } from "./fixtures/scenarios.ts"
 
 const SPAWNS = { timeout: 300_000 }
-const temp = tempFolder("pg-built")
-const dist = temp.path("dist")
-
-beforeAll(() => build(dist), buildTimeout)
-afterAll(() => temp.remove(), 180_000)
+const { dist } = builtCli("pg-built")
 
 /** The database's URL; without one the test is skipped, saying why (in CI it fails). */
 const urlOr = Testing.suiteDatabase({ beforeAll, afterAll }, 180_000).url

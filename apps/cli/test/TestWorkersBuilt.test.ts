@@ -7,21 +7,17 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Variant } from "@agent-harness/scenario"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as ScenarioCommands from "../src/engine/Local.ts"
 import * as ScenarioServices from "../src/scenarios/ScenarioServices.ts"
 import * as TestWorkers from "../src/workers/TestWorkers.ts"
-import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
+import { builtCli, runBuilt } from "./fixtures/built.ts"
 import { harness } from "./fixtures/harness.ts"
-import { jsonFilesUnder, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { jsonFilesUnder, scenariosDir } from "./fixtures/scenarios.ts"
 
 const SPAWNS = { timeout: 240_000 }
-const temp = tempFolder("test-workers-built")
-afterAll(() => temp.remove())
-const dist = temp.path("dist")
-
-beforeAll(() => build(dist), buildTimeout + 10_000)
+const { dist } = builtCli("test-workers-built")
 
 describe("the built CLI's worker thread", () => {
   it("dist/TestWorker.js runs every shipped scenario as this process does", SPAWNS, async () => {

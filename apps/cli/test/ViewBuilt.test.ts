@@ -4,17 +4,13 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
-import { build, buildTimeout, runBuilt } from "./fixtures/built.ts"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { builtCli, runBuilt } from "./fixtures/built.ts"
 import { harness } from "./fixtures/harness.ts"
-import { salmorejoEs, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
+import { salmorejoEs, scenariosDir } from "./fixtures/scenarios.ts"
 
 const SPAWNS = { timeout: 180_000 }
-const temp = tempFolder("view-built")
-afterAll(() => temp.remove())
-const dist = temp.path("dist")
-
-beforeAll(() => build(dist), buildTimeout + 10_000)
+const { temp, dist } = builtCli("view-built")
 
 const isViewerChunk = (file: string): boolean => /^viewer-[\w-]+\.js$/.test(file)
 
