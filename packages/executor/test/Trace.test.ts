@@ -7,7 +7,7 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { Loop, Message, Trace } from "../src/index.ts"
-import { memoryFiles } from "./fixtures/memoryFiles.ts"
+import { linesOf, memoryFiles } from "./fixtures/memoryFiles.ts"
 import { scripted } from "./scripted.ts"
 
 const { text, toolUse } = Message
@@ -22,12 +22,7 @@ const opening: ReadonlyArray<Message.Message> = [Message.user("Read a.txt")]
 
 const decodeEvent = Schema.decodeUnknownSync(Trace.Event)
 
-/** Every line of a trace file, decoded (each must decode). */
-const decodedLines = (content: string | undefined): ReadonlyArray<Trace.Event> =>
-  (content ?? "")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => decodeEvent(JSON.parse(l)))
+const decodedLines = linesOf(Trace.Event)
 
 const cyclic = (): Record<string, unknown> => {
   const value: Record<string, unknown> = { path: "a.txt" }

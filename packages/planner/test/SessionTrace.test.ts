@@ -8,17 +8,13 @@ import { Trace } from "@agent-harness/executor"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, PlatformError, Schema } from "effect"
 import { type Event, RulePlanner, Session, type SessionResult, SessionTrace } from "../src/index.ts"
-import { memoryFiles } from "../../executor/test/fixtures/memoryFiles.ts"
+import { linesOf, memoryFiles } from "../../executor/test/fixtures/memoryFiles.ts"
 import { fail, ok, scriptedTool, step, toolsetOf } from "./fixtures.ts"
 
 const decodeLine = Schema.decodeUnknownSync(SessionTrace.Line)
 
 /** Every line of a trace, parsed and decoded (each must decode). */
-const linesOf = (text: string | undefined): ReadonlyArray<SessionTrace.Line> =>
-  (text ?? "")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => decodeLine(JSON.parse(l)))
+const linesOfTrace = linesOf(SessionTrace.Line)
 
 /** A session that fails once and replans: read, then a write that fails, then a fixed write. */
 const replanning = () => {
@@ -42,7 +38,7 @@ describe("SessionTrace.run", () => {
     Effect.gen(function* () {
       const { files, layer } = memoryFiles()
       const result = yield* SessionTrace.run("s.jsonl", replanning()).pipe(Effect.provide(layer))
-      const lines = linesOf(files.get("s.jsonl"))
+      const lines = linesOfTrace(files.get("s.jsonl"))
       expect(lines[0]).toStrictEqual({
         type: "session.started",
         goal: "write the list",
@@ -84,7 +80,7 @@ describe("SessionTrace.run", () => {
         }).pipe(Effect.provide(layer))
       )
       expect(error).toBe("the planner is gone")
-      expect(linesOf(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual([
+      expect(linesOfTrace(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual([
         "session.started",
         "plan.created",
         "step.started",
@@ -111,7 +107,7 @@ describe("SessionTrace.run", () => {
       const { files, layer } = memoryFiles(4)
       const result = yield* SessionTrace.run("s.jsonl", replanning()).pipe(Effect.provide(layer))
       const plain = yield* Session.run(replanning())
-      expect(linesOf(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual(["session.started", "plan.created"])
+      expect(linesOfTrace(files.get("s.jsonl")).map((l) => l.type)).toStrictEqual(["session.started", "plan.created"])
       expect(result.reason).toBe(plain.reason)
       expect(result.history).toStrictEqual(plain.history)
     })
