@@ -171,6 +171,13 @@ const freshRoot = freshRoots(temp, "zero\n", "notes.txt")
 const question = (id: string) => `(call ${id}) with\n`
 const prompt = "Allow it? [y]es, [N]o, [a]lways"
 
+/** Waits for the question about call `id` and the `n`-th prompt, then types `keys`. */
+const answer = async (person: Person, id: string, n: number, keys: string): Promise<void> => {
+  await person.sees(question(id))
+  await person.sees(prompt, n)
+  person.types(keys)
+}
+
 describe("harness agent on a terminal", () => {
   it(
     "asks every call, re-asks a nonsense answer, and each answer takes effect; model text shown escaped",
@@ -191,18 +198,12 @@ describe("harness agent on a terminal", () => {
       const root = freshRoot()
       const person = terminal(fake, ["--root", root, "Add to my notes"])
 
-      await person.sees(question("toolu_1"))
-      await person.sees(prompt, 1)
-      person.types("y\r")
-      await person.sees(question("toolu_2"))
-      await person.sees(prompt, 2)
-      person.types("maybe\r")
+      await answer(person, "toolu_1", 1, "y\r")
+      await answer(person, "toolu_2", 2, "maybe\r")
       await person.sees("Please answer y, n or a.\n")
       await person.sees(prompt, 3)
       person.types("n\r")
-      await person.sees(question("toolu_3"))
-      await person.sees(prompt, 4)
-      person.types("y\r")
+      await answer(person, "toolu_3", 4, "y\r")
       assert.strictEqual(await person.exit(), 0, person.screen())
 
       // Each answer took effect: the first append ran, the second did not, the write ran.
@@ -243,12 +244,8 @@ describe("harness agent on a terminal", () => {
     })
     const root = freshRoot()
     const person = terminal(fake, ["--root", root, "Add to my notes"])
-    await person.sees(question("toolu_1"))
-    await person.sees(prompt, 1)
-    person.types("y\r")
-    await person.sees(question("toolu_2"))
-    await person.sees(prompt, 2)
-    person.types("\u0004")
+    await answer(person, "toolu_1", 1, "y\r")
+    await answer(person, "toolu_2", 2, "\u0004")
     assert.strictEqual(await person.exit(), 0, person.screen())
     assert.strictEqual(readFileSync(join(root, "notes.txt"), "utf8"), "zero\none\n")
     const screen = person.screen()

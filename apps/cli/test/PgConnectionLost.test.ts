@@ -168,6 +168,22 @@ const lostLine = (command: string, url: string, what: string): RegExp =>
     `^harness ${command}: database postgres://[^ ]*/${nameOf(url)}: connection lost: no answer for \\d+(\\.\\d)? s \\(.+\\); ${what}\\n$`
   )
 
+/**
+ * Runs `harness ARGS` and `cutNow` once the scenario is under way: the run, checked to have got
+ * under way, to print no stack, and to exit 2 within `endsWithinMs` of the cut (`what`: the cut,
+ * in the log line).
+ */
+const lostRun = async (url: string, args: ReadonlyArray<string>, cutNow: () => Promise<void>, what = "cut") => {
+  const { ran, cutAt, endedIn } = await runCut(url, args, cutNow)
+  assert.isDefined(cutAt, `the scenario never got under way: exit ${ran.code}\n${ran.stderr.slice(-2000)}`)
+  const command = args.filter((arg) => arg === args[0] || arg === "--json").join(" ")
+  console.log(`harness ${command}: ended ${endedIn} ms after the ${what}`)
+  noStack(ran)
+  assert.strictEqual(ran.code, 2, ran.stderr.slice(-3000))
+  assert.isBelow(endedIn, endsWithinMs, `harness ${args[0]} took too long to end`)
+  return ran
+}
+
 describe("a database that goes away while harness runs a scenario on it", () => {
   it(
     "harness run: exit 2 within bounded time, one line on stderr naming the database, nothing on stdout",
@@ -175,18 +191,9 @@ describe("a database that goes away while harness runs a scenario on it", () => 
       const url = Testing.urlOrSkip(db, ctx)
       const { long } = suite()
       try {
-        const { ran, cutAt, endedIn } = await runCut(
-          url,
-          ["run", long, "--engine", "postgres", "--database-url", url],
-          () => cut(url)
-        )
-        assert.isDefined(cutAt, `the scenario never got under way: exit ${ran.code}\n${ran.stderr.slice(-2000)}`)
-        console.log(`harness run: ended ${endedIn} ms after the cut`)
-        noStack(ran)
-        assert.strictEqual(ran.code, 2, ran.stderr.slice(-3000))
+        const ran = await lostRun(url, ["run", long, "--engine", "postgres", "--database-url", url], () => cut(url))
         assert.strictEqual(ran.stdout, "")
         assert.match(ran.stderr, lostLine("run", url, `${long} was not run to the end, nothing of it was judged`))
-        assert.isBelow(endedIn, endsWithinMs, "harness run took too long to end")
       } finally {
         await restore(url)
       }
@@ -200,15 +207,7 @@ describe("a database that goes away while harness runs a scenario on it", () => 
       const url = Testing.urlOrSkip(db, ctx)
       const { dir } = suite()
       try {
-        const { ran, cutAt, endedIn } = await runCut(
-          url,
-          ["test", dir, "--engine", "postgres", "--database-url", url],
-          () => cut(url)
-        )
-        assert.isDefined(cutAt, `the scenario never got under way: exit ${ran.code}\n${ran.stderr.slice(-2000)}`)
-        console.log(`harness test: ended ${endedIn} ms after the cut`)
-        noStack(ran)
-        assert.strictEqual(ran.code, 2, ran.stderr.slice(-3000))
+        const ran = await lostRun(url, ["test", dir, "--engine", "postgres", "--database-url", url], () => cut(url))
         assert.deepStrictEqual(ran.lines, [
           "PASS plan: linear success (completed/goal_met, 4 steps, 0 replans)",
           `INVALID ${dir}/b-long.json: the database connection was lost while it ran: it was not run to the end, nothing of it was judged`,
@@ -220,7 +219,6 @@ describe("a database that goes away while harness runs a scenario on it", () => 
           ran.stderr,
           lostLine("test", url, "2 scenarios were not run to the end, nothing of them was judged")
         )
-        assert.isBelow(endedIn, endsWithinMs, "harness test took too long to end")
       } finally {
         await restore(url)
       }
@@ -237,15 +235,12 @@ describe("a database that goes away while harness runs a scenario on it", () => 
       try {
         const url = cluster.url
         const { dir } = suite()
-        const { ran, cutAt, endedIn } = await runCut(
+        const ran = await lostRun(
           url,
           ["test", dir, "--json", "--engine", "postgres", "--database-url", url],
-          () => Promise.resolve(cluster.halt())
+          () => Promise.resolve(cluster.halt()),
+          "halt"
         )
-        assert.isDefined(cutAt, `the scenario never got under way: exit ${ran.code}\n${ran.stderr.slice(-2000)}`)
-        console.log(`harness test --json: ended ${endedIn} ms after the halt`)
-        noStack(ran)
-        assert.strictEqual(ran.code, 2, ran.stderr.slice(-3000))
         const lines = ran.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
         assert.deepStrictEqual(
           lines.map((line) => [line.file, line.passed, line.valid]),
@@ -276,7 +271,6 @@ describe("a database that goes away while harness runs a scenario on it", () => 
           ran.stderr,
           lostLine("test", url, "2 scenarios were not run to the end, nothing of them was judged")
         )
-        assert.isBelow(endedIn, endsWithinMs, "harness test took too long to end")
       } finally {
         cluster.stop()
       }
