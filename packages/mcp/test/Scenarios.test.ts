@@ -6,7 +6,7 @@
  */
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { scenarioTests } from "../../testing/src/Vitest.ts"
+import { scenarioTests } from "@agent-harness/testing/vitest"
 import { at, copies, report, shipped } from "../../testing/test/fixtures/shipped.ts"
 import * as McpScenario from "../src/Scenario.ts"
 
