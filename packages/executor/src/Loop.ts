@@ -1,5 +1,5 @@
 /**
- * The loop of seed 000: call the model; execute every tool_use of its reply; append one user
+ * The loop of the errors-as-observations idea: call the model; execute every tool_use of its reply; append one user
  * message with every result in call order; stop when a reply has no tool_use (`end`) or after
  * `maxTurns` model calls (`turn_cap`, a `Budget` of kind `turns`), or, with a repeated-call
  * breaker set to `stop`, after a turn with the same call made too often (`repeated_call`). The

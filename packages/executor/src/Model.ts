@@ -111,7 +111,7 @@ const IncompleteReplyBase: new (args: {
   Data.TaggedError("IncompleteReply")
 
 /**
- * The model's reply did not finish normally (seed 000: "una respuesta cortada por la reserva"
+ * The model's reply did not finish normally (the errors-as-observations idea: "una respuesta cortada por la reserva"
  * is a model failure): it belongs to no tool call, so the loop fails with it, and nothing of
  * the partial reply runs.
  *

@@ -1,5 +1,5 @@
 /**
- * The errors-as-observations executor and the loop of seed 000.
+ * The errors-as-observations executor and the loop of the errors-as-observations idea.
  *
  * @since 0.1.0
  */

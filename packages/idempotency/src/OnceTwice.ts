@@ -1,5 +1,5 @@
 /**
- * The once-vs-twice check of seed 000's second cell: run a call once on one fresh copy of an
+ * The once-vs-twice check of the errors-as-observations idea's second cell: run a call once on one fresh copy of an
  * environment and twice on another, and compare. A call is idempotent when both copies end in
  * the same state. Use it to verify a tool's declared annotation: a tool declared idempotent that
  * is not fails the check with the state that differs.

@@ -1,5 +1,5 @@
 /**
- * Whether a call may be repeated blindly (seed 000): only when its tool is idempotent (read-only
+ * Whether a call may be repeated blindly (the errors-as-observations idea): only when its tool is idempotent (read-only
  * counts) or when it provably did not run (it failed its schema, named no tool, or a layer of
  * the harness refused it: a journal, or a permission gate that denied it, `Outcome.isDenied`). A non-idempotent call that failed while running, timed out, or whose
  * outcome is unknown may have done part of its work; one that succeeded did all of it.
@@ -61,7 +61,7 @@ export const note = (catalog: MessageCatalog.MessageCatalog, safety: RetrySafety
 
 /**
  * A middleware that appends the retry note to every error observation of calls that passed their
- * schema (off unless you provide it, so the seeds' exact texts stay exact). Refused calls
+ * schema (off unless you provide it, so the ideas' exact texts stay exact). Refused calls
  * (`not executed: ...` from a schema check) never reach a middleware; use `annotate` on their
  * outcomes if you want a note there too.
  *
@@ -91,7 +91,7 @@ export const annotate = (
     : outcome
 
 /**
- * One row of the seed's table: what repeating a call to the tool is after a schema error and
+ * One row of the idea's table: what repeating a call to the tool is after a schema error and
  * after an error while running.
  *
  * @since 0.1.0
@@ -108,7 +108,7 @@ export interface Row {
 }
 
 /**
- * The seed's table for some tools.
+ * The idea's table for some tools.
  *
  * @since 0.1.0
  */

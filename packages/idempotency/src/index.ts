@@ -1,5 +1,5 @@
 /**
- * Know what is safe to repeat (seed 000): retry safety from annotations and outcomes, the
+ * Know what is safe to repeat (the errors-as-observations idea): retry safety from annotations and outcomes, the
  * once-vs-twice check, and a crash-safe journal where no call id runs twice.
  *
  * @since 0.1.0

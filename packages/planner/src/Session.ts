@@ -1,5 +1,5 @@
 /**
- * The executor state machine of seed 004:
+ * The executor state machine of the plan-and-execute idea:
  *
  * ```
  * [*] → EXEC; EXEC → NEXT on success; NEXT → EXEC while steps remain, → DONE at the end;

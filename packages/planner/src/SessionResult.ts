@@ -1,5 +1,5 @@
 /**
- * How a plan-and-execute session ended (seed 004): status and reason, every executed step with
+ * How a plan-and-execute session ended (the plan-and-execute idea): status and reason, every executed step with
  * its result or error, one diff per accepted replan, and every event.
  *
  * @since 0.1.0

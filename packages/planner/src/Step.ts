@@ -1,5 +1,5 @@
 /**
- * A plan step (seed 004): an id, the tool and its arguments, the planner's stated success
+ * A plan step (the plan-and-execute idea): an id, the tool and its arguments, the planner's stated success
  * condition, and — once executed — its result or error. A plan is an ordered list of steps;
  * consecutive steps with the same `group` are independent and run concurrently.
  *

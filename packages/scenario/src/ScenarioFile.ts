@@ -107,7 +107,7 @@ export const BreakerSettings: Schema.Struct<{
   action: Schema.Literals(["tell", "stop"])
 })
 
-/** A `conversation` scenario file (seed 000). @since 0.1.0 */
+/** A `conversation` scenario file (errors as observations). @since 0.1.0 */
 export const ConversationFile: Schema.Struct<{
   readonly format: Schema.Literal<1>
   readonly name: Schema.optionalKey<Schema.String>
@@ -200,7 +200,7 @@ export const ScriptedTool: Schema.Struct<{ readonly results: Schema.$Array<typeo
   results: Schema.Array(ScriptedResult).check(Schema.isMinLength(1))
 })
 
-/** A `plan` scenario file (seed 004). @since 0.1.0 */
+/** A `plan` scenario file (plan and execute). @since 0.1.0 */
 export const PlanFile: Schema.Struct<{
   readonly format: Schema.Literal<1>
   readonly name: Schema.optionalKey<Schema.String>
@@ -319,7 +319,7 @@ export const Contract: Schema.Struct<{
   content: Schema.optionalKey(Schema.String)
 })
 
-/** A `response-cases` scenario file (seed 003). @since 0.1.0 */
+/** A `response-cases` scenario file (failures become regression tests). @since 0.1.0 */
 export const ResponseCasesFile: Schema.Struct<{
   readonly format: Schema.Literal<1>
   readonly name: Schema.optionalKey<Schema.String>

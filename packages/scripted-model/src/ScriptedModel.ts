@@ -1,5 +1,5 @@
 /**
- * The scripted model of the seeds: it replies from a script and checks, before each reply,
+ * The scripted model of the regression tests: it replies from a script and checks, before each reply,
  * that it is shown exactly the observations the script expects. It works as the loop's `Model`
  * and as an effect/ai `LanguageModel`.
  *
