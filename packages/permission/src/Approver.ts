@@ -85,7 +85,8 @@ export const Approver: Context.Reference<Approver> = Context.Reference<Approver>
 
 /**
  * One scripted answer, as a scenario file writes it: the answer, and optionally the call it is
- * for (`tool_use_id`, `tool`), checked when it is used.
+ * for (`tool_use_id`, `name`, the wire's spelling of a call's id and tool name), checked when it
+ * is used. Files written before `name` say `tool`, which still reads (not both).
  *
  * @since 0.1.0
  */
@@ -93,6 +94,12 @@ export interface ScriptedAnswer {
   /** The call it answers, checked when it is used. */
   readonly tool_use_id?: string
   /** The tool it answers, checked when it is used. */
+  readonly name?: string
+  /**
+   * The tool it answers, as files written before `name` say it.
+   *
+   * @deprecated Use `name`.
+   */
   readonly tool?: string
   /** The answer. */
   readonly answer: "yes" | "no" | "always"
@@ -111,10 +118,20 @@ export const ScriptedAnswers: Schema.Codec<
 > = Schema.Array(
   Strict.struct({
     tool_use_id: Schema.optionalKey(Schema.String),
+    name: Schema.optionalKey(Schema.String),
     tool: Schema.optionalKey(Schema.String),
     answer: Schema.Literals(["yes", "no", "always"]).annotate({ expected: `"yes", "no" or "always"` }),
     reason: Schema.optionalKey(Schema.String)
-  })
+  }).check(
+    Schema.makeFilter((answer: ScriptedAnswer) =>
+      answer.name !== undefined && answer.tool !== undefined
+        ? {
+            path: ["tool"],
+            issue: `an answer names its tool once: "name" (its old spelling "tool" also reads, but not both)`
+          }
+        : undefined
+    )
+  )
 )
 
 /**
@@ -169,8 +186,9 @@ export const scripted = (answers: ReadonlyArray<ScriptedAnswer>): Effect.Effect<
             `answer ${n + 1} is for call ${answer.tool_use_id}, but call ${request.id} (${request.name}) asked`
           )
         }
-        if (answer.tool !== undefined && answer.tool !== request.name) {
-          return fail(`answer ${n + 1} is for tool ${answer.tool}, but ${request.name} (call ${request.id}) asked`)
+        const tool = answer.name ?? answer.tool
+        if (tool !== undefined && tool !== request.name) {
+          return fail(`answer ${n + 1} is for tool ${tool}, but ${request.name} (call ${request.id}) asked`)
         }
         return [
           answer.reason === undefined ? { answer: answer.answer } : { answer: answer.answer, reason: answer.reason },
