@@ -15,24 +15,13 @@ import * as Message from "./Message.ts"
 import * as Model from "./Model.ts"
 import * as Usage from "./Usage.ts"
 
-/** Values in messages are cut here: a message names the problem, it does not dump the value. */
-const maxShown = 200
-
 /**
- * A value as a message shows it: strings quoted, numbers as they are (`NaN`, `-1`), `undefined`
- * by name, anything else as `Render.value`.
+ * A value as a message shows it (`Render.brief`): strings quoted, numbers as they are (`NaN`,
+ * `-1`), `undefined` by name, anything else as `Render.value`, cut at 200 characters.
  *
  * @internal
  */
-export const show = (u: unknown): string => {
-  const shown =
-    typeof u === "string"
-      ? JSON.stringify(u)
-      : typeof u === "number" || typeof u === "bigint" || u === undefined
-        ? String(u)
-        : Render.value(u)
-  return shown.length > maxShown ? `${shown.slice(0, maxShown)}…` : shown
-}
+export const show: (u: unknown) => string = Render.brief
 
 /**
  * The milliseconds of a duration option (`Duration.Input`), or `undefined` when it is not a
@@ -240,29 +229,3 @@ export const readResponse = (u: unknown): Model.Response | string => {
     return `the response cannot be read: ${Render.thrown(thrown)}`
   }
 }
-
-/**
- * A model's failure as the loop reports it: a `Model.Failure` (a `_tag` and a `message`, both
- * strings) as it is, anything else as a `ModelDefect` saying what it was.
- *
- * @internal
- */
-export const failureOf = (reason: unknown): Model.Failure => {
-  try {
-    if (typeof reason === "object" && reason !== null) {
-      const { _tag, message } = reason as { readonly _tag?: unknown; readonly message?: unknown }
-      if (typeof _tag === "string" && typeof message === "string") return reason as Model.Failure
-    }
-  } catch {
-    // Described below.
-  }
-  return new Model.ModelDefect({ defect: reason, message: `the model failed with ${Render.thrown(reason)}` })
-}
-
-/**
- * A model that threw or died, as a failure.
- *
- * @internal
- */
-export const defectOf = (defect: unknown): Model.Failure =>
-  new Model.ModelDefect({ defect, message: `the model died: ${Render.thrown(defect)}` })

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { Render, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Context, Data, Effect, Layer } from "effect"
 import type * as FinishReasons from "./FinishReason.ts"
 import type * as Message from "./Message.ts"
@@ -235,3 +235,57 @@ export class Model extends ModelBase {}
  * @since 0.1.0
  */
 export const layer = (model: Shape): Layer.Layer<Model> => Layer.succeed(Model, model)
+
+/**
+ * A model's failure as the loop reports it: a `Failure` (a `_tag` and a `message`, both strings)
+ * as it is, anything else as a `ModelDefect` saying what it was. Never throws.
+ *
+ * @since 0.1.0
+ */
+export const failureOf = (reason: unknown): Failure => {
+  try {
+    if (typeof reason === "object" && reason !== null) {
+      const { _tag, message } = reason as { readonly _tag?: unknown; readonly message?: unknown }
+      if (typeof _tag === "string" && typeof message === "string") return reason as Failure
+    }
+  } catch {
+    // Described below.
+  }
+  return new ModelDefect({ defect: reason, message: `the model failed with ${Render.thrown(reason)}` })
+}
+
+/**
+ * A model that threw or died, as a failure.
+ *
+ * @since 0.1.0
+ */
+export const defectOf = (defect: unknown): Failure =>
+  new ModelDefect({ defect, message: `the model died: ${Render.thrown(defect)}` })
+
+/**
+ * Runs a call to a model (its `respond`, its `complete`) with every way that can go wrong a
+ * typed `Failure`: a call that throws or dies, one that answers something that is not an
+ * Effect, a failure that is not a `Failure`.
+ *
+ * @since 0.1.0
+ */
+export const guard = <A>(call: () => Effect.Effect<A, Failure>): Effect.Effect<A, Failure> =>
+  Effect.suspend(() => {
+    const out: unknown = call()
+    return Effect.isEffect(out)
+      ? (out as Effect.Effect<A, unknown>)
+      : Effect.die(new TypeError(`the model answered ${Render.brief(out)} instead of an Effect`))
+  }).pipe(
+    Effect.catchDefect((defect) => Effect.fail(defectOf(defect))),
+    Effect.mapError(failureOf)
+  )
+
+/**
+ * Asks `model` to `respond` to `request` through {@link guard}: whatever goes wrong is a typed
+ * `Failure`. The loop and the model-backed planner both ask through it. The response itself is
+ * not checked here (the loop checks its blocks and its finish reason).
+ *
+ * @since 0.1.0
+ */
+export const ask = (model: Shape, request: Request): Effect.Effect<Response, Failure> =>
+  guard(() => model.respond(request))

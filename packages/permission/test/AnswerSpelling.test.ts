@@ -18,7 +18,14 @@ const problems = (json: unknown) => {
     : "decoded"
 }
 
-const request: Approver.Request = { id: "c2", name: "append", input: {}, annotations: {}, rule: 0, reason: undefined }
+const request: Approver.Request = {
+  id: "c2",
+  name: "append",
+  input: {},
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+  rule: 0,
+  reason: undefined
+}
 
 /** What the scripted approver answers to one request for `append`, and the problems it counts. */
 const answerTo = (answers: ReadonlyArray<Approver.ScriptedAnswer>) =>

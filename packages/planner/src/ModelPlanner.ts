@@ -275,7 +275,7 @@ export const make =
   (options: Options): Planner<Model.Failure, Model.Model> =>
   (request) =>
     Effect.flatMap(Effect.service(Model.Model), (model) =>
-      Effect.suspend(() => model.respond({ messages: prompt(options, request), toolset: noTools })).pipe(
+      Model.ask(model, { messages: prompt(options, request), toolset: noTools }).pipe(
         Effect.catchIf(isAnswerError, (error) => Effect.fail(invalidAnswer(error))),
         Effect.flatMap((response) => readAnswer(textOf(response))),
         Effect.flatMap((answer) => validate(options.toolset, answer.steps))

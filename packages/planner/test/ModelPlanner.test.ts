@@ -386,4 +386,26 @@ describe("Session.run with a ModelPlanner", () => {
       expect(error.reason._tag).toBe("InternalProviderError")
     })
   )
+
+  it.effect("a model that throws, dies or answers a non-Effect fails the planner with a typed ModelDefect", () =>
+    Effect.gen(function* () {
+      const hostile: ReadonlyArray<readonly [string, Model.Shape["respond"]]> = [
+        [
+          "the model died: boom",
+          () => {
+            throw new Error("boom")
+          }
+        ],
+        ["the model died: gone", () => Effect.die(new Error("gone"))],
+        ["the model died: the model answered 42 instead of an Effect", () => 42 as never]
+      ]
+      for (const [message, respond] of hostile) {
+        const error = yield* Effect.flip(
+          ModelPlanner.make({ toolset })(first).pipe(Effect.provide(Model.layer({ respond })))
+        )
+        assert(error instanceof Model.ModelDefect, `expected a ModelDefect, got ${String(error)}`)
+        expect(error.message).toBe(message)
+      }
+    })
+  )
 })

@@ -71,6 +71,26 @@ export const value = (u: unknown): string => {
   }
 }
 
+/** What `brief` shows of a value at most, in characters. */
+const maxBrief = 200
+
+/**
+ * A value as a message that names it shows it: strings quoted, numbers as they are (`NaN`,
+ * `-1`), `undefined` by name, anything else as {@link value}; cut at 200 characters with `…`
+ * (a message names the problem, it does not dump the value). Never throws.
+ *
+ * @since 0.1.0
+ */
+export const brief = (u: unknown): string => {
+  const shown =
+    typeof u === "string"
+      ? JSON.stringify(u)
+      : typeof u === "number" || typeof u === "bigint" || u === undefined
+        ? String(u)
+        : value(u)
+  return shown.length > maxBrief ? `${shown.slice(0, maxBrief)}…` : shown
+}
+
 /** The fallback of `value`: JSON with markers where `JSON.stringify` would throw. */
 const fallback = (u: unknown): string => {
   try {

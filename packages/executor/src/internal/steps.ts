@@ -14,6 +14,7 @@ import * as Execute from "../Execute.ts"
 import type * as Message from "../Message.ts"
 import {
   type Failure,
+  guard,
   IncompleteReply,
   isIncomplete,
   MalformedReply,
@@ -39,14 +40,7 @@ export const callModel = <A>(
   call: () => Effect.Effect<A, Failure>,
   record: Recorder
 ): Effect.Effect<A, ModelError> =>
-  Effect.suspend(() => {
-    const out: unknown = call()
-    return Effect.isEffect(out)
-      ? (out as Effect.Effect<A, Failure>)
-      : Effect.die(new TypeError(`the model answered ${Boundary.show(out)} instead of an Effect`))
-  }).pipe(
-    Effect.catchDefect((defect) => Effect.fail(Boundary.defectOf(defect))),
-    Effect.mapError(Boundary.failureOf),
+  guard(call).pipe(
     Effect.tapError((reason) => record({ type: "model.failed", turn, message: reason.message })),
     Effect.mapError((reason) => new ModelError({ turn, reason }))
   )
