@@ -1,22 +1,24 @@
 /**
  * What running a scenario file asks of the CLI: the platform's files (reading them synchronously,
- * `SyncFileSystem.overlay`: `harness test` reads thousands of small files) and paths, the MCP mounter
- * (`McpMounter`, which loads the MCP SDK on its first mount only), the permission gate
- * (`ScenarioPermissions`, which loads the permission package the same way) and the copies of
- * scenarios' `root` folders (`ScenarioRoots`). `main.ts` provides
+ * `SyncFileSystem.overlay`: `harness test` reads thousands of small files) and paths, and the
+ * hosts of the packages that own each feature, as `@agent-harness/testing/vitest` gets them: the
+ * MCP mounter (`@agent-harness/mcp/scenario`, which loads the MCP SDK on its first mount only), the
+ * permission gate (`@agent-harness/permission/scenario`, which loads the permission package the
+ * same way) and the copies of scenarios' `root` folders (`@agent-harness/scenario/TreeRoots`).
+ * `main.ts` provides
  * them to every command, and a `harness test` worker thread to the files it runs: one layer, so a
  * file runs alike in either.
  *
  * @since 0.1.0
  */
-import { Mounter, Permissions, Roots } from "@agent-harness/scenario"
+import * as McpScenario from "@agent-harness/mcp/scenario"
+import * as PermissionScenario from "@agent-harness/permission/scenario"
+import type { Mounter, Permissions, Roots } from "@agent-harness/scenario"
 import * as SyncFileSystem from "@agent-harness/scenario/SyncFileSystem"
+import * as TreeRoots from "@agent-harness/scenario/TreeRoots"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { type FileSystem, Layer, type Path } from "effect"
-import * as McpMounter from "./McpMounter.ts"
-import * as ScenarioPermissions from "./ScenarioPermissions.ts"
-import * as ScenarioRoots from "./ScenarioRoots.ts"
 
 /**
  * Files, paths, the MCP mounter, the permission gate and the root folders' copies.
@@ -28,7 +30,7 @@ export const layer: Layer.Layer<
 > = Layer.mergeAll(
   SyncFileSystem.overlay.pipe(Layer.provide(NodeFileSystem.layer)),
   NodePath.layer,
-  Layer.succeed(Mounter.Mounter, McpMounter.mounter),
-  Layer.succeed(Permissions.Permissions, ScenarioPermissions.permissions),
-  Layer.succeed(Roots.Roots, ScenarioRoots.roots)
+  McpScenario.layer,
+  PermissionScenario.layer,
+  TreeRoots.layer
 )
