@@ -1,6 +1,6 @@
 /**
- * `harness demo idempotency`: seed 000's last section for a person. First the seed's second cell
- * (`una_y_dos`): each of the five Spanish file tools run once on one copy of the seed's files and
+ * `harness demo idempotency`: the errors-as-observations idea's last section for a person. First the idea's second cell
+ * (`una_y_dos`): each of the five Spanish file tools run once on one copy of the idea's files and
  * twice on another — añadir leaves ", tomates" twice — and the retry-safety table. Then a crash
  * and a resume over a real SQLite journal in a temporary folder: a conversation runs until the
  * process "dies" right after an append wrote its text and before its outcome was recorded; the
@@ -12,7 +12,7 @@
  */
 import { join } from "node:path"
 import { Loop, Message, Model, type Outcome } from "@agent-harness/executor"
-import { Files, FileTools, SeedFiles } from "@agent-harness/file-tools"
+import { Files, FileTools, StartFiles } from "@agent-harness/file-tools"
 import { Journal, OnceTwice, RetrySafety, SqliteStore } from "@agent-harness/idempotency"
 import type { Report } from "@agent-harness/scenario"
 import { Script, ScriptedModel } from "@agent-harness/scripted-model"
@@ -34,7 +34,7 @@ const py = (b: boolean): string => (b ? "True" : "False")
 // ---------------------------------------------------------------------------------------------
 // 1. Once or twice, and retry safety.
 
-/** The seed's PRUEBAS: the five tools and their inputs. */
+/** The idea's PRUEBAS: the five tools and their inputs. */
 const pruebas = [
   [FileTools.Leer, { ruta: "lista.txt" }],
   [FileTools.Listar, { carpeta: "recetas/" }],
@@ -43,16 +43,16 @@ const pruebas = [
   [FileTools.Anadir, { ruta: "lista.txt", contenido: ", tomates" }]
 ] as const
 
-/** A fresh copy of the seed's files for each run: the seed's `dict(ENTORNO)`. */
-const seedFiles: OnceTwice.Environment<Record<string, string>, Files.Files> = {
-  fresh: Effect.map(Files.make(SeedFiles.spanish), (shape) => ({
+/** A fresh copy of the idea's files for each run: its `dict(ENTORNO)`. */
+const startFiles: OnceTwice.Environment<Record<string, string>, Files.Files> = {
+  fresh: Effect.map(Files.make(StartFiles.spanish), (shape) => ({
     context: Context.make(Files.Files, shape),
     state: shape.snapshot
   }))
 }
 
 /**
- * The once-vs-twice table, in the seed's format plus the declared annotation, and whether every
+ * The once-vs-twice table, in the idea's format plus the declared annotation, and whether every
  * tool is what it declares.
  *
  * @since 0.1.0
@@ -64,7 +64,7 @@ export const onceTwice = (
     const lines: Array<string> = []
     let ok = true
     for (const [tool, input] of pruebas) {
-      const report = yield* OnceTwice.check(tool, input, seedFiles)
+      const report = yield* OnceTwice.check(tool, input, startFiles)
       const observed = py(report.idempotent).padEnd(5)
       lines.push(
         `${report.tool.padEnd(9)} declarada: ${py(report.declared).padEnd(5)} idempotente: ${report.idempotent ? style.pass(observed) : style.fail(observed)} lista.txt tras dos: ${report.twice["lista.txt"] ?? ""}`
@@ -124,7 +124,7 @@ const script: Script.Script = {
         Message.toolUse("t2", "leer", { ruta: "lista.txt" })
       ],
       expect: [
-        Script.expected("t1", false, SeedFiles.spanish["recetas/gazpacho.txt"] ?? ""),
+        Script.expected("t1", false, StartFiles.spanish["recetas/gazpacho.txt"] ?? ""),
         Script.expected("t2", false, "pan, leche, huevos")
       ]
     },
@@ -321,7 +321,7 @@ const readEntries = (file: string) => Effect.scoped(Effect.flatMap(SqliteStore.m
 export const crashAndResume = (folder: string, style: Report.Style): Effect.Effect<boolean, Journal.JournalError> =>
   Effect.gen(function* () {
     const file = join(folder, "journal.sqlite")
-    const disk = Files.makeFiles(SeedFiles.spanish)
+    const disk = Files.makeFiles(StartFiles.spanish)
     const say = (line = "") => Console.log(line)
     yield* say(`journal: ${file} (SQLite via node:sqlite, WAL, synchronous = FULL)`)
     yield* say(`user: ${typeof opening[1]?.content === "string" ? opening[1].content : ""}`)
@@ -410,7 +410,7 @@ export const crashAndResume = (folder: string, style: Report.Style): Effect.Effe
 
 /**
  * The whole demo: the tables, then the crash and the resume. Exit 1 if anything is not as the
- * seed and the journal promise.
+ * idea and the journal promise.
  *
  * @since 0.1.0
  */

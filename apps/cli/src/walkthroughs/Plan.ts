@@ -1,5 +1,5 @@
 /**
- * `harness demo plan`: seed 004's plan-and-execute paths for a person — each plan, each step and
+ * `harness demo plan`: the plan-and-execute idea's paths for a person — each plan, each step and
  * failure, each revision's diff drawn (removed struck through, added highlighted), and the
  * final SessionResult — played from the shipped plan scenarios and judged by them.
  *

@@ -1,5 +1,5 @@
 /**
- * `harness demo regress [--variant before|fixed]`: seed 003's cycle for a person — from an agent
+ * `harness demo regress [--variant before|fixed]`: the failures-become-regression-tests cycle for a person — from an agent
  * failure to a regression test, step by step: 1 the trace, 2 the criterion written down first,
  * 3 the four cases fixed before any run, 4 the baseline (`before`), 5 the change, 6 the
  * re-evaluation (`fixed`) on the same cases, the reserved one on its own line. The chosen
@@ -15,10 +15,10 @@ import * as Style from "../printing/Style.ts"
 import * as Package from "../common/Package.ts"
 import * as Shipped from "./Shipped.ts"
 
-/** The seed's synthetic trace fixture. @since 0.1.0 */
+/** The idea's synthetic trace fixture. @since 0.1.0 */
 export const traceFile: string = Package.file("regress/trace.json")
 
-/** The seed's four cases, a `response-cases` scenario. @since 0.1.0 */
+/** The idea's four cases, a `response-cases` scenario. @since 0.1.0 */
 export const casesFile: string = Package.file("scenarios/regress/catalogo.json")
 
 /**
@@ -68,7 +68,7 @@ export const loadTrace = (
   })
 
 /**
- * The criterion, as the seed writes it down before running anything.
+ * The criterion, as the idea writes it down before running anything.
  *
  * @since 0.1.0
  */
@@ -81,7 +81,7 @@ export const criterion: ReadonlyArray<string> = [
 ]
 
 /**
- * The change from `before` to `fixed`, as the seed describes it.
+ * The change from `before` to `fixed`, as the idea describes it.
  *
  * @since 0.1.0
  */

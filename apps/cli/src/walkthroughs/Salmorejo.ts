@@ -1,5 +1,5 @@
 /**
- * `harness demo salmorejo`: seed 000's conversation for a person, turn by turn — each call,
+ * `harness demo salmorejo`: the errors-as-observations conversation for a person, turn by turn — each call,
  * each observation with errors marked, the final answer and the stop reason — played by the
  * scripted model through the real loop, from the shipped scenario file, and judged by it.
  *
