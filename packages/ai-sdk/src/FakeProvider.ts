@@ -10,6 +10,21 @@
  *   shape the real API uses (and `retry-after` when asked), raw responses, and the ways real
  *   servers misbehave: no answer at all (`hang`), a body that stalls halfway (`stall`), a body
  *   cut off by a closed connection (`cut`).
+ * - A request that asks to stream (`"stream": true`, as the providers' `doStream` sends) is
+ *   answered `text/event-stream`, exactly as the real API streams: Anthropic's
+ *   `message_start` / `content_block_start` / `content_block_delta` (`text_delta`,
+ *   `input_json_delta`, `thinking_delta`, `signature_delta`) / `content_block_stop` /
+ *   `message_delta` / `message_stop`; Chat Completions' `chat.completion.chunk`s (`delta.content`,
+ *   `delta.tool_calls[i]` with `id` and `function.name` on the first fragment, then
+ *   `function.arguments` fragments, `finish_reason` on the last, a usage chunk when
+ *   `stream_options.include_usage`, then `[DONE]`); Responses' `response.created`,
+ *   `response.output_item.added`, `response.output_text.delta`,
+ *   `response.function_call_arguments.delta` / `.done`, `response.output_item.done`,
+ *   `response.completed` (or `.incomplete`). The same scripted `Reply` streams, cut as its
+ *   `Chunking` says (deterministic: text every `textChars` characters, arguments every
+ *   `argumentChars`, so a fragment can end inside a string or an escape), with keep-alive pings
+ *   when asked; `streamError` and `streamCut` script an error event or a connection cut
+ *   mid-stream.
  * - The Responses route keeps the items it answered (unless the request says `store: false`)
  *   and resolves `item_reference` inputs to them, as the real API does with stored responses.
  * - Every request is recorded (headers, body as sent, parsed JSON) and checked the way the real
@@ -47,6 +62,7 @@ import { Effect, type Scope } from "effect"
 import * as Anthropic from "./internal/fakeAnthropic.ts"
 import { isObject, type Json, withRawJson } from "./internal/fakeJson.ts"
 import * as OpenAi from "./internal/fakeOpenAi.ts"
+import * as FakeStream from "./internal/fakeStream.ts"
 import * as ResponsesWire from "./internal/responsesWire.ts"
 
 /**
@@ -80,6 +96,35 @@ export interface Reply {
   readonly stop?: string | undefined
   /** The token counts reported (10 in, 5 out when not given). */
   readonly usage?: { readonly input: number; readonly output: number } | undefined
+  /** How the reply is cut when streamed; the fake's `Options.chunking` when not given. */
+  readonly chunking?: Chunking | undefined
+}
+
+/**
+ * How a streamed reply is cut into events; deterministic, so a test can say where a fragment
+ * ends. Every field is optional: 4 characters of text (and reasoning) per delta, 5 of a tool
+ * call's JSON arguments per fragment (cut in code points, so a fragment can end inside a string
+ * or inside an escape such as `\"` or `\u00e9`), calls one after the other, no pings.
+ *
+ * @since 0.1.0
+ */
+export interface Chunking {
+  /** Characters of text or reasoning per delta event (4 when not given). */
+  readonly textChars?: number | undefined
+  /** Characters of a tool call's JSON arguments per fragment (5 when not given). */
+  readonly argumentChars?: number | undefined
+  /**
+   * Chat Completions only: the tool calls' argument fragments alternate (index 0, 1, 0, 1, …)
+   * instead of each call's fragments coming together, as parallel calls stream from the API.
+   */
+  readonly interleave?: boolean | undefined
+  /**
+   * A keep-alive ping before every `pingEvery`-th event (Anthropic's `ping` event, an SSE comment
+   * on the OpenAI routes); none when not given or 0.
+   */
+  readonly pingEvery?: number | undefined
+  /** Milliseconds between events (0 when not given: each event still goes out in its own write). */
+  readonly delayMs?: number | undefined
 }
 
 /**
@@ -143,11 +188,37 @@ export interface Misbehave {
 }
 
 /**
+ * A scripted stream that goes wrong: the reply's events up to `after` (pings count; by default
+ * up to and including the first tool-call argument fragment, or half the events when no call
+ * streams), then, for `how: "error"`, the route's error event (Anthropic
+ * `event: error` with `{"type":"error","error":{type,message}}`, Chat Completions
+ * `data: {"error":{…}}`, Responses `event: error` with `code` and `message`) and the end of the
+ * stream, or, for `how: "cut"`, the connection destroyed. A request that does not stream gets
+ * the same failure whole: the error as a 500 with that type, or half the body and a cut.
+ *
+ * @since 0.1.0
+ */
+export interface StreamFault {
+  /** Discriminates the scripted response. */
+  readonly _tag: "StreamFault"
+  /** An error event, or the connection cut. */
+  readonly how: "error" | "cut"
+  /** The reply whose events stream before the fault. */
+  readonly reply: Reply
+  /** How many events go out before the fault. */
+  readonly after?: number | undefined
+  /** The error's `type` (`overloaded_error` on Anthropic, `server_error` on OpenAI when not given). */
+  readonly type?: string | undefined
+  /** The error's message (`scripted stream error` when not given). */
+  readonly message?: string | undefined
+}
+
+/**
  * One scripted response.
  *
  * @since 0.1.0
  */
-export type Scripted = Reply | Failure | Raw | Misbehave
+export type Scripted = Reply | Failure | Raw | Misbehave | StreamFault
 
 /**
  * A reply (see `Reply`).
@@ -156,8 +227,12 @@ export type Scripted = Reply | Failure | Raw | Misbehave
  */
 export const reply = (
   blocks: ReadonlyArray<Message.ReplyBlock>,
-  options?: { readonly stop?: string; readonly usage?: { readonly input: number; readonly output: number } }
-): Reply => ({ _tag: "Reply", blocks, stop: options?.stop, usage: options?.usage })
+  options?: {
+    readonly stop?: string
+    readonly usage?: { readonly input: number; readonly output: number }
+    readonly chunking?: Chunking
+  }
+): Reply => ({ _tag: "Reply", blocks, stop: options?.stop, usage: options?.usage, chunking: options?.chunking })
 
 /**
  * An error response (see `Failure`).
@@ -211,6 +286,29 @@ export const cut = (r: Reply, options?: { readonly framing?: "length" | "chunked
   how: "cut",
   reply: r,
   framing: options?.framing ?? "length"
+})
+
+/**
+ * A streamed reply that sends an error event mid-stream, after `after` events (see `StreamFault`).
+ *
+ * @since 0.1.0
+ */
+export const streamError = (
+  r: Reply,
+  options?: { readonly after?: number; readonly type?: string; readonly message?: string }
+): StreamFault => ({ _tag: "StreamFault", how: "error", reply: r, ...options })
+
+/**
+ * A streamed reply whose connection is destroyed mid-stream, after `after` events (by default
+ * just after a tool call's first argument fragment; see `StreamFault`).
+ *
+ * @since 0.1.0
+ */
+export const streamCut = (r: Reply, options?: { readonly after?: number }): StreamFault => ({
+  _tag: "StreamFault",
+  how: "cut",
+  reply: r,
+  ...options
 })
 
 /**
@@ -270,6 +368,8 @@ export interface Options {
   readonly responses?: ReadonlyArray<Scripted> | undefined
   /** The only API key accepted; any non-empty key when not given. */
   readonly apiKey?: string | undefined
+  /** How streamed replies are cut, unless a reply says otherwise (see `Chunking`). */
+  readonly chunking?: Chunking | undefined
 }
 
 const errorBody = (route: Route, status: number, type: string | undefined, message: string): string =>
@@ -299,14 +399,16 @@ const routes: Readonly<Record<string, Route>> = {
 const routeOf = (method: string, path: string): Route | undefined =>
   method === "POST" && Object.hasOwn(routes, path) ? routes[path] : undefined
 
-/** How a response goes out: whole, or in one of the `Misbehave` ways. */
-type Delivery = "whole" | "hang" | "stall" | "cut-length" | "cut-chunked"
+/** How a response goes out: whole, in one of the `Misbehave` ways, or as server-sent events. */
+type Delivery = "whole" | "hang" | "stall" | "cut-length" | "cut-chunked" | "stream" | "stream-cut"
 
 interface Answer {
   readonly status: number
   readonly body: string
   readonly headers: Readonly<Record<string, string>>
   readonly delivery: Delivery
+  /** The events of a streamed answer, in order, and the pause between them. */
+  readonly stream?: { readonly frames: ReadonlyArray<FakeStream.Frame>; readonly delayMs: number } | undefined
 }
 
 const keyOf = (route: Route, headers: Readonly<Record<string, string>>): string | undefined => {
@@ -317,6 +419,13 @@ const keyOf = (route: Route, headers: Readonly<Record<string, string>>): string 
 
 /** Sends an answer whole, or misbehaves as scripted (the connection is left open, or destroyed). */
 const deliver = (res: Http.ServerResponse, out: Answer): void => {
+  if (out.delivery === "stream" || out.delivery === "stream-cut") {
+    FakeStream.send(res, out.headers, out.stream?.frames ?? [], {
+      cut: out.delivery === "stream-cut",
+      delayMs: out.stream?.delayMs ?? 0
+    })
+    return
+  }
   if (out.delivery === "whole") {
     res.writeHead(out.status, { "content-type": "application/json", ...out.headers })
     res.end(out.body)
@@ -357,10 +466,11 @@ export const start = (options?: Options): Promise<Fake> => {
       body: string,
       headers: Readonly<Record<string, string>> = {},
       problems: Array<string> = [],
-      delivery: Delivery = "whole"
+      delivery: Delivery = "whole",
+      stream?: Answer["stream"]
     ): Answer => {
       requests.push({ ...recorded, route, problems })
-      return { status, body, headers, delivery }
+      return { status, body, headers, delivery, stream }
     }
     if (route === undefined) {
       return send(
@@ -395,26 +505,48 @@ export const start = (options?: Options): Promise<Fake> => {
       const message = `the fake provider has no scripted response left for ${recorded.method} ${recorded.path} (request ${n})`
       return send(500, errorBody(route, 500, "api_error", message), {}, [message])
     }
-    const render = (r: Reply): string => {
-      const model = isObject(recorded.json) ? recorded.json.model : undefined
+    const model = isObject(recorded.json) ? recorded.json.model : undefined
+    const streaming = isObject(recorded.json) && recorded.json.stream === true
+    const chunkingOf = (r: Reply): FakeStream.Chunking => {
+      const given = options?.chunking
+      return {
+        textChars: r.chunking?.textChars ?? given?.textChars ?? 4,
+        argumentChars: r.chunking?.argumentChars ?? given?.argumentChars ?? 5,
+        interleave: r.chunking?.interleave ?? given?.interleave ?? false,
+        pingEvery: r.chunking?.pingEvery ?? given?.pingEvery ?? 0,
+        delayMs: r.chunking?.delayMs ?? given?.delayMs ?? 0
+      }
+    }
+    /** The reply whole (`body`) and as the events of its stream (`frames`, computed only for a streaming request). */
+    const render = (r: Reply): { readonly body: string; readonly frames: ReadonlyArray<FakeStream.Frame> } => {
+      const chunking = chunkingOf(r)
       if (route === "anthropic") {
         const { json, raws } = Anthropic.reply(r, model, n)
-        return withRawJson(json, raws)
+        return { body: withRawJson(json, raws), frames: streaming ? FakeStream.anthropic(json, raws, chunking) : [] }
       }
-      if (route === "openai") return JSON.stringify(OpenAi.reply(r, model, n))
+      if (route === "openai") {
+        const json = OpenAi.reply(r, model, n)
+        const asked = isObject(recorded.json) ? recorded.json.stream_options : undefined
+        const includeUsage = isObject(asked) && asked.include_usage === true
+        return { body: JSON.stringify(json), frames: streaming ? FakeStream.openAi(json, includeUsage, chunking) : [] }
+      }
       const { response, items } = ResponsesWire.reply(r.blocks, { stop: r.stop, usage: r.usage, model, n })
       if (!(isObject(recorded.json) && recorded.json.store === false)) {
         for (const item of items) if (typeof item.id === "string") stored.set(item.id, item)
       }
-      return JSON.stringify(response)
+      return {
+        body: JSON.stringify(response),
+        frames: streaming ? FakeStream.responses(response, items, chunking) : []
+      }
     }
+    const sse = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" }
     switch (next._tag) {
       case "Raw":
         return send(next.status, next.body, next.headers)
       case "Misbehave":
         return send(
           200,
-          render(next.reply),
+          render(next.reply).body,
           {},
           [],
           next.how === "hang"
@@ -425,6 +557,21 @@ export const start = (options?: Options): Promise<Fake> => {
                 ? "cut-chunked"
                 : "cut-length"
         )
+      case "StreamFault": {
+        const type = next.type ?? (route === "anthropic" ? "overloaded_error" : "server_error")
+        const message = next.message ?? "scripted stream error"
+        const { body, frames } = render(next.reply)
+        if (!streaming) {
+          return next.how === "cut"
+            ? send(200, body, {}, [], "cut-length")
+            : send(500, errorBody(route, 500, type, message))
+        }
+        const faulty = FakeStream.withFault(route, frames, { how: next.how, after: next.after, type, message })
+        return send(200, "", sse, [], next.how === "cut" ? "stream-cut" : "stream", {
+          frames: faulty,
+          delayMs: chunkingOf(next.reply).delayMs
+        })
+      }
       case "Failure":
         return send(
           next.status,
@@ -434,8 +581,12 @@ export const start = (options?: Options): Promise<Fake> => {
             ...(next.retryAfterMs === undefined ? {} : { "retry-after-ms": String(next.retryAfterMs) })
           }
         )
-      case "Reply":
-        return send(200, render(next))
+      case "Reply": {
+        const { body, frames } = render(next)
+        return streaming
+          ? send(200, "", sse, [], "stream", { frames, delayMs: chunkingOf(next).delayMs })
+          : send(200, body)
+      }
     }
   }
   /** `answer`, and a 500 naming what went wrong if rendering or checking threw (the fake never crashes). */

@@ -58,7 +58,6 @@ export const problems = (body: unknown): Array<string> => {
   if (!Number.isSafeInteger(body.max_tokens) || (body.max_tokens as number) < 1) {
     problems.push("max_tokens: Field required (a whole number of at least 1)")
   }
-  if (body.stream === true) problems.push("stream: the fake provider does not stream")
   for (const [i, tool] of arrayOf(body.tools).entries()) {
     const name = isObject(tool) ? tool.name : undefined
     if (typeof name !== "string" || !namePattern.test(name)) {

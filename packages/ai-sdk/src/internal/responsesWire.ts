@@ -31,7 +31,6 @@ export const problems = (body: unknown, stored: ReadonlyMap<string, Json>): Arra
   if (!isObject(body)) return ["the body is not a JSON object"]
   const out: Array<string> = []
   if (typeof body.model !== "string" || body.model === "") out.push("Missing required parameter: 'model'.")
-  if (body.stream === true) out.push("stream: the fake provider does not stream")
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
     out.push("previous_response_id: the fake provider keeps no conversations (send the whole input)")
   }

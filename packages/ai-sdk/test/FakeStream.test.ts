@@ -1,0 +1,287 @@
+/**
+ * The fake provider's streaming wire formats, read by the real providers' `doStream`
+ * (`@ai-sdk/anthropic`, `@ai-sdk/openai` chat and responses): text and arguments in several
+ * deltas that add up to the scripted reply, fragments cut inside strings and escapes,
+ * interleaved parallel calls, an error event and a cut connection mid-stream, pings, usage and
+ * the finish reason.
+ */
+import { Message } from "@agent-harness/executor"
+import { createAnthropic } from "@ai-sdk/anthropic"
+import { createOpenAI } from "@ai-sdk/openai"
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider"
+import { afterEach, describe, expect, it } from "vitest"
+import { FakeProvider } from "../src/testing.ts"
+import { jsonOf } from "./fixtures.ts"
+
+const timeout = 60_000
+
+type Route = FakeProvider.Route
+const routes: ReadonlyArray<Route> = ["anthropic", "openai", "responses"]
+
+const modelOf = (fake: FakeProvider.Fake, route: Route): LanguageModelV4 => {
+  const baseURL = `${fake.url}/v1`
+  if (route === "anthropic") return createAnthropic({ baseURL, apiKey: "k" })("claude-test")
+  const openai = createOpenAI({ baseURL, apiKey: "sk-test" })
+  return route === "openai" ? openai.chat("gpt-test") : openai.responses("gpt-test")
+}
+
+const tools = [
+  {
+    type: "function" as const,
+    name: "read",
+    description: "Reads a file",
+    inputSchema: { type: "object" as const, properties: { path: { type: "string" as const } }, required: ["path"] }
+  }
+]
+
+let fakes: Array<FakeProvider.Fake> = []
+afterEach(async () => {
+  await Promise.all(fakes.map((f) => f.close()))
+  fakes = []
+})
+
+/**
+ * Starts a fake with one scripted response on `route` and streams it through the real provider
+ * (bounded: 10 s): the parts read, and what reading threw (the test fails on it unless `failing`).
+ */
+const streamOf = async (
+  route: Route,
+  scripted: FakeProvider.Scripted,
+  options?: Omit<FakeProvider.Options, Route>,
+  failing = false
+): Promise<{
+  readonly parts: ReadonlyArray<LanguageModelV4StreamPart>
+  readonly fake: FakeProvider.Fake
+  readonly thrown: unknown
+}> => {
+  const fake = await FakeProvider.start({ ...options, [route]: [scripted] })
+  fakes.push(fake)
+  const { stream } = await modelOf(fake, route).doStream({
+    prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+    tools,
+    includeRawChunks: false,
+    abortSignal: AbortSignal.timeout(10_000)
+  })
+  const parts: Array<LanguageModelV4StreamPart> = []
+  const reader = stream.getReader()
+  try {
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      parts.push(next.value)
+    }
+  } catch (thrown) {
+    if (!failing) throw thrown
+    return { parts, fake, thrown }
+  }
+  return { parts, fake, thrown: undefined }
+}
+
+const ofType = <T extends LanguageModelV4StreamPart["type"]>(
+  parts: ReadonlyArray<LanguageModelV4StreamPart>,
+  type: T
+): Array<Extract<LanguageModelV4StreamPart, { type: T }>> =>
+  parts.filter((p): p is Extract<LanguageModelV4StreamPart, { type: T }> => p.type === type)
+
+describe("FakeProvider streams", () => {
+  for (const route of routes) {
+    describe(route, () => {
+      it(
+        "text arrives in several deltas that add up to the reply, with the scripted usage and finish",
+        async () => {
+          const text = "Hola, ¿qué tal? Aquí está la receta."
+          const { parts, fake } = await streamOf(
+            route,
+            FakeProvider.reply([Message.text(text)], { usage: { input: 21, output: 8 } }),
+            { chunking: { textChars: 5 } }
+          )
+          // Chat Completions opens with an empty `content: ""` delta, as the real API does.
+          const deltas = ofType(parts, "text-delta").filter((d) => d.delta !== "")
+          expect(deltas.length).toBe(Math.ceil(Array.from(text).length / 5))
+          expect(deltas.map((d) => d.delta).join("")).toBe(text)
+          const finish = ofType(parts, "finish")
+          expect(finish).toHaveLength(1)
+          expect(finish[0]?.finishReason.unified).toBe("stop")
+          expect(finish[0]?.usage.inputTokens.total).toBe(21)
+          expect(finish[0]?.usage.outputTokens.total).toBe(8)
+          expect(ofType(parts, "error")).toEqual([])
+          const [request] = fake.requests
+          expect(request?.problems).toEqual([])
+          expect(jsonOf<{ readonly stream?: unknown }>(request).stream).toBe(true)
+        },
+        timeout
+      )
+
+      it(
+        "tool-call arguments arrive in fragments cut inside strings and escapes; the final call has the exact input",
+        async () => {
+          // Raw JSON with escapes: fragments of 4 end inside `\u00e9` and inside `\"`.
+          const args = '{"path":"caf\\u00e9 \\"dir\\"/a.txt"}'
+          const { parts } = await streamOf(
+            route,
+            FakeProvider.reply([Message.text("Leo."), Message.toolUse("call_1", "read", args)], {
+              chunking: { argumentChars: 4 }
+            })
+          )
+          const deltas = ofType(parts, "tool-input-delta").map((d) => d.delta)
+          expect(deltas.length).toBe(Math.ceil(args.length / 4))
+          expect(deltas.join("")).toBe(args)
+          // Where one fragment ends and the next begins: some cut falls inside each escape.
+          const cuts = deltas.slice(0, -1).map((_, i) => deltas.slice(0, i + 1).join("").length)
+          const inside = (sequence: string) => {
+            const at = args.indexOf(sequence)
+            return cuts.some((c) => c > at && c < at + sequence.length)
+          }
+          expect(inside("\\u00e9")).toBe(true)
+          expect(inside('\\"')).toBe(true)
+          const calls = ofType(parts, "tool-call")
+          expect(calls).toHaveLength(1)
+          expect(calls[0]?.toolName).toBe("read")
+          expect(calls[0]?.toolCallId).toBe("call_1")
+          expect(JSON.parse(calls[0]?.input ?? "")).toEqual({ path: 'café "dir"/a.txt' })
+          expect(ofType(parts, "finish")[0]?.finishReason.unified).toBe("tool-calls")
+        },
+        timeout
+      )
+
+      it(
+        "an error event mid-stream surfaces as the provider's error part",
+        async () => {
+          const { parts } = await streamOf(
+            route,
+            FakeProvider.streamError(FakeProvider.reply([Message.toolUse("call_1", "read", { path: "a.txt" })]), {
+              message: "Overloaded right now"
+            })
+          )
+          expect(ofType(parts, "tool-input-delta").length).toBeGreaterThan(0)
+          const errors = ofType(parts, "error")
+          expect(errors.length).toBeGreaterThan(0)
+          expect(JSON.stringify(errors[0]?.error)).toContain("Overloaded right now")
+          const calls = ofType(parts, "tool-call")
+          if (route === "openai") {
+            // @ai-sdk/openai's chat model flushes the half-streamed call after the error, its
+            // input the partial fragment: the bug class a streaming loop must guard against.
+            expect(calls.map((c) => c.input)).toEqual(['{"pat'])
+          } else expect(calls).toEqual([])
+        },
+        timeout
+      )
+
+      it(
+        "a connection cut after a partial tool call surfaces as an error, not a hang",
+        async () => {
+          const started = Date.now()
+          const outcome = await streamOf(
+            route,
+            FakeProvider.streamCut(
+              FakeProvider.reply([Message.toolUse("call_1", "read", { path: "a/long/path.txt" })])
+            ),
+            {},
+            true
+          )
+          expect(Date.now() - started).toBeLessThan(9_000)
+          // The call had begun: its first fragment arrived before the connection went.
+          expect(ofType(outcome.parts, "tool-input-delta").map((d) => d.delta)).toEqual(['{"pat'])
+          expect(String(outcome.thrown)).toMatch(/AI_APICallError/)
+          expect(ofType(outcome.parts, "finish")).toEqual([])
+          expect(ofType(outcome.parts, "tool-call")).toEqual([])
+        },
+        timeout
+      )
+
+      it(
+        "keep-alive pings between events are ignored",
+        async () => {
+          const { parts, fake } = await streamOf(route, FakeProvider.reply([Message.text("uno dos tres cuatro")]), {
+            chunking: { textChars: 3, pingEvery: 2 }
+          })
+          expect(ofType(parts, "error")).toEqual([])
+          const deltas = ofType(parts, "text-delta").filter((d) => d.delta !== "")
+          expect(deltas.length).toBeGreaterThan(1)
+          expect(deltas.map((d) => d.delta).join("")).toBe("uno dos tres cuatro")
+          expect(fake.requests).toHaveLength(1)
+        },
+        timeout
+      )
+
+      it(
+        "a length finish is the scripted one",
+        async () => {
+          const stop = route === "anthropic" ? "max_tokens" : route === "openai" ? "length" : "max_output_tokens"
+          const { parts } = await streamOf(route, FakeProvider.reply([Message.text("cortado a me")], { stop }))
+          expect(ofType(parts, "finish")[0]?.finishReason.unified).toBe("length")
+        },
+        timeout
+      )
+
+      it(
+        "a streamed request is checked like the others: a bad tool name is refused and recorded",
+        async () => {
+          const fake = await FakeProvider.start({ [route]: [FakeProvider.reply([Message.text("no")])] })
+          fakes.push(fake)
+          const failed = await modelOf(fake, route)
+            .doStream({
+              prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+              tools: [{ ...tools[0], name: "catalogo.buscar" } as (typeof tools)[number]],
+              abortSignal: AbortSignal.timeout(10_000)
+            })
+            .then(
+              () => undefined,
+              (e: unknown) => e
+            )
+          expect(String(failed)).toMatch(/tools/)
+          expect(fake.requests[0]?.problems.length).toBeGreaterThan(0)
+          expect(fake.left(route)).toBe(1)
+        },
+        timeout
+      )
+    })
+  }
+
+  it(
+    "Chat Completions: interleaved parallel calls (fragments of index 0 and 1 alternating) come out right",
+    async () => {
+      const { parts, fake } = await streamOf(
+        "openai",
+        FakeProvider.reply([
+          Message.toolUse("call_a", "read", { path: "uno.txt" }),
+          Message.toolUse("call_b", "read", { path: "dos/tres.txt" })
+        ]),
+        { chunking: { argumentChars: 4, interleave: true } }
+      )
+      const deltas = ofType(parts, "tool-input-delta")
+      expect(deltas.length).toBeGreaterThan(4)
+      // The fragments alternate between the two calls.
+      expect(deltas.slice(0, 4).map((d) => d.id)).toEqual(["call_a", "call_b", "call_a", "call_b"])
+      const calls = ofType(parts, "tool-call")
+      expect(calls.map((c) => [c.toolCallId, JSON.parse(c.input)])).toEqual([
+        ["call_a", { path: "uno.txt" }],
+        ["call_b", { path: "dos/tres.txt" }]
+      ])
+      expect(fake.requests[0]?.body).toContain('"include_usage":true')
+    },
+    timeout
+  )
+
+  it(
+    "Anthropic: thinking streams as thinking_delta and its signature as signature_delta",
+    async () => {
+      const { parts } = await streamOf(
+        "anthropic",
+        FakeProvider.reply([
+          Message.reasoning("Primero miro el fichero.", { anthropic: { signature: "sig-1" } }),
+          Message.toolUse("call_1", "read", { path: "a.txt" })
+        ]),
+        { chunking: { textChars: 6 } }
+      )
+      const deltas = ofType(parts, "reasoning-delta").filter((d) => d.delta !== "")
+      expect(deltas.length).toBeGreaterThan(1)
+      expect(deltas.map((d) => d.delta).join("")).toBe("Primero miro el fichero.")
+      // The signature comes as its own (empty) reasoning delta carrying the provider's metadata.
+      const signed = ofType(parts, "reasoning-delta").filter((d) => d.delta === "")
+      expect(signed.map((d) => d.providerMetadata)).toEqual([{ anthropic: { signature: "sig-1" } }])
+      expect(JSON.parse(ofType(parts, "tool-call")[0]?.input ?? "")).toEqual({ path: "a.txt" })
+    },
+    timeout
+  )
+})
