@@ -284,4 +284,62 @@ describe("FakeProvider streams", () => {
     },
     timeout
   )
+
+  it(
+    "with delayMs the first text arrives well before the fake sends the last event",
+    async () => {
+      const fake = await FakeProvider.start({
+        anthropic: [
+          FakeProvider.reply([Message.text("uno dos tres cuatro cinco")], { chunking: { textChars: 3, delayMs: 40 } })
+        ]
+      })
+      fakes.push(fake)
+      const started = Date.now()
+      const { stream } = await modelOf(fake, "anthropic").doStream({
+        prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+        abortSignal: AbortSignal.timeout(10_000)
+      })
+      const arrivals: Array<number> = []
+      const reader = stream.getReader()
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        if (next.value.type === "text-delta") arrivals.push(Date.now() - started)
+      }
+      const ended = Date.now() - started
+      // 9 text deltas among 14 events, 40 ms apart: the stream lasts at least 13 × 40 ms.
+      expect(arrivals).toHaveLength(9)
+      expect(ended).toBeGreaterThanOrEqual(13 * 40)
+      expect(ended - (arrivals[0] ?? ended)).toBeGreaterThanOrEqual(8 * 40)
+    },
+    timeout
+  )
+
+  it(
+    "a stream fault answers a request that does not stream whole: the error as a 500, the cut as half a body",
+    async () => {
+      const fake = await FakeProvider.start({
+        openai: [
+          FakeProvider.streamError(FakeProvider.reply([Message.text("hola")]), { message: "boom mid-stream" }),
+          FakeProvider.streamCut(FakeProvider.reply([Message.text("hola")]))
+        ]
+      })
+      fakes.push(fake)
+      const generate = () =>
+        modelOf(fake, "openai")
+          .doGenerate({
+            prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+            abortSignal: AbortSignal.timeout(10_000)
+          })
+          .then(
+            () => undefined,
+            (e: unknown) => e
+          )
+      const first = await generate()
+      expect(first).toMatchObject({ statusCode: 500 })
+      expect(String(first)).toContain("boom mid-stream")
+      const second = await generate()
+      expect(second).toBeDefined()
+      expect(fake.requests.map((r) => r.problems)).toEqual([[], []])
+    },
+    timeout
+  )
 })
