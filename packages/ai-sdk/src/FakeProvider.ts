@@ -452,6 +452,11 @@ const deliver = (res: Http.ServerResponse, out: Answer): void => {
  * @since 0.1.0
  */
 export const start = (options?: Options): Promise<Fake> => {
+  try {
+    FakeStream.chunking(undefined, options?.chunking)
+  } catch (error) {
+    return Promise.reject(error)
+  }
   const scripts: Record<Route, Array<Scripted>> = {
     anthropic: [...(options?.anthropic ?? [])],
     openai: [...(options?.openai ?? [])],
@@ -507,16 +512,7 @@ export const start = (options?: Options): Promise<Fake> => {
     }
     const model = isObject(recorded.json) ? recorded.json.model : undefined
     const streaming = isObject(recorded.json) && recorded.json.stream === true
-    const chunkingOf = (r: Reply): FakeStream.Chunking => {
-      const given = options?.chunking
-      return {
-        textChars: r.chunking?.textChars ?? given?.textChars ?? 4,
-        argumentChars: r.chunking?.argumentChars ?? given?.argumentChars ?? 5,
-        interleave: r.chunking?.interleave ?? given?.interleave ?? false,
-        pingEvery: r.chunking?.pingEvery ?? given?.pingEvery ?? 0,
-        delayMs: r.chunking?.delayMs ?? given?.delayMs ?? 0
-      }
-    }
+    const chunkingOf = (r: Reply): FakeStream.Chunking => FakeStream.chunking(r.chunking, options?.chunking)
     /** The reply whole (`body`) and as the events of its stream (`frames`, computed only for a streaming request). */
     const render = (r: Reply): { readonly body: string; readonly frames: ReadonlyArray<FakeStream.Frame> } => {
       const chunking = chunkingOf(r)

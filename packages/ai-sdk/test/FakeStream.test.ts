@@ -342,4 +342,26 @@ describe("FakeProvider streams", () => {
     },
     timeout
   )
+
+  it(
+    "a chunking that is not whole numbers in range is refused, naming the field",
+    async () => {
+      await expect(FakeProvider.start({ chunking: { textChars: 0 } })).rejects.toThrow(
+        "FakeProvider chunking.textChars must be a whole number of at least 1, got 0"
+      )
+      await expect(FakeProvider.start({ chunking: { argumentChars: Number.NaN } })).rejects.toThrow(
+        "chunking.argumentChars must be a whole number of at least 1, got NaN"
+      )
+      // On one reply: the streamed request is answered 500 and the problem recorded.
+      const { thrown, fake } = await streamOf(
+        "anthropic",
+        FakeProvider.reply([Message.text("hola")], { chunking: { delayMs: -1 } }),
+        {},
+        true
+      ).catch((thrown: unknown) => ({ thrown, fake: fakes[fakes.length - 1] }))
+      expect(String(thrown)).toContain("chunking.delayMs must be a whole number of at least 0, got -1")
+      expect(fake?.requests[0]?.problems.join()).toContain("chunking.delayMs")
+    },
+    timeout
+  )
 })

@@ -9,6 +9,7 @@
  * @internal
  */
 import type * as Http from "node:http"
+import type * as FakeProvider from "../FakeProvider.ts"
 import { arrayOf, isObject, type Json, rawMark } from "./fakeJson.ts"
 
 /** How a streamed reply is cut (see `FakeProvider.Chunking`). */
@@ -20,18 +21,48 @@ export interface Chunking {
   readonly delayMs: number
 }
 
+const whole = (name: string, value: unknown, least: number, fallback: number): number => {
+  if (value === undefined) return fallback
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least) {
+    throw new TypeError(
+      `FakeProvider chunking.${name} must be a whole number of at least ${least}, got ${typeof value === "number" ? String(value) : typeof value}`
+    )
+  }
+  return value
+}
+
+/**
+ * A reply's chunking over the fake's (each field from the reply, else the fake's options, else
+ * the default); a field that is not a whole number in range throws a `TypeError` naming it.
+ */
+export const chunking = (
+  reply: FakeProvider.Chunking | undefined,
+  options: FakeProvider.Chunking | undefined
+): Chunking => {
+  const interleave = reply?.interleave ?? options?.interleave ?? false
+  if (typeof interleave !== "boolean") {
+    throw new TypeError(`FakeProvider chunking.interleave must be a boolean, got ${typeof interleave}`)
+  }
+  return {
+    textChars: whole("textChars", reply?.textChars ?? options?.textChars, 1, 4),
+    argumentChars: whole("argumentChars", reply?.argumentChars ?? options?.argumentChars, 1, 5),
+    interleave,
+    pingEvery: whole("pingEvery", reply?.pingEvery ?? options?.pingEvery, 0, 0),
+    delayMs: whole("delayMs", reply?.delayMs ?? options?.delayMs, 0, 0)
+  }
+}
+
 /** One server-sent event, framed; `arg` marks an event that carries a tool call's argument fragment. */
 export interface Frame {
   readonly text: string
   readonly arg: boolean
 }
 
-/** The given string in pieces of at most `size` code points (at least one piece, maybe empty). */
+/** The given string in pieces of `size` code points (a whole number of at least 1; at least one piece, maybe empty). */
 export const pieces = (text: string, size: number): Array<string> => {
   const points = Array.from(text)
-  const step = Math.max(1, Math.floor(size))
   const out: Array<string> = []
-  for (let i = 0; i < points.length; i += step) out.push(points.slice(i, i + step).join(""))
+  for (let i = 0; i < points.length; i += size) out.push(points.slice(i, i + size).join(""))
   return out.length === 0 ? [""] : out
 }
 
