@@ -192,7 +192,8 @@ export interface Misbehave {
  * up to and including the first tool-call argument fragment, or half the events when no call
  * streams), then, for `how: "error"`, the route's error event (Anthropic
  * `event: error` with `{"type":"error","error":{type,message}}`, Chat Completions
- * `data: {"error":{…}}`, Responses `event: error` with `code` and `message`) and the end of the
+ * `data: {"error":{…}}`, Responses `event: error` with `code` and `message`, or
+ * `response.failed` when `event` says so) and the end of the
  * stream, or, for `how: "cut"`, the connection destroyed. A request that does not stream gets
  * the same failure whole: the error as a 500 with that type, or half the body and a cut.
  *
@@ -211,6 +212,11 @@ export interface StreamFault {
   readonly type?: string | undefined
   /** The error's message (`scripted stream error` when not given). */
   readonly message?: string | undefined
+  /**
+   * Responses only: the fault as an `error` event (the default) or as `response.failed`, the
+   * response `failed` with the error in it.
+   */
+  readonly event?: "error" | "response.failed" | undefined
 }
 
 /**
@@ -295,7 +301,12 @@ export const cut = (r: Reply, options?: { readonly framing?: "length" | "chunked
  */
 export const streamError = (
   r: Reply,
-  options?: { readonly after?: number; readonly type?: string; readonly message?: string }
+  options?: {
+    readonly after?: number
+    readonly type?: string
+    readonly message?: string
+    readonly event?: "error" | "response.failed"
+  }
 ): StreamFault => ({ _tag: "StreamFault", how: "error", reply: r, ...options })
 
 /**
@@ -562,7 +573,14 @@ export const start = (options?: Options): Promise<Fake> => {
             ? send(200, body, {}, [], "cut-length")
             : send(500, errorBody(route, 500, type, message))
         }
-        const faulty = FakeStream.withFault(route, frames, { how: next.how, after: next.after, type, message })
+        const faulty = FakeStream.withFault(route, frames, {
+          how: next.how,
+          after: next.after,
+          type,
+          message,
+          event: next.event ?? "error",
+          responseId: `resp_fake_${n}`
+        })
         return send(200, "", sse, [], next.how === "cut" ? "stream-cut" : "stream", {
           frames: faulty,
           delayMs: chunkingOf(next.reply).delayMs

@@ -364,4 +364,24 @@ describe("FakeProvider streams", () => {
     },
     timeout
   )
+
+  it(
+    "Responses: a response.failed event mid-stream surfaces as an error",
+    async () => {
+      const { parts, fake } = await streamOf(
+        "responses",
+        FakeProvider.streamError(FakeProvider.reply([Message.text("a medias")]), {
+          // created, in_progress, the message added, its part added, then the first delta
+          after: 5,
+          event: "response.failed",
+          message: "The model failed"
+        })
+      )
+      expect(ofType(parts, "text-delta").map((d) => d.delta)).toEqual(["a me"])
+      const failed = parts.filter((p) => p.type === "error" || p.type === "finish")
+      expect(JSON.stringify(failed)).toMatch(/The model failed|"unified":"error"/)
+      expect(fake.requests).toHaveLength(1)
+    },
+    timeout
+  )
 })

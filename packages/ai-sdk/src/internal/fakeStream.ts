@@ -276,20 +276,33 @@ export interface Fault {
   readonly after: number | undefined
   readonly type: string
   readonly message: string
+  /** Responses only: an `error` event, or `response.failed` with the error in the response (of id `responseId`). */
+  readonly event: "error" | "response.failed"
+  readonly responseId: string
 }
 
 /** The route's error event, as its API sends it mid-stream (`sequence` numbers a Responses event). */
-const errorFrame = (
-  route: "anthropic" | "openai" | "responses",
-  type: string,
-  message: string,
-  sequence: number
-): Frame =>
-  route === "anthropic"
-    ? sse("error", { type: "error", error: { type, message } })
-    : route === "openai"
-      ? sse(undefined, { error: { message, type, param: null, code: null } })
-      : sse("error", { type: "error", sequence_number: sequence, code: type, message, param: null })
+const errorFrame = (route: "anthropic" | "openai" | "responses", fault: Fault, sequence: number): Frame => {
+  const { type, message } = fault
+  if (route === "anthropic") return sse("error", { type: "error", error: { type, message } })
+  if (route === "openai") return sse(undefined, { error: { message, type, param: null, code: null } })
+  if (fault.event === "error") {
+    return sse("error", { type: "error", sequence_number: sequence, code: type, message, param: null })
+  }
+  return sse("response.failed", {
+    type: "response.failed",
+    sequence_number: sequence,
+    response: {
+      id: fault.responseId,
+      object: "response",
+      status: "failed",
+      error: { code: type, message },
+      incomplete_details: null,
+      output: [],
+      usage: null
+    }
+  })
+}
 
 /**
  * The events sent when a fault is scripted: the first `after` events (by default up to and
@@ -308,7 +321,9 @@ export const withFault = (
     Math.max(0, Math.floor(fault.after ?? (firstArg >= 0 ? firstArg + 1 : frames.length / 2)))
   )
   const sent = frames.slice(0, after)
-  return fault.how === "cut" ? sent : [...sent, errorFrame(route, fault.type, fault.message, after)]
+  // Responses numbers its events; the keep-alive comments are not events.
+  const sequence = sent.filter((f) => !f.text.startsWith(":")).length
+  return fault.how === "cut" ? sent : [...sent, errorFrame(route, fault, sequence)]
 }
 
 /**
