@@ -24,6 +24,16 @@ const typeName = (u: unknown): string => (u === null ? "null" : Array.isArray(u)
 
 const toolNamePattern = /^[a-zA-Z0-9_-]+$/
 
+/** What a required field that is a string or an array of content parts breaks (`at` names it). */
+const textOrParts = (at: string, value: unknown): Array<string> =>
+  value === undefined
+    ? [`Missing required parameter: '${at}'.`]
+    : typeof value !== "string" && !Array.isArray(value)
+      ? [
+          `Invalid type for '${at}': expected one of a string or an array of content parts, but got ${typeName(value)} instead.`
+        ]
+      : []
+
 const roles = new Set(["user", "assistant", "system", "developer"])
 
 /** The problems of a Responses request; `stored` holds the items of earlier responses by id. */
@@ -110,12 +120,7 @@ export const problems = (body: unknown, stored: ReadonlyMap<string, Json>): Arra
               : `Invalid value: ${JSON.stringify(item.role)}. Supported values are: 'assistant', 'system', 'developer', and 'user'.`
           )
         }
-        if (item.content === undefined) out.push(`Missing required parameter: '${at}.content'.`)
-        else if (typeof item.content !== "string" && !Array.isArray(item.content)) {
-          out.push(
-            `Invalid type for '${at}.content': expected one of a string or an array of content parts, but got ${typeName(item.content)} instead.`
-          )
-        }
+        out.push(...textOrParts(`${at}.content`, item.content))
         break
       }
       case "function_call": {
@@ -143,12 +148,7 @@ export const problems = (body: unknown, stored: ReadonlyMap<string, Json>): Arra
         } else if (!calls.has(item.call_id)) {
           out.push(`No tool call found for function call output with call_id ${item.call_id}.`)
         } else answered.add(item.call_id)
-        if (item.output === undefined) out.push(`Missing required parameter: '${at}.output'.`)
-        else if (typeof item.output !== "string" && !Array.isArray(item.output)) {
-          out.push(
-            `Invalid type for '${at}.output': expected one of a string or an array of content parts, but got ${typeName(item.output)} instead.`
-          )
-        }
+        out.push(...textOrParts(`${at}.output`, item.output))
         break
       }
       case "reasoning": {
