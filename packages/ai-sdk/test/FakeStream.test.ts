@@ -384,4 +384,28 @@ describe("FakeProvider streams", () => {
     },
     timeout
   )
+
+  it(
+    "Chat Completions: stream_options without stream is refused, as the API refuses it",
+    async () => {
+      const fake = await FakeProvider.start({ openai: [FakeProvider.reply([Message.text("no")])] })
+      fakes.push(fake)
+      const response = await fetch(`${fake.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: "Bearer sk-test", "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "gpt-test",
+          messages: [{ role: "user", content: "go" }],
+          stream_options: { include_usage: true }
+        }),
+        signal: AbortSignal.timeout(10_000)
+      })
+      expect(response.status).toBe(400)
+      expect(await response.text()).toContain(
+        "The 'stream_options' parameter is only allowed when 'stream' is enabled."
+      )
+      expect(fake.left("openai")).toBe(1)
+    },
+    timeout
+  )
 })

@@ -14,6 +14,9 @@ export const problems = (body: unknown): Array<string> => {
   if (!isObject(body)) return ["the body is not a JSON object"]
   const problems: Array<string> = []
   if (typeof body.model !== "string") problems.push("you must provide a model parameter")
+  if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
+    problems.push("The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+  }
   for (const [i, tool] of arrayOf(body.tools).entries()) {
     const name = isObject(tool) && isObject(tool.function) ? tool.function.name : undefined
     if (typeof name !== "string" || !namePattern.test(name)) {
