@@ -16,7 +16,7 @@ import { FakeProvider } from "@agent-harness/ai-sdk/testing"
 import { Message } from "@agent-harness/executor"
 import { afterAll, afterEach, assert, describe, expect, it } from "@effect/vitest"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { answerStateless } from "../../../packages/mcp/test/fixtures/sdk-http.ts"
 import { freshRoots, providerEnv, agent as runAgent } from "./fixtures/agent.ts"
 import { fakeProviders } from "./fixtures/fakes.ts"
 import { scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
@@ -89,21 +89,15 @@ const serveWithToken = async (token: string): Promise<{ readonly url: string; re
       res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }))
       return
     }
-    const server = new McpServer({ name: "web", version: "1.0.0" })
-    server.registerTool(
-      "whoami",
-      { description: "Says who the caller is", annotations: { readOnlyHint: true } },
-      async () => ({ content: [{ type: "text" as const, text: "an authorized caller" }] })
-    )
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-    res.on("close", () => {
-      void transport.close()
-      void server.close()
-    })
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.destroy())
+    answerStateless(() => {
+      const server = new McpServer({ name: "web", version: "1.0.0" })
+      server.registerTool(
+        "whoami",
+        { description: "Says who the caller is", annotations: { readOnlyHint: true } },
+        async () => ({ content: [{ type: "text" as const, text: "an authorized caller" }] })
+      )
+      return server
+    })(req, res)
   })
   listeners.push(listener)
   await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
