@@ -10,21 +10,26 @@
  * calls. A tool's progress (`Progress.report`) is recorded as a `call.progressed` trace event
  * (and passed on to a reporter provided around the run); it never reaches the model.
  *
+ * `Loop.stream` is the same loop as a `Stream` of events (`Event`): each reply's text and
+ * reasoning as it is written, each call as the model writes it, starts and is answered, each
+ * turn's and the run's end. A call runs only once its block is complete (`ReplyPart`); a stream
+ * that fails or ends inside a call fails the run with a `ModelError` and none of that turn's
+ * calls run. `Loop.run` is the same loop with nothing shown, and `fold(stream(options))` gives
+ * what `run(options)` gives, with the same trace (a streamed reply's `model.replied` says
+ * `streamed: true`).
+ *
  * @since 0.1.0
  */
-import { Budget, Deadline } from "@agent-harness/budgets"
+import type { Budget } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Cause, Data, type Duration, Effect, Result } from "effect"
-import * as Boundary from "./Boundary.ts"
-import * as Breaker from "./Breaker.ts"
-import * as Steps from "./internal/steps.ts"
-import * as Execute from "./Execute.ts"
-import * as Message from "./Message.ts"
-import { type FinishReason, Model, type ModelError, type Usage } from "./Model.ts"
-import * as Outcome from "./Outcome.ts"
-import * as Progress from "./Progress.ts"
+import { type Cause, Data, type Duration, Effect, Option, Queue, Stream } from "effect"
+import type * as Breaker from "./Breaker.ts"
+import * as Drive from "./internal/drive.ts"
+import type * as Execute from "./Execute.ts"
+import type * as Message from "./Message.ts"
+import type { FinishReason, Model, ModelError, Usage } from "./Model.ts"
+import type * as Outcome from "./Outcome.ts"
 import type * as StopReasons from "./StopReason.ts"
-import * as Trace from "./Trace.ts"
 
 /**
  * Why the loop stopped: a reply without tool calls (`end`), the turn budget spent
@@ -68,6 +73,14 @@ export interface Options<T extends Tool.Any> {
    * (`repeated_call`). It never changes or drops a call. See `Breaker`.
    */
   readonly breaker?: Breaker.Breaker | undefined
+  /**
+   * Stops the run when it completes (`Deferred.await(d)`, a signal's Effect): the model call
+   * in hand is cut off (its text so far is the result's `text`), no call starts after it (a
+   * call of the turn in hand that had not started is answered `not executed`, so every call
+   * keeps its one result), and the run ends with `interrupted`. Interrupting the run's fiber
+   * instead ends it too, with the trace's `run.ended` saying `interrupted`.
+   */
+  readonly interrupt?: Effect.Effect<void> | undefined
 }
 
 /**
@@ -96,7 +109,10 @@ export interface Turn {
 export interface RunResult {
   /** Why the loop stopped. */
   readonly stop: StopReason
-  /** The final reply's text (`end`), or `undefined` otherwise (`turn_cap`, `repeated_call`...). */
+  /**
+   * The final reply's text (`end`); for `interrupted`, the text the cut-off reply had written
+   * so far (streamed only); `undefined` otherwise (`turn_cap`, `repeated_call`...).
+   */
   readonly text: string | undefined
   /** The whole history, opening messages included. */
   readonly messages: ReadonlyArray<Message.Message>
@@ -173,63 +189,106 @@ export class InvalidOption extends InvalidOptionBase {
 export const run = <T extends Tool.Any>(
   options: Options<T>
 ): Effect.Effect<RunResult, ModelError | InvalidOption, Model | Tool.Services<T>> =>
-  Effect.gen(function* () {
-    const invalid = Boundary.optionProblem(options)
-    if (invalid !== undefined) return yield* new InvalidOption(invalid)
-    const model = yield* Model
-    const trace = yield* Effect.service(Trace.Trace)
-    const record = (event: Trace.Event) => Trace.recordOn(trace, event)
-    let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
-    const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
-    const executeOptions: Execute.AllOptions = { timeout: options.timeout, concurrency: options.concurrency ?? 1 }
-    const harness = yield* Execute.harness
-    const outerReporter = yield* Progress.Reporter
-    const messages: Array<Message.Message> = [...options.messages]
-    const turns: Array<Turn> = []
-    const breaker = options.breaker
-    const watch = breaker === undefined ? undefined : Breaker.watch(breaker, harness.catalog)
-    yield* record(Steps.startEvent(options.messages, budget, options.toolset, breaker))
-    const finish = (stop: StopReason, text: string | undefined) =>
-      Effect.andThen(
-        record({ type: "run.ended", stop, ...(text === undefined ? {} : { text }), turns: turns.length }),
-        Effect.as(Steps.complete(model, Math.max(turns.length, 1), messages), { stop, text, messages, turns, budget })
-      )
-    while (true) {
-      const spent = Budget.spend(budget, 1)
-      if (Result.isFailure(spent)) return yield* finish("turn_cap", undefined)
-      if (deadline !== undefined && Result.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
-        return yield* finish("time_budget", undefined)
-      }
-      budget = spent.success
-      const turn = turns.length + 1
-      yield* record({ type: "model.requested", turn, messages: messages.length })
-      const request = { messages: [...messages], toolset: options.toolset, turn }
-      const { reply, about } = yield* Steps.ask(model, request, record)
-      messages.push(Message.assistant(reply))
-      const { usage, finishReason } = about
-      const seen = {
-        ...(usage === undefined ? {} : { usage }),
-        ...(finishReason === undefined ? {} : { finishReason })
-      }
-      const calls = Message.toolUses(reply)
-      if (calls.length === 0) {
-        turns.push({ turn, reply, outcomes: [], ...seen })
-        return yield* finish("end", Message.replyText(reply))
-      }
-      const { outcomes, tripped } = yield* Steps.act(options.toolset, turn, calls, {
-        executeOptions,
-        trace,
-        record,
-        reporter: outerReporter,
-        watch,
-        breaker
-      })
-      const current: Turn = { turn, reply, outcomes, ...seen }
-      turns.push(current)
-      if (options.onTurn !== undefined) yield* options.onTurn(current)
-      messages.push(Message.user(outcomes.map(Outcome.toToolResult)))
-      if (breaker?.action === "stop" && tripped) {
-        return yield* finish("repeated_call", undefined)
-      }
-    }
-  })
+  Drive.drive(options, undefined, (problem) => new InvalidOption(problem))
+
+/**
+ * What a streamed run shows, in order: a turn starts (`turn.started`); its text and reasoning
+ * as they are written (`text.delta`, `reasoning.delta`); a call as the model writes it
+ * (`call.drafted`, then its arguments' pieces, `call.delta`: not run, not even complete); once
+ * the reply is complete and checked, each call as it starts (`call.started`) and what it came
+ * to (`call.answered`, in call order, the observation the model reads); the turn's end
+ * (`turn.ended`, the same `Turn` `onTurn` sees); the run's end (`run.ended`, the `RunResult`).
+ *
+ * @since 0.2.0
+ */
+export type Event =
+  | { readonly type: "turn.started"; readonly turn: number }
+  | { readonly type: "text.delta"; readonly turn: number; readonly text: string }
+  | { readonly type: "reasoning.delta"; readonly turn: number; readonly text: string }
+  | { readonly type: "call.drafted"; readonly turn: number; readonly tool_use_id: string; readonly name: string }
+  | { readonly type: "call.delta"; readonly turn: number; readonly tool_use_id: string; readonly delta: string }
+  | { readonly type: "call.started"; readonly turn: number; readonly call: Message.ToolUseBlock }
+  | { readonly type: "call.answered"; readonly turn: number; readonly outcome: Outcome.Outcome }
+  | { readonly type: "turn.ended"; readonly turn: Turn }
+  | { readonly type: "run.ended"; readonly result: RunResult }
+
+/**
+ * The loop as a `Stream` of its events (`Event`), each model call streamed (`Model.partsOf`:
+ * a model's `stream`, or its whole reply at once when it has none). The stream fails as `run`
+ * does (`InvalidOption` before anything runs, otherwise a `ModelError`); its last event is
+ * `run.ended` with the result. Stopping the stream (interrupting its consumer) stops the run:
+ * no call starts after it. Non-Effect code reads it with `Stream.toAsyncIterable`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Loop, Message } from "@agent-harness/executor"
+ * import { Toolset } from "@agent-harness/tool-schema"
+ *
+ * const shown = Loop.stream({ toolset: Toolset.make(), messages: [Message.user("Hello")] }).pipe(
+ *   Stream.runForEach((event) =>
+ *     event.type === "text.delta" ? Effect.sync(() => process.stdout.write(event.text)) : Effect.void
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const stream = <T extends Tool.Any>(
+  options: Options<T>
+): Stream.Stream<Event, ModelError | InvalidOption, Model | Tool.Services<T>> =>
+  Stream.callback<Event, ModelError | InvalidOption, Model | Tool.Services<T>>(
+    (queue) =>
+      Effect.matchCauseEffect(
+        Drive.drive(
+          options,
+          (event) => Effect.asVoid(Queue.offer(queue, event)),
+          (problem) => new InvalidOption(problem)
+        ),
+        {
+          onSuccess: () => Queue.end(queue),
+          onFailure: (cause) => Queue.failCause(queue, cause)
+        }
+      ),
+    { bufferSize: eventBuffer, strategy: "suspend" }
+  )
+
+/**
+ * How many events `stream` holds before the run waits for its reader (a slow terminal slows
+ * the run instead of growing memory).
+ *
+ * @since 0.2.0
+ */
+export const eventBuffer = 1024
+
+const NoResultBase: new (args: void) => Cause.YieldableError & { readonly _tag: "NoResult" } =
+  Data.TaggedError("NoResult")
+
+/**
+ * A stream of loop events that ended without its `run.ended` event (it was cut short with
+ * `Stream.take`, or is not a loop's stream): there is no result to give.
+ *
+ * @since 0.2.0
+ */
+export class NoResult extends NoResultBase {
+  /** What went wrong. */
+  override get message(): string {
+    return "Loop.fold: the stream ended without its run.ended event"
+  }
+}
+
+/**
+ * A stream of loop events folded into the run's result (its `run.ended` event's); `NoResult`
+ * when it has none. `fold(stream(options))` gives what `run(options)` gives.
+ *
+ * @since 0.2.0
+ */
+export const fold = <E, R>(events: Stream.Stream<Event, E, R>): Effect.Effect<RunResult, E | NoResult, R> =>
+  Effect.flatMap(
+    Stream.runFold(
+      events,
+      () => Option.none<RunResult>(),
+      (last, event) => (event.type === "run.ended" ? Option.some(event.result) : last)
+    ),
+    (last) => (Option.isSome(last) ? Effect.succeed(last.value) : Effect.fail(new NoResult()))
+  )

@@ -7,9 +7,10 @@
  * @since 0.1.0
  */
 import { Render, type Tool, type Toolset } from "@agent-harness/tool-schema"
-import { type Cause, Context, Data, Effect, Layer } from "effect"
+import { type Cause, Context, Data, Effect, Layer, Stream } from "effect"
 import type * as FinishReasons from "./FinishReason.ts"
 import type * as Message from "./Message.ts"
+import * as ReplyPart from "./ReplyPart.ts"
 import type * as Usages from "./Usage.ts"
 
 /**
@@ -165,9 +166,10 @@ export interface Request {
 }
 
 /**
- * A model: one interface, `respond`, for the loop and the planner. A provider (an edge
- * package: ai-sdk, the scripted model, your own) implements `respond`; a function that gives
- * only the blocks becomes a model with {@link fromReply}.
+ * A model: one interface, `respond`, for the loop and the planner, and `stream` when the model
+ * can give its reply as it is written. A provider (an edge package: ai-sdk, the scripted
+ * model, your own) implements `respond` (and `stream`); a function that gives only the blocks
+ * becomes a model with {@link fromReply}, a function that gives parts one with {@link fromStream}.
  *
  * @since 0.1.0
  */
@@ -178,6 +180,12 @@ export interface Shape {
    * with `IncompleteReply` when the reply did not finish (`isIncomplete`).
    */
   readonly respond: (request: Request) => Effect.Effect<Response, Failure>
+  /**
+   * The same reply as it is written, part by part (`ReplyPart`): what `Loop.stream` shows as it
+   * comes. Folded (`ReplyPart.fold`) it is the response `respond` gives. A model without it
+   * streams its whole response at once ({@link partsOf}).
+   */
+  readonly stream?: ((request: Request) => Stream.Stream<ReplyPart.Part, Failure>) | undefined
   /**
    * Called once when the loop stops, with the final history: a scripted model checks here that
    * no reply is left over and that the last results are the expected ones.
@@ -215,6 +223,21 @@ export const fromReply = (reply: Reply, options?: { readonly complete?: Shape["c
     // A hostile function's non-Effect goes on as it is: the loop names it.
     return Effect.isEffect(out) ? Effect.map(out, (content): Response => ({ content })) : out
   },
+  ...(options?.complete === undefined ? {} : { complete: options.complete })
+})
+
+/**
+ * A model from a function that streams its reply (`ReplyPart`): `stream` is that function and
+ * `respond` its fold (`ReplyPart.fold`), so both give the same reply.
+ *
+ * @since 0.2.0
+ */
+export const fromStream = (
+  stream: (request: Request) => Stream.Stream<ReplyPart.Part, Failure>,
+  options?: { readonly complete?: Shape["complete"] }
+): Shape => ({
+  respond: (request) => ReplyPart.fold(stream(request)),
+  stream,
   ...(options?.complete === undefined ? {} : { complete: options.complete })
 })
 
@@ -289,3 +312,29 @@ export const guard = <A>(call: () => Effect.Effect<A, Failure>): Effect.Effect<A
  */
 export const ask = (model: Shape, request: Request): Effect.Effect<Response, Failure> =>
   guard(() => model.respond(request))
+
+/**
+ * The parts of `model`'s reply to `request`: its `stream` when it has one, otherwise its whole
+ * `respond` as parts (`ReplyPart.fromResponse`). Guarded as {@link guard} is: a `stream` that
+ * throws, answers something that is not a Stream, fails with something that is not a
+ * `Failure` or dies fails with a typed `Failure`.
+ *
+ * @since 0.2.0
+ */
+export const partsOf = (model: Shape, request: Request): Stream.Stream<ReplyPart.Part, Failure> => {
+  const stream = model.stream
+  if (stream === undefined) {
+    return Stream.flatMap(Stream.fromEffect(ask(model, request)), (response) =>
+      Stream.fromIterable(ReplyPart.fromResponse(response))
+    )
+  }
+  return Stream.suspend(() => {
+    const out: unknown = stream.call(model, request)
+    return Stream.isStream(out)
+      ? (out as Stream.Stream<ReplyPart.Part, unknown>)
+      : Stream.die(new TypeError(`the model's stream answered ${Render.brief(out)} instead of a Stream`))
+  }).pipe(
+    Stream.catchDefect((defect) => Stream.fail(defectOf(defect))),
+    Stream.mapError(failureOf)
+  )
+}

@@ -208,6 +208,27 @@ export const denied = (
 })
 
 /**
+ * The outcome of a call of a turn whose run was stopped (`interrupted`) before the call
+ * started: `Refused`, nothing ran, and it reads `not executed: the run was stopped before this
+ * call started` (the catalogue's `runStopped`). Every call of the turn keeps its one result.
+ *
+ * @since 0.2.0
+ */
+export const stopped = (
+  call: { readonly id: string; readonly name: string },
+  catalog: MessageCatalog.MessageCatalog = MessageCatalog.english
+): Refused => {
+  const reason = MessageCatalog.say(catalog, (c) => c.runStopped ?? MessageCatalog.english.runStopped ?? "")
+  return {
+    _tag: "Refused",
+    id: call.id,
+    name: call.name,
+    reason,
+    content: MessageCatalog.say(catalog, (c) => c.notExecuted(reason))
+  }
+}
+
+/**
  * Whether a permission gate denied the call (nothing ran).
  *
  * @since 0.1.0

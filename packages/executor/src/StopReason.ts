@@ -11,15 +11,16 @@ import { Schema } from "effect"
 /**
  * Why the loop stopped: a reply without tool calls (`end`), the turn budget spent
  * (`turn_cap`), the wall-clock budget spent before a model call (`time_budget`), or a
- * repeated-call breaker set to `stop` that tripped during the last turn (`repeated_call`).
- * The budgets' two words are `Budget.reasons`'s, so the loop and the budgets agree.
+ * repeated-call breaker set to `stop` that tripped during the last turn (`repeated_call`),
+ * or the run stopped on request (`interrupted`: the loop's `interrupt` option, Ctrl-C in
+ * `harness agent`, the run's fiber interrupted). The budgets' two words are `Budget.reasons`'s, so the loop and the budgets agree.
  *
  * @since 0.1.0
  */
-export const StopReason: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call"]> =
-  Schema.Literals(["end", Budget.reasons.turns, Budget.reasons.time, "repeated_call"])
+export const StopReason: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call", "interrupted"]> =
+  Schema.Literals(["end", Budget.reasons.turns, Budget.reasons.time, "repeated_call", "interrupted"])
 
-/** Why the loop stopped: `end`, `turn_cap`, `time_budget` or `repeated_call`. @since 0.1.0 */
+/** Why the loop stopped: `end`, `turn_cap`, `time_budget`, `repeated_call` or `interrupted`. @since 0.1.0 */
 export type StopReason = typeof StopReason.Type
 
 /**

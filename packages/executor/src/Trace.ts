@@ -84,7 +84,8 @@ export const ModelRequest: Schema.Struct<{
 
 /**
  * The model replied; `finish_reason` when the model gave one (`stop`, `tool-calls`...), and the
- * provider's own word for it in `raw_finish_reason`.
+ * provider's own word for it in `raw_finish_reason`; `streamed: true` when the reply came as a
+ * stream (`Loop.stream`). Otherwise a streamed reply's event is the same as an unstreamed one's.
  *
  * @since 0.1.0
  */
@@ -94,12 +95,14 @@ export const ModelReply: Schema.Struct<{
   readonly reply: Schema.$Array<typeof Message.ReplyBlock>
   readonly finish_reason: Schema.optionalKey<typeof FinishReason>
   readonly raw_finish_reason: Schema.optionalKey<Schema.String>
+  readonly streamed: Schema.optionalKey<Schema.Literal<true>>
 }> = Schema.Struct({
   type: Schema.Literal("model.replied"),
   turn: Schema.Int,
   reply: Schema.Array(Message.ReplyBlock),
   finish_reason: Schema.optionalKey(FinishReason),
-  raw_finish_reason: Schema.optionalKey(Schema.String)
+  raw_finish_reason: Schema.optionalKey(Schema.String),
+  streamed: Schema.optionalKey(Schema.Literal(true))
 })
 
 /**

@@ -22,6 +22,8 @@ export * as Model from "./Model.ts"
 export * as Outcome from "./Outcome.ts"
 /** Progress of a running tool call: `Progress.report`, and the `Reporter` that decides where it goes. @since 0.1.0 */
 export * as Progress from "./Progress.ts"
+/** A streamed reply, part by part (text and reasoning deltas, a call's start, argument pieces and end, usage, finish), and its fold into a reply. @since 0.2.0 */
+export * as ReplyPart from "./ReplyPart.ts"
 /** Why the loop stopped: the closed list, as a Schema. @since 0.1.0 */
 export * as StopReason from "./StopReason.ts"
 /** Traces as JSON Lines, one event grammar (`run.started`, `call.answered`...): the events, their Schemas, where they go (`jsonl`, `memory`), and `upgrade` for old traces. @since 0.1.0 */

@@ -13,8 +13,9 @@ import { Schema } from "effect"
  *
  * @since 0.1.0
  */
-export const Stop: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call", "diverged"]> =
-  Schema.Literals([...StopReason.StopReason.literals, "diverged"])
+export const Stop: Schema.Literals<
+  readonly ["end", "turn_cap", "time_budget", "repeated_call", "interrupted", "diverged"]
+> = Schema.Literals([...StopReason.StopReason.literals, "diverged"])
 
 /** How a scenario's conversation stopped: a stop reason or `diverged`. @since 0.1.0 */
 export type Stop = typeof Stop.Type

@@ -58,6 +58,11 @@ export interface MessageCatalog {
    * passed. Optional: a catalogue without it says it in English.
    */
   readonly partDropped?: ((what: string, why: PartDropped, limit: number) => string) | undefined
+  /**
+   * The reason `notExecuted` wraps for a call of a turn whose run was stopped (interrupted)
+   * before the call started: nothing ran. Optional: a catalogue without it says it in English.
+   */
+  readonly runStopped?: string | undefined
 }
 
 /**
@@ -208,6 +213,7 @@ export const english: MessageCatalog = {
   },
   invalidOption: (option, value) => `the harness option '${option}' is invalid: ${value}`,
   denied: (reason) => `denied: ${reason}`,
+  runStopped: "the run was stopped before this call started",
   repeatedCall: (count, window) =>
     `note: you have made this exact call (same tool, same input) ${count} times ${window === 1 ? "in this turn" : `in the last ${window} turns`}, with this same result each time; repeating it will not change it: try something else`,
   contentCut: (hidden) => `… ${grouped(hidden, ",")} more ${hidden === 1 ? "character" : "characters"} not shown`,
@@ -276,6 +282,7 @@ export const spanish: MessageCatalog = {
   },
   invalidOption: (option, value) => `la opción '${option}' del harness no es válida: ${value}`,
   denied: (reason) => `permiso denegado: ${reason}`,
+  runStopped: "la ejecución se detuvo antes de que empezara esta llamada",
   repeatedCall: (count, window) =>
     `nota: has hecho esta misma llamada (misma herramienta, misma entrada) ${count} veces ${window === 1 ? "en este turno" : `en los últimos ${window} turnos`}, con este mismo resultado cada vez; repetirla no lo cambiará: prueba otra cosa`,
   contentCut: (hidden) =>

@@ -7,11 +7,12 @@
  */
 import type { Budget } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import * as Boundary from "../Boundary.ts"
 import type * as Breaker from "../Breaker.ts"
 import * as Execute from "../Execute.ts"
 import type * as Message from "../Message.ts"
+import * as Model from "../Model.ts"
 import {
   type Failure,
   guard,
@@ -25,6 +26,7 @@ import {
 } from "../Model.ts"
 import type * as Outcome from "../Outcome.ts"
 import * as Progress from "../Progress.ts"
+import * as ReplyPart from "../ReplyPart.ts"
 import * as Trace from "../Trace.ts"
 
 /** Records a trace event (never fails). */
@@ -88,9 +90,69 @@ export const ask = (
   request: Request & { readonly turn: number },
   record: Recorder
 ): Effect.Effect<Asked, ModelError> =>
+  Effect.flatMap(
+    callModel(request.turn, () => model.respond(request), record),
+    (response) => checkResponse(request.turn, response, record, false)
+  )
+
+/** What a streamed turn shows as it comes: its text and reasoning, its calls as they are written. */
+export interface Shown {
+  readonly text: (text: string) => Effect.Effect<void>
+  readonly reasoning: (text: string) => Effect.Effect<void>
+  readonly drafted: (id: string, name: string) => Effect.Effect<void>
+  readonly argued: (id: string, delta: string) => Effect.Effect<void>
+}
+
+/**
+ * One model call streamed (`Model.partsOf`): each part shown as it comes (`shown`) and folded
+ * (`fold`, whose `text` is what was written so far, for an interrupted turn); the folded
+ * response then checked as `ask` checks a whole one, and recorded with `streamed: true`. A stream
+ * that fails, or ends with a call still open, is a `ModelError` and nothing of it runs.
+ */
+export const askStreamed = (
+  model: Shape,
+  request: Request & { readonly turn: number },
+  record: Recorder,
+  shown: Shown,
+  fold: ReplyPart.Folder
+): Effect.Effect<Asked, ModelError> => {
+  const turn = request.turn
+  const folded = Stream.runForEach(Model.partsOf(model, request), (part): Effect.Effect<void, Failure> => {
+    const problem = fold.add(part)
+    if (problem !== undefined) return Effect.fail(problem)
+    switch (part.type) {
+      case "text-delta":
+        return part.text === "" ? Effect.void : shown.text(part.text)
+      case "reasoning-delta":
+        return part.text === "" ? Effect.void : shown.reasoning(part.text)
+      case "call-started":
+        return shown.drafted(part.id, part.name)
+      case "call-delta":
+        return shown.argued(part.id, part.delta)
+      default:
+        return Effect.void
+    }
+  }).pipe(
+    Effect.flatMap(() => {
+      const done = fold.finish()
+      return done instanceof ReplyPart.IncompleteStream ? Effect.fail(done) : Effect.succeed(done)
+    })
+  )
+  return Effect.flatMap(
+    callModel(turn, () => folded, record),
+    (response) => checkResponse(turn, response, record, true)
+  )
+}
+
+/** The checks of a reply, whole or folded from a stream, and its `model.replied` event. */
+const checkResponse = (
+  turn: number,
+  answered: unknown,
+  record: Recorder,
+  streamed: boolean
+): Effect.Effect<Asked, ModelError> =>
   Effect.gen(function* () {
-    const turn = request.turn
-    const response = Boundary.readResponse(yield* callModel(turn, () => model.respond(request), record))
+    const response = Boundary.readResponse(answered)
     if (typeof response === "string") {
       yield* record({ type: "model.failed", turn, message: response })
       return yield* new ModelError({ turn, reason: new MalformedReply({ message: response }) })
@@ -114,7 +176,8 @@ export const ask = (
       turn,
       reply,
       ...(finishReason === undefined ? {} : { finish_reason: finishReason }),
-      ...(rawFinishReason === undefined ? {} : { raw_finish_reason: rawFinishReason })
+      ...(rawFinishReason === undefined ? {} : { raw_finish_reason: rawFinishReason }),
+      ...(streamed ? { streamed: true as const } : {})
     })
     return { reply, about }
   })
@@ -195,6 +258,13 @@ export interface ActOptions {
   readonly watch: Breaker.Watch | undefined
   /** The breaker itself, for its trace events. */
   readonly breaker: Breaker.Breaker | undefined
+  /** Told of each call as it starts and of every outcome after the trace (a streamed run's events). */
+  readonly told?:
+    | {
+        readonly started: (call: Message.ToolUseBlock) => Effect.Effect<void>
+        readonly answered: (outcome: Outcome.Outcome) => Effect.Effect<void>
+      }
+    | undefined
 }
 
 /**
@@ -213,19 +283,20 @@ export const act = <T extends Tool.Any>(
   Tool.Services<T>
 > =>
   Effect.gen(function* () {
-    const { trace, record, watch, breaker } = options
+    const { trace, record, watch, breaker, told } = options
     const traced = trace !== Trace.none
+    const onCall =
+      told === undefined
+        ? (call: Message.ToolUseBlock) => record(Trace.callStarted(turn, call))
+        : (call: Message.ToolUseBlock) => Effect.andThen(record(Trace.callStarted(turn, call)), told.started(call))
     const ran = yield* Execute.executeAll(toolset, calls, {
       ...options.executeOptions,
-      ...(traced
-        ? {
-            onCall: (call: Message.ToolUseBlock) => record(Trace.callStarted(turn, call)),
-            reporter: turnReporter(turn, calls, record, options.reporter)
-          }
-        : {})
+      ...(traced || told !== undefined ? { onCall } : {}),
+      ...(traced ? { reporter: turnReporter(turn, calls, record, options.reporter) } : {})
     })
     const checked = watch === undefined ? undefined : watch.check(turn, calls, ran)
     const outcomes = checked === undefined ? ran : checked.outcomes
     if (traced) yield* observe(turn, outcomes, checked?.trips ?? [], breaker, record)
+    if (told !== undefined) yield* Effect.forEach(outcomes, told.answered, { discard: true })
     return { outcomes, tripped: checked !== undefined && checked.trips.length > 0 }
   })

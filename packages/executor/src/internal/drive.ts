@@ -1,0 +1,175 @@
+/**
+ * The loop itself, once: `Loop.run` drives it with nothing to show, `Loop.stream` with an
+ * `emit` that puts each event on the stream. Both go through the same steps in the same order
+ * and record the same trace, so their results, traces and observations are the same.
+ *
+ * @internal
+ */
+import { Budget, Deadline } from "@agent-harness/budgets"
+import type { Tool } from "@agent-harness/tool-schema"
+import { Deferred, Effect, Fiber, Result } from "effect"
+import * as Boundary from "../Boundary.ts"
+import * as Breaker from "../Breaker.ts"
+import * as Execute from "../Execute.ts"
+import type * as Loop from "../Loop.ts"
+import * as Message from "../Message.ts"
+import { Model, type ModelError } from "../Model.ts"
+import * as Outcome from "../Outcome.ts"
+import * as Progress from "../Progress.ts"
+import * as ReplyPart from "../ReplyPart.ts"
+import * as Trace from "../Trace.ts"
+import * as Steps from "./steps.ts"
+
+/** Puts one event where the caller reads it (`Loop.stream`). */
+export type Emit = (event: Loop.Event) => Effect.Effect<void>
+
+/** A turn's model call cut short by the `interrupt` option. */
+const cut = Symbol("cut")
+
+/**
+ * Runs the loop; with `emit`, streams each turn (`Model.partsOf`) and emits its events as they
+ * happen. Fails with `InvalidOption` before anything runs, otherwise only with a `ModelError`.
+ */
+export const drive = <T extends Tool.Any>(
+  options: Loop.Options<T>,
+  emit: Emit | undefined,
+  invalid: (problem: Boundary.OptionProblem) => Loop.InvalidOption
+): Effect.Effect<Loop.RunResult, ModelError | Loop.InvalidOption, Model | Tool.Services<T>> =>
+  Effect.gen(function* () {
+    const problem = Boundary.optionProblem(options)
+    if (problem !== undefined) return yield* invalid(problem)
+    const model = yield* Model
+    const trace = yield* Effect.service(Trace.Trace)
+    const record = (event: Trace.Event) => Trace.recordOn(trace, event)
+    let budget = options.turns ?? Budget.turns(options.maxTurns ?? 10)
+    const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
+    const harness = yield* Execute.harness
+    const outerReporter = yield* Progress.Reporter
+    const messages: Array<Message.Message> = [...options.messages]
+    const turns: Array<Loop.Turn> = []
+    const breaker = options.breaker
+    const watch = breaker === undefined ? undefined : Breaker.watch(breaker, harness.catalog)
+    // The `interrupt` option, watched beside the run: once it fires no call starts (a call of
+    // the turn in hand is answered `not executed`, `Outcome.stopped`) and no model call either.
+    const stop = options.interrupt === undefined ? undefined : yield* Deferred.make<void>()
+    let stopped = false
+    const watcher =
+      stop === undefined || options.interrupt === undefined
+        ? undefined
+        : yield* Effect.forkChild(
+            Effect.andThen(
+              options.interrupt,
+              Effect.suspend(() => {
+                stopped = true
+                return Deferred.succeed(stop, undefined)
+              })
+            )
+          )
+    const executeOptions: Execute.AllOptions = { timeout: options.timeout, concurrency: options.concurrency ?? 1 }
+    const refuseOnceStopped: Execute.Middleware = (call, _tool, run) =>
+      Effect.suspend(() => (stopped ? Effect.succeed(Outcome.stopped(call, harness.catalog)) : run))
+    let partial: ReplyPart.Folder | undefined
+    let ended = false
+    const finish = (stop: Loop.StopReason, text: string | undefined) =>
+      Effect.gen(function* () {
+        ended = true
+        yield* record({ type: "run.ended", stop, ...(text === undefined ? {} : { text }), turns: turns.length })
+        const result: Loop.RunResult = { stop, text, messages, turns, budget }
+        if (stop !== "interrupted") yield* Steps.complete(model, Math.max(turns.length, 1), messages)
+        if (emit !== undefined) yield* emit({ type: "run.ended", result })
+        return result
+      })
+    yield* record(Steps.startEvent(options.messages, budget, options.toolset, breaker))
+    const told =
+      emit === undefined
+        ? undefined
+        : {
+            shown: (turn: number): Steps.Shown => ({
+              text: (text) => emit({ type: "text.delta", turn, text }),
+              reasoning: (text) => emit({ type: "reasoning.delta", turn, text }),
+              drafted: (id, name) => emit({ type: "call.drafted", turn, tool_use_id: id, name }),
+              argued: (id, delta) => emit({ type: "call.delta", turn, tool_use_id: id, delta })
+            }),
+            calls: (turn: number) => ({
+              started: (call: Message.ToolUseBlock) => emit({ type: "call.started", turn, call }),
+              answered: (outcome: Outcome.Outcome) => emit({ type: "call.answered", turn, outcome })
+            })
+          }
+    const body = Effect.gen(function* () {
+      while (true) {
+        if (stopped) return yield* finish("interrupted", undefined)
+        const spent = Budget.spend(budget, 1)
+        if (Result.isFailure(spent)) return yield* finish("turn_cap", undefined)
+        if (deadline !== undefined && Result.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
+          return yield* finish("time_budget", undefined)
+        }
+        budget = spent.success
+        const turn = turns.length + 1
+        yield* record({ type: "model.requested", turn, messages: messages.length })
+        if (emit !== undefined) yield* emit({ type: "turn.started", turn })
+        const request = { messages: [...messages], toolset: options.toolset, turn }
+        partial = emit === undefined ? undefined : ReplyPart.folder()
+        const asking =
+          told === undefined || partial === undefined
+            ? Steps.ask(model, request, record)
+            : Steps.askStreamed(model, request, record, told.shown(turn), partial)
+        const asked =
+          stop === undefined
+            ? yield* asking
+            : yield* Effect.raceFirst(asking, Effect.as(Deferred.await(stop), cut as typeof cut))
+        if (asked === cut) return yield* finish("interrupted", partialText())
+        partial = undefined
+        const { reply, about } = asked
+        messages.push(Message.assistant(reply))
+        const { usage, finishReason } = about
+        const seen = {
+          ...(usage === undefined ? {} : { usage }),
+          ...(finishReason === undefined ? {} : { finishReason })
+        }
+        const calls = Message.toolUses(reply)
+        if (calls.length === 0) {
+          const current: Loop.Turn = { turn, reply, outcomes: [], ...seen }
+          turns.push(current)
+          if (emit !== undefined) yield* emit({ type: "turn.ended", turn: current })
+          return yield* finish("end", Message.replyText(reply))
+        }
+        const acting = Steps.act(options.toolset, turn, calls, {
+          executeOptions,
+          trace,
+          record,
+          reporter: outerReporter,
+          watch,
+          breaker,
+          told: told?.calls(turn)
+        })
+        const { outcomes, tripped } =
+          stop === undefined ? yield* acting : yield* Execute.withMiddleware(acting, refuseOnceStopped, "outside")
+        const current: Loop.Turn = { turn, reply, outcomes, ...seen }
+        turns.push(current)
+        if (options.onTurn !== undefined) yield* options.onTurn(current)
+        if (emit !== undefined) yield* emit({ type: "turn.ended", turn: current })
+        messages.push(Message.user(outcomes.map(Outcome.toToolResult)))
+        if (breaker?.action === "stop" && tripped) {
+          return yield* finish("repeated_call", undefined)
+        }
+      }
+    })
+    const partialText = (): string | undefined => {
+      const text = partial?.text()
+      return text === undefined || text === "" ? undefined : text
+    }
+    return yield* body.pipe(
+      // The run's fiber interrupted: the trace still says how it ended, with the text written so far.
+      Effect.onInterrupt(() => {
+        if (ended) return Effect.void
+        const text = partialText()
+        return record({
+          type: "run.ended",
+          stop: "interrupted",
+          ...(text === undefined ? {} : { text }),
+          turns: turns.length
+        })
+      }),
+      Effect.ensuring(watcher === undefined ? Effect.void : Fiber.interrupt(watcher))
+    )
+  })
