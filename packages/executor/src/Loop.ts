@@ -22,7 +22,7 @@
  */
 import type { Budget } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { type Cause, Data, type Duration, Effect, Option, Queue, Stream } from "effect"
+import { type Cause, Data, type Duration, Effect, Queue, Stream } from "effect"
 import type * as Breaker from "./Breaker.ts"
 import * as Drive from "./internal/drive.ts"
 import type * as Execute from "./Execute.ts"
@@ -261,19 +261,21 @@ export const stream = <T extends Tool.Any>(
  */
 export const eventBuffer = 1024
 
-const NoResultBase: new (args: void) => Cause.YieldableError & { readonly _tag: "NoResult" } =
-  Data.TaggedError("NoResult")
+const NoResultBase: new (args: {
+  readonly events: number
+}) => Cause.YieldableError & { readonly _tag: "NoResult"; readonly events: number } = Data.TaggedError("NoResult")
 
 /**
  * A stream of loop events that ended without its `run.ended` event (it was cut short with
- * `Stream.take`, or is not a loop's stream): there is no result to give.
+ * `Stream.take`, or is not a loop's stream): there is no result to give. `events` is how many
+ * events it had.
  *
  * @since 0.2.0
  */
 export class NoResult extends NoResultBase {
   /** What went wrong. */
   override get message(): string {
-    return "Loop.fold: the stream ended without its run.ended event"
+    return `Loop.fold: the stream ended after ${this.events} events without its run.ended event`
   }
 }
 
@@ -287,8 +289,13 @@ export const fold = <E, R>(events: Stream.Stream<Event, E, R>): Effect.Effect<Ru
   Effect.flatMap(
     Stream.runFold(
       events,
-      () => Option.none<RunResult>(),
-      (last, event) => (event.type === "run.ended" ? Option.some(event.result) : last)
+      () => ({ count: 0, result: undefined as RunResult | undefined }),
+      (state, event) => {
+        state.count++
+        if (event.type === "run.ended") state.result = event.result
+        return state
+      }
     ),
-    (last) => (Option.isSome(last) ? Effect.succeed(last.value) : Effect.fail(new NoResult()))
+    ({ count, result }) =>
+      result === undefined ? Effect.fail(new NoResult({ events: count })) : Effect.succeed(result)
   )

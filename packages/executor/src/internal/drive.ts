@@ -66,8 +66,12 @@ export const drive = <T extends Tool.Any>(
             )
           )
     const executeOptions: Execute.AllOptions = { timeout: options.timeout, concurrency: options.concurrency ?? 1 }
+    // Yielding first lets the watcher, woken by an interrupt that just fired, say so.
     const refuseOnceStopped: Execute.Middleware = (call, _tool, run) =>
-      Effect.suspend(() => (stopped ? Effect.succeed(Outcome.stopped(call, harness.catalog)) : run))
+      Effect.andThen(
+        Effect.yieldNow,
+        Effect.suspend(() => (stopped ? Effect.succeed(Outcome.stopped(call, harness.catalog)) : run))
+      )
     let partial: ReplyPart.Folder | undefined
     let ended = false
     const finish = (stop: Loop.StopReason, text: string | undefined) =>
@@ -97,6 +101,7 @@ export const drive = <T extends Tool.Any>(
           }
     const body = Effect.gen(function* () {
       while (true) {
+        if (stop !== undefined) yield* Effect.yieldNow
         if (stopped) return yield* finish("interrupted", undefined)
         const spent = Budget.spend(budget, 1)
         if (Result.isFailure(spent)) return yield* finish("turn_cap", undefined)
