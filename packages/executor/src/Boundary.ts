@@ -12,7 +12,7 @@ import { Duration, Predicate, Schema } from "effect"
 import * as Breaker from "./Breaker.ts"
 import * as FinishReason from "./FinishReason.ts"
 import * as Message from "./Message.ts"
-import * as Model from "./Model.ts"
+import type * as Model from "./Model.ts"
 import * as Usage from "./Usage.ts"
 
 /**
