@@ -10,7 +10,7 @@ import { Variant } from "@agent-harness/scenario"
 import { lazy } from "./common/Lazy.ts"
 import * as Version from "./common/Version.ts"
 import type * as Engine from "./engine/Engine.ts"
-import type { ExitCode } from "./common/ExitCode.ts"
+import type { ExitCode, Interrupted } from "./common/ExitCode.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDefault(false),
@@ -306,6 +306,12 @@ const agent = Command.make(
     untrustedOutput: Flag.Boolean("untrusted-output").pipe(
       Flag.withDefault(false),
       Flag.withDescription("mark tool output as untrusted data for the model")
+    ),
+    stream: Flag.Boolean("stream").pipe(
+      Flag.withDefault(true),
+      Flag.withDescription(
+        "print the model's text as it arrives, Ctrl-C stopping the run cleanly (exit 130); --no-stream: each turn once complete"
+      )
     )
   },
   (o) =>
@@ -350,6 +356,7 @@ export const main = (args: ReadonlyArray<string>) =>
     Effect.as(0),
     Effect.catchTags({
       ExitCode: (e: ExitCode) => Effect.succeed(e.code),
+      Interrupted: (e: Interrupted) => Effect.succeed(e.code),
       ShowHelp: (help: CliError.ShowHelp) => Effect.succeed(help.errors.length === 0 ? 0 : 2)
     }),
     Effect.catch((error: CliError.CliError) => Effect.as(Console.error(error.message), 2))

@@ -1,8 +1,12 @@
 /**
  * `harness agent --model PROVIDER:MODEL --root DIR PROMPT`: a real model (`Providers`, through
  * `AiSdkModel`) drives the loop over the five file tools of the user's real folder tree
- * (`TreeFiles`: `.gitignore` honoured, `.git` never touched, links and special files refused), printed
- * turn by turn as the demo prints a conversation (reasoning dimmed). Every call goes through
+ * (`TreeFiles`: `.gitignore` honoured, `.git` never touched, links and special files refused),
+ * streamed (`Loop.stream`): its text and reasoning (dimmed) printed as they arrive, each call as
+ * it starts and what the model is shown as the calls are answered (`Live`, in the transcript's
+ * words). Ctrl-C stops a streamed run cleanly (the loop's `interrupt`: the text so far kept, no
+ * call started after it, `interrupted`, exit 130); a second Ctrl-C exits at once. `--no-stream`
+ * runs `Loop.run` and prints each turn once it is complete, as the demo prints a conversation. Every call goes through
  * the permission gate (`AgentPolicy`: `Policy.askBeforeChanges` unless `--policy`, the
  * `--deny`/`--ask`/`--allow` shorthands in front): on a terminal a person answers y / n /
  * always on stderr, without one no one can be asked and the call is denied. A `--journal` sits
@@ -17,7 +21,7 @@
  * the MCP servers as mounted): the path from a live failure to a regression test.
  *
  * Exit 0 when the model ends; 1 when it stops at the turn cap or the model fails (the message is
- * printed); 2 for bad usage, a missing API key, a policy that does not decode or a server that
+ * printed); 130 when Ctrl-C stopped it; 2 for bad usage, a missing API key, a policy that does not decode or a server that
  * cannot be mounted — before any request is sent.
  *
  * Loaded only when the command runs: no other command loads the AI SDK.
@@ -33,16 +37,18 @@ import { Approver, Gate, type Policy, Untrusted } from "@agent-harness/permissio
 import type { Mount } from "@agent-harness/mcp"
 import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
-import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope } from "effect"
+import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope, Stream } from "effect"
 import * as AgentApprover from "../agent/Approver.ts"
 import * as AgentProgress from "../agent/Progress.ts"
 import * as AgentPolicy from "../agent/Policy.ts"
 import * as CommandLine from "../agent/CommandLine.ts"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as McpConfig from "@agent-harness/mcp/config"
+import * as Live from "../printing/Live.ts"
 import * as Outputs from "../printing/Outputs.ts"
 import * as Providers from "../agent/Providers.ts"
 import * as RootFolder from "../common/RootFolder.ts"
+import * as Signal from "../common/Signal.ts"
 import * as Style from "../printing/Style.ts"
 import * as Transcript from "../printing/Transcript.ts"
 
@@ -83,6 +89,8 @@ export interface Options {
   readonly untrustedOutput: boolean
   /** What to ask the model. */
   readonly prompt: string
+  /** Print each reply as it streams (`Loop.stream`; the default), or each turn once complete (`--no-stream`). */
+  readonly stream?: boolean | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -248,12 +256,15 @@ const usageLine = (turns: ReadonlyArray<Loop.Turn>): string | undefined => {
 }
 
 /**
- * Runs the agent: checks everything it was given (exit 2, nothing sent), then the loop, printed
- * turn by turn; exit 0 when the model ends, 1 at the turn cap or when the model fails.
+ * Runs the agent: checks everything it was given (exit 2, nothing sent), then the loop, streamed
+ * (or turn by turn, `stream: false`); exit 0 when the model ends, 1 at the turn cap or when the
+ * model fails, 130 (`Interrupted`) when Ctrl-C stopped it.
  *
  * @since 0.1.0
  */
-export const agent = (options: Options): Effect.Effect<void, ExitCode.ExitCode, FileSystem.FileSystem | Path.Path> =>
+export const agent = (
+  options: Options
+): Effect.Effect<void, ExitCode.ExitCode | ExitCode.Interrupted, FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(
     Effect.gen(function* () {
       const resolved = Providers.resolve(options.model, options.baseUrl, process.env, options.requestTimeout)
@@ -352,13 +363,20 @@ const session = (
     yield* Transcript.opening(messages, style)
     // A running tool's progress on stderr, as it comes (never to the model).
     const traced = AgentProgress.tee(yield* Trace.Trace, (text) => process.stderr.write(text))
+    const streamed = options.stream ?? true
+    const loop = {
+      toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
+      messages,
+      maxTurns: setup.maxTurns
+    }
     const played = yield* Effect.result(
-      Loop.run({
-        toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
-        messages,
-        maxTurns: setup.maxTurns,
-        onTurn: (turn) => Transcript.turn(turn, options.lang, style)
-      }).pipe(Effect.provideService(Trace.Trace, traced))
+      (streamed
+        ? live(
+            loop,
+            Live.make(options.lang, style, (text) => process.stdout.write(text))
+          )
+        : Loop.run({ ...loop, onTurn: (turn) => Transcript.turn(turn, options.lang, style) })
+      ).pipe(Effect.provideService(Trace.Trace, traced))
     )
     if (answers.length > 0) yield* note(keys.approvals, answers)
     if (tracing) yield* note(keys.finalFiles, yield* setup.files.snapshot)
@@ -371,13 +389,19 @@ const session = (
     const result = played.success
     const last = result.turns.at(-1)
     yield* Console.log("")
-    yield* Console.log(style.dim(`— ${w.turn} ${result.turns.length} —`))
-    if (result.stop === "end" && last !== undefined) yield* Transcript.reasoning(last.reply, options.lang, style)
-    if (result.text !== undefined) yield* Console.log(`${w.answer}: ${Transcript.printable(result.text)}`)
+    // Streamed, the last turn's header, reasoning and text are on the screen already.
+    if (!streamed) yield* Console.log(Transcript.header(result.turns.length, options.lang, style))
+    if (!streamed && result.stop === "end" && last !== undefined) {
+      yield* Transcript.reasoning(last.reply, options.lang, style)
+    }
+    // An interrupted reply's text stays as it was written; it is no answer.
+    if (result.stop === "interrupted") yield* Console.log(w.interrupted)
+    else if (result.text !== undefined) yield* Console.log(`${w.answer}: ${Transcript.printable(result.text)}`)
     yield* Console.log(`${w.stop}: ${result.stop}`)
     const tokens = usageLine(result.turns)
     if (tokens !== undefined) yield* Console.log(style.dim(tokens))
     if (result.stop === "end") return
+    if (result.stop === "interrupted") return yield* ExitCode.interrupted
     yield* Console.error(
       result.stop === "turn_cap"
         ? `harness agent: the model did not finish within ${setup.maxTurns} model calls (--max-turns)`
@@ -385,3 +409,16 @@ const session = (
     )
     return yield* ExitCode.failed
   })
+
+/**
+ * The loop streamed and printed as it goes (`printer`), its result folded from the stream
+ * (`Loop.fold`). For its length Ctrl-C is the loop's `interrupt` (`Signal.interruptOnSigint`);
+ * whatever way it ends, a line left open is ended.
+ */
+const live = <T extends Tool.Any>(loop: Loop.Options<T>, printer: Live.Printer) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const ctrlC = yield* Signal.interruptOnSigint()
+      return yield* Loop.fold(Stream.tap(Loop.stream({ ...loop, interrupt: ctrlC.requested }), printer.print))
+    })
+  ).pipe(Effect.ensuring(printer.close))

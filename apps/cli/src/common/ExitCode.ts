@@ -1,5 +1,6 @@
 /**
- * The CLI's exit codes: 0 pass, 1 a scenario failed, 2 an invalid file or bad usage.
+ * The CLI's exit codes: 0 pass, 1 a scenario failed, 2 an invalid file or bad usage; 130 a run
+ * stopped at Ctrl-C (`Interrupted`, as a shell reports a process ended by SIGINT).
  *
  * @since 0.1.0
  */
@@ -12,3 +13,12 @@ export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 
 export const failed = new ExitCode({ code: 1 })
 /** @since 0.1.0 */
 export const invalid = new ExitCode({ code: 2 })
+
+/** Ends a command that Ctrl-C stopped cleanly: exit 130 (its output already printed). @since 0.2.0 */
+export class Interrupted extends Data.TaggedError("Interrupted")<Record<never, never>> {
+  /** The exit code. */
+  readonly code = 130
+}
+
+/** @since 0.2.0 */
+export const interrupted = new Interrupted()

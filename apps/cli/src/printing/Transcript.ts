@@ -37,7 +37,8 @@ export const words = {
     stop: "stop",
     answer: "final answer",
     files: "files after the run",
-    unchanged: "unchanged"
+    unchanged: "unchanged",
+    interrupted: "interrupted (Ctrl-C): no call started after it"
   },
   es: {
     turn: "turno",
@@ -49,7 +50,8 @@ export const words = {
     stop: "fin",
     answer: "respuesta final",
     files: "ficheros tras la ejecución",
-    unchanged: "sin cambios"
+    unchanged: "sin cambios",
+    interrupted: "interrumpido (Ctrl-C): ninguna llamada empezó después"
   }
 } as const
 
@@ -64,16 +66,35 @@ export const printable = (text: string): string => Printable.lines(text)
 /** A call's input as JSON, never throwing (a cycle or nesting too deep is marked, not thrown). */
 const inputText = (input: unknown): string => (typeof input === "string" ? JSON.stringify(input) : Render.value(input))
 
-const callLine = (call: Message.ToolUseBlock): string =>
-  Printable.line(`${call.id} ${call.name}(${inputText(call.input)})`)
+/**
+ * The line of a call the model made: `model calls c1 read({"path":"a.txt"})`.
+ *
+ * @since 0.2.0
+ */
+export const callLine = (call: Message.ToolUseBlock, lang: Lang): string =>
+  `${words[lang].model} ${words[lang].calls} ${Printable.line(`${call.id} ${call.name}(${inputText(call.input)})`)}`
 
-const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
+/**
+ * The line of what a call came to, as the model is shown it: `  ok    c1: …` or `  error c1: …`
+ * (its continuation lines indented under the content).
+ *
+ * @since 0.2.0
+ */
+export const observationLine = (outcome: Outcome.Outcome, style: Report.Style): string => {
   const mark = Outcome.isError(outcome) ? style.fail("error") : style.pass("ok   ")
   // One line break at the end (a file's last line) is not shown as an empty line.
   const shown = outcome.content.endsWith("\n") ? outcome.content.slice(0, -1) : outcome.content
   const content = shown === "" ? JSON.stringify(outcome.content) : printable(shown).split("\n").join("\n          ")
   return `  ${mark} ${Printable.line(outcome.id)}: ${content}`
 }
+
+/**
+ * A turn's header line, dimmed: `— turn 2 —`.
+ *
+ * @since 0.2.0
+ */
+export const header = (turn: number, lang: Lang, style: Report.Style): string =>
+  style.dim(`— ${words[lang].turn} ${turn} —`)
 
 /**
  * Prints the opening messages: `[system]` and `[user]` (dimmed), then the text.
@@ -124,15 +145,13 @@ export const turn = (turn: Loop.Turn, lang: Lang, style: Report.Style): Effect.E
   Effect.gen(function* () {
     const w = words[lang]
     yield* Console.log("")
-    yield* Console.log(style.dim(`— ${w.turn} ${turn.turn} —`))
+    yield* Console.log(header(turn.turn, lang, style))
     for (const block of turn.reply) {
       if (block.type === "reasoning") {
         yield* reasoning([block], lang, style)
         continue
       }
-      yield* Console.log(
-        block.type === "text" ? `${w.model}: ${printable(block.text)}` : `${w.model} ${w.calls} ${callLine(block)}`
-      )
+      yield* Console.log(block.type === "text" ? `${w.model}: ${printable(block.text)}` : callLine(block, lang))
     }
     yield* Console.log(`${w.shown}:`)
     for (const outcome of turn.outcomes) yield* Console.log(observationLine(outcome, style))
