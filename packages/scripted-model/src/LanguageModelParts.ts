@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Message } from "@agent-harness/executor"
+import { Message, type ReplyPart } from "@agent-harness/executor"
 import type { ToolContent } from "@agent-harness/tool-schema"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
@@ -63,3 +63,60 @@ export const toResponseParts = (reply: ReadonlyArray<Message.ReplyBlock>): Array
           ? { type: "reasoning", text: block.text }
           : { type: "tool-call", id: block.id, name: block.name, params: block.input }
   )
+
+/**
+ * A reply's stream parts (`ReplyPart`) as effect/ai's encoded stream parts, for models built
+ * with `LanguageModel.make`: a text or reasoning block opens (`text-start`, `reasoning-start`)
+ * at its first delta and closes at its `block-ended`; a call is `tool-params-start`, its
+ * `tool-params-delta`s, then `tool-params-end` and the whole `tool-call` at its end. Usage and
+ * finish parts (a script has none) and provider metadata are not carried, as `toResponseParts`
+ * does not carry them.
+ *
+ * @since 0.2.0
+ */
+export const toStreamParts = (parts: ReadonlyArray<ReplyPart.Part>): Array<Response.StreamPartEncoded> => {
+  const open = new Map<string, "text" | "reasoning">()
+  const names = new Map<string, string>()
+  const out: Array<Response.StreamPartEncoded> = []
+  for (const part of parts) {
+    switch (part.type) {
+      case "text-delta":
+      case "reasoning-delta": {
+        const kind = part.type === "text-delta" ? "text" : "reasoning"
+        const id = part.id ?? ""
+        if (open.get(id) !== kind) {
+          open.set(id, kind)
+          out.push({ type: kind === "text" ? "text-start" : "reasoning-start", id })
+        }
+        out.push({ type: part.type, id, delta: part.text })
+        break
+      }
+      case "block-ended": {
+        const id = part.id ?? ""
+        const kind = open.get(id)
+        if (kind !== undefined) {
+          open.delete(id)
+          out.push({ type: kind === "text" ? "text-end" : "reasoning-end", id })
+        }
+        break
+      }
+      case "call-started":
+        names.set(part.id, part.name)
+        out.push({ type: "tool-params-start", id: part.id, name: part.name, providerExecuted: false })
+        break
+      case "call-delta":
+        out.push({ type: "tool-params-delta", id: part.id, delta: part.delta })
+        break
+      case "call-ended": {
+        const name = part.name ?? names.get(part.id) ?? ""
+        if (names.has(part.id)) out.push({ type: "tool-params-end", id: part.id })
+        out.push({ type: "tool-call", id: part.id, name, params: part.input, providerExecuted: false })
+        break
+      }
+      default:
+        // Usage and finish: a script has none.
+        break
+    }
+  }
+  return out
+}

@@ -54,6 +54,24 @@ export interface Turn {
   readonly reply: ReadonlyArray<Message.ReplyBlock>
   /** The results its tool calls must get, in order, or `unchecked`. */
   readonly expect?: ReadonlyArray<ExpectedResult> | Unchecked | undefined
+  /**
+   * The turn's stream fails part-way: after `afterParts` parts of its reply (as `Chunking` cuts
+   * it; all of them when it has fewer) it fails with `StreamCut`, as a connection cut mid-call
+   * does. Its whole reply (`respond`) fails with `StreamCut` too. None of its calls run, so it
+   * expects no results, and it is the script's last turn.
+   */
+  readonly cut?: Cut | undefined
+}
+
+/**
+ * Where a turn's stream is cut: after how many of its parts (a whole number, 0 for before the
+ * first).
+ *
+ * @since 0.2.0
+ */
+export interface Cut {
+  /** The parts the stream gives before it fails. */
+  readonly afterParts: number
 }
 
 /**
@@ -113,6 +131,30 @@ export class ScriptInvalid extends ScriptInvalidBase {
   }
 }
 
+interface StreamCutFields {
+  /** The turn whose stream is cut, from 1. */
+  readonly turn: number
+  /** The parts it gave before failing. */
+  readonly afterParts: number
+}
+
+const StreamCutBase: new (
+  args: StreamCutFields
+) => Cause.YieldableError & { readonly _tag: "StreamCut" } & Readonly<StreamCutFields> = Data.TaggedError("StreamCut")
+
+/**
+ * A turn's stream failed where the script cuts it (`Turn.cut`): a model failure, so none of
+ * that turn's calls run.
+ *
+ * @since 0.2.0
+ */
+export class StreamCut extends StreamCutBase {
+  /** `turn N: the script cuts the model's stream after K part(s)`. */
+  override get message(): string {
+    return `turn ${this.turn}: the script cuts the model's stream after ${this.afterParts} part(s)`
+  }
+}
+
 /** An error as text, whatever it is. */
 const describeError = (error: unknown): string => {
   try {
@@ -161,6 +203,23 @@ const checkExpected = (entry: unknown, turn: number, i: number): void => {
   }
 }
 
+/** Whether the turn is cut (its `cut` well formed), `false` when it has none. */
+const checkCut = (value: object, turn: number): boolean => {
+  const cut = field(value, "cut", turn, "cut")
+  if (cut === undefined) return false
+  if (typeof cut !== "object" || cut === null || Array.isArray(cut)) {
+    throw new ScriptInvalid({ turn, problem: `cut must be { afterParts }, got ${typeName(cut)}` })
+  }
+  const after = field(cut, "afterParts", turn, "cut.afterParts")
+  if (typeof after !== "number" || !Number.isSafeInteger(after) || after < 0) {
+    throw new ScriptInvalid({
+      turn,
+      problem: `cut.afterParts must be a whole number of at least 0, got ${typeof after === "number" ? String(after) : typeName(after)}`
+    })
+  }
+  return true
+}
+
 const checkTurn = (value: unknown, turn: number): void => {
   if (typeof value !== "object" || value === null) {
     throw new ScriptInvalid({ turn, problem: `a turn must be an object with a reply, got ${typeName(value)}` })
@@ -175,6 +234,21 @@ const checkTurn = (value: unknown, turn: number): void => {
     }
   }
   const expect = field(value, "expect", turn, "expect")
+  if (checkCut(value, turn)) {
+    if (Array.isArray(expect) && expect.length > 0) {
+      throw new ScriptInvalid({
+        turn,
+        problem: `its stream is cut, so none of its calls run, but it expects ${expect.length} result(s)`
+      })
+    }
+    if (expect !== undefined && expect !== unchecked && !Array.isArray(expect)) {
+      throw new ScriptInvalid({
+        turn,
+        problem: `expect must be a list of expected results or Script.unchecked, got ${typeName(expect)}`
+      })
+    }
+    return
+  }
   if (expect === unchecked) return
   if (expect === undefined) {
     if (calls.length === 0) return
@@ -201,8 +275,9 @@ const checkTurn = (value: unknown, turn: number): void => {
 /**
  * The script if it can be played, or what is wrong with it: every turn that calls a tool has an
  * `expect` (a list, or `unchecked`), a turn without calls expects nothing, every expected result
- * has a string `tool_use_id`, a boolean `is_error` and a text or pattern `content`. Never
- * throws: a throwing getter is a `ScriptInvalid` too.
+ * has a string `tool_use_id`, a boolean `is_error` and a text or pattern `content`; a `cut` is
+ * `{ afterParts }` with a whole number of at least 0, on the last turn, expecting no results.
+ * Never throws: a throwing getter is a `ScriptInvalid` too.
  *
  * @since 0.1.0
  */
@@ -219,7 +294,15 @@ export const validate = (script: Script): Result.Result<Script, ScriptInvalid> =
     if (!Array.isArray(turns)) {
       throw new ScriptInvalid({ turn: undefined, problem: `turns must be a list, got ${typeName(turns)}` })
     }
-    for (const [i, turn] of turns.entries()) checkTurn(turn, i + 1)
+    for (const [i, turn] of turns.entries()) {
+      checkTurn(turn, i + 1)
+      if (i + 1 < turns.length && field(turn as object, "cut", i + 1, "cut") !== undefined) {
+        throw new ScriptInvalid({
+          turn: i + 2,
+          problem: `it comes after turn ${i + 1}, whose stream is cut, so it would never be played`
+        })
+      }
+    }
     return Result.succeed(script)
   } catch (error) {
     return Result.fail(

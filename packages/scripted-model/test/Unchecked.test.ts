@@ -2,42 +2,25 @@
 // not checked (`expect: Script.unchecked`): a script that leaves it out is refused before any
 // tool runs, instead of silently checking nothing.
 import { Loop, Message, Model } from "@agent-harness/executor"
-import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Result, Schema } from "effect"
+import { Effect, Result } from "effect"
 import { AiError } from "effect/ai"
 import { Script, ScriptedModel } from "../src/index.ts"
 import { ask } from "./fixtures/languageModel.ts"
-import { opening, toolset } from "./fixtures/toolset.ts"
+import { invalid } from "./fixtures/scripts.ts"
+import { countingRead, opening, toolset } from "./fixtures/toolset.ts"
 
 const reads = (id: string, path: string) => Message.toolUse(id, "read", { path })
 
 /** Runs the loop on a script, counting the tool runs. */
 const playCounting = (script: Script.Script) =>
   Effect.gen(function* () {
-    let runs = 0
-    const counted = Tool.make("read", {
-      description: "Reads a file.",
-      parameters: Schema.Struct({ path: Schema.String }),
-      run: ({ path }) =>
-        Effect.sync(() => {
-          runs += 1
-          return `content of ${path}`
-        })
-    })
+    const { toolset: counted, runs } = countingRead()
     const result = yield* Effect.result(
-      Loop.run({ toolset: Toolset.make(counted), messages: opening, maxTurns: 5 }).pipe(
-        Effect.provide(ScriptedModel.layer(script))
-      )
+      Loop.run({ toolset: counted, messages: opening, maxTurns: 5 }).pipe(Effect.provide(ScriptedModel.layer(script)))
     )
-    return { result, runs }
+    return { result, runs: runs() }
   })
-
-const invalid = (script: unknown): Script.ScriptInvalid => {
-  const validated = Script.validate(script as Script.Script)
-  if (Result.isSuccess(validated)) throw new Error("expected the script to be refused")
-  return validated.failure
-}
 
 describe("a turn with tool calls and no expect", () => {
   it.effect("is refused at the first model call, naming the turn and its calls; no tool runs", () =>
