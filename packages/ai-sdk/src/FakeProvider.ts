@@ -360,6 +360,11 @@ export interface Fake {
   readonly push: (route: Route, ...responses: ReadonlyArray<Scripted>) => void
   /** How many scripted responses a route has left. */
   readonly left: (route: Route) => number
+  /**
+   * How many streamed answers have begun writing their last event so far (a test can tell that
+   * what a client shows came before the stream's last chunk was sent).
+   */
+  readonly streamsSent: () => number
   /** Stops the server. */
   readonly close: () => Promise<void>
 }
@@ -429,11 +434,12 @@ const keyOf = (route: Route, headers: Readonly<Record<string, string>>): string 
 }
 
 /** Sends an answer whole, or misbehaves as scripted (the connection is left open, or destroyed). */
-const deliver = (res: Http.ServerResponse, out: Answer): void => {
+const deliver = (res: Http.ServerResponse, out: Answer, onStreamSent: () => void): void => {
   if (out.delivery === "stream" || out.delivery === "stream-cut") {
     FakeStream.send(res, out.headers, out.stream?.frames ?? [], {
       cut: out.delivery === "stream-cut",
-      delayMs: out.stream?.delayMs ?? 0
+      delayMs: out.stream?.delayMs ?? 0,
+      onSent: onStreamSent
     })
     return
   }
@@ -474,6 +480,7 @@ export const start = (options?: Options): Promise<Fake> => {
     responses: [...(options?.responses ?? [])]
   }
   const requests: Array<Recorded> = []
+  let streamsSent = 0
   /** The Responses route's stored output items, by id. */
   const stored = new Map<string, Json>()
   const answer = (route: Route | undefined, recorded: Omit<Recorded, "problems" | "route">): Answer => {
@@ -637,7 +644,9 @@ export const start = (options?: Options): Promise<Fake> => {
       const method = req.method ?? "GET"
       const path = (req.url ?? "/").split("?")[0] ?? "/"
       const out = answerSafely(routeOf(method, path), { method, path, headers, body, json })
-      deliver(res, out)
+      deliver(res, out, () => {
+        streamsSent++
+      })
     })
   })
   return new Promise((resolve, reject) => {
@@ -652,6 +661,7 @@ export const start = (options?: Options): Promise<Fake> => {
           scripts[route].push(...responses)
         },
         left: (route) => scripts[route].length,
+        streamsSent: () => streamsSent,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()

@@ -335,7 +335,12 @@ export const send = (
   res: Http.ServerResponse,
   headers: Readonly<Record<string, string>>,
   frames: ReadonlyArray<Frame>,
-  options: { readonly cut: boolean; readonly delayMs: number }
+  options: {
+    readonly cut: boolean
+    readonly delayMs: number
+    /** Told as the last event is written (at once when there is none), before the stream ends (or is cut). */
+    readonly onSent?: (() => void) | undefined
+  }
 ): void => {
   res.writeHead(200, headers)
   res.flushHeaders()
@@ -343,10 +348,12 @@ export const send = (
     if (res.destroyed || res.writableEnded) return
     const frame = frames[i]
     if (frame === undefined) {
+      if (frames.length === 0) options.onSent?.()
       if (options.cut) setTimeout(() => res.socket?.destroy(), 20)
       else res.end()
       return
     }
+    if (i === frames.length - 1) options.onSent?.()
     res.write(frame.text, () => {
       if (options.delayMs > 0) setTimeout(() => next(i + 1), options.delayMs)
       else setImmediate(() => next(i + 1))
