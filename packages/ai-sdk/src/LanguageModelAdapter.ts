@@ -7,19 +7,22 @@
  * that finished because of the token limit (`length`), an `error` or a `content-filter` is
  * incomplete: it fails the model call with `IncompleteReply` instead of being taken as the end.
  * Reasoning parts are kept as reasoning blocks and sent back as reasoning; the usage and the
- * finish reason of each reply reach the loop's turns.
+ * finish reason of each reply reach the loop's turns. The model streams too (`Loop.stream`):
+ * through `streamText`, asked as `generateText` is; an `error` part or a stream that fails
+ * part-way is a model failure, and none of that turn's calls run.
  *
  * @since 0.1.0
  */
-import { Message, Model } from "@agent-harness/executor"
+import { Message, Model, type ReplyPart } from "@agent-harness/executor"
 import { JsonSchema, type Tool, type Toolset } from "@agent-harness/tool-schema"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as AiTool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
+import * as EffectAiStream from "./internal/effectAiStream.ts"
 
 /**
  * The finish reasons of an incomplete reply (`Model.IncompleteFinishReason`).
@@ -143,6 +146,17 @@ const finishReasons: Readonly<Record<Response.FinishReason, Model.FinishReason |
   unknown: undefined
 }
 
+const finishOf = (reason: Response.FinishReason): Model.FinishReason | undefined => finishReasons[reason]
+
+/** One request's options, streamed or not: the calls left unresolved and unvalidated, for our executor. */
+const optionsOf = (request: Model.Request) =>
+  ({
+    prompt: toPrompt(request.messages),
+    toolkit: toolkitOf(request.toolset),
+    disableToolCallResolution: true,
+    toolCallValidation: "deferred"
+  }) as const
+
 const usageOf = (usage: Response.Usage): Model.Usage => ({
   inputTokens: usage.inputTokens.total,
   outputTokens: usage.outputTokens.total,
@@ -153,7 +167,11 @@ const usageOf = (usage: Response.Usage): Model.Usage => ({
 
 /**
  * The `Model` backed by a `LanguageModel` service: `respond` gives the reply with its usage
- * and finish reason (the loop fails an incomplete one with `IncompleteReply`).
+ * and finish reason (the loop fails an incomplete one with `IncompleteReply`); `stream` gives
+ * the same reply as it is written, through `streamText` with the same options (text and
+ * reasoning deltas, a call's params as they come, the call whole at its `tool-call`, the
+ * finish as usage and finish reason). An `error` part or a failure of the stream fails it with
+ * the `AiError`: a model failure, so none of that turn's calls run.
  *
  * @since 0.1.0
  */
@@ -161,19 +179,28 @@ export const make = (languageModel: LanguageModel.LanguageModel): Model.Shape =>
   respond: (request: Model.Request): Effect.Effect<Model.Response, AiError.AiError> =>
     Effect.map(
       // Dynamic tools declared from JSON Schema need no handler and no service.
-      languageModel.generateText({
-        prompt: toPrompt(request.messages),
-        toolkit: toolkitOf(request.toolset),
-        disableToolCallResolution: true,
-        toolCallValidation: "deferred"
-      }) as Effect.Effect<LanguageModel.GenerateTextResponse<Record<string, AiTool.Any>, "deferred">, AiError.AiError>,
+      languageModel.generateText(optionsOf(request)) as Effect.Effect<
+        LanguageModel.GenerateTextResponse<Record<string, AiTool.Any>, "deferred">,
+        AiError.AiError
+      >,
       (response) => ({
         content: fromResponse(response.content),
         usage: usageOf(response.usage),
-        finishReason: finishReasons[response.finishReason],
+        finishReason: finishOf(response.finishReason),
         rawFinishReason: response.finishReason
       })
-    )
+    ),
+  stream: (request: Model.Request): Stream.Stream<ReplyPart.Part, AiError.AiError> =>
+    Stream.suspend(() => {
+      const map = EffectAiStream.mapper(usageOf, finishOf)
+      return Stream.flatMap(
+        languageModel.streamText(optionsOf(request)) as Stream.Stream<EffectAiStream.StreamPart, AiError.AiError>,
+        (part) => {
+          const mapped = map(part)
+          return Array.isArray(mapped) ? Stream.fromIterable(mapped) : Stream.fail(mapped as AiError.AiError)
+        }
+      )
+    })
 })
 
 /**
