@@ -75,6 +75,13 @@ export const make = (file: Conversation, link: (place: Target["place"]) => strin
         "header",
         { class: "turn-head" },
         h("h3", { id: heading }, h("a", { href: link({ kind: "turn", n: turn.turn }) }, `Turn ${turn.turn}`)),
+        turn.streamed
+          ? badge("streamed", {
+              word: "streamed",
+              sign: "≋",
+              meaning: "the reply came as a stream (Loop.stream), shown as it was written; it is the same reply"
+            })
+          : null,
         h(
           "span",
           { class: "meta" },

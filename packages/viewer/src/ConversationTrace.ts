@@ -6,7 +6,8 @@
  * a plan session's beside the run) and types this version does not know are kept and drawn as
  * they are (those with a `turn` under their turn); `usage.reported` events are added up and
  * `model.retried` events counted; a repeated-call breaker that tripped on a call is noted on
- * that call.
+ * that call; a turn whose reply came as a stream (`model.replied` with `streamed: true`) is
+ * marked streamed.
  *
  * @since 0.1.0
  */
@@ -132,6 +133,7 @@ interface TurnDraft {
   readonly reasoning: Array<string>
   readonly calls: Array<CallDraft>
   failed: string | null
+  streamed: boolean
   readonly other: Array<Model.Generic>
 }
 
@@ -186,7 +188,17 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
   const turnOf = (turn: number, line: number): TurnDraft => {
     let draft = turns.get(turn)
     if (draft === undefined) {
-      draft = { turn, line, messages: null, text: [], reasoning: [], calls: [], failed: null, other: [] }
+      draft = {
+        turn,
+        line,
+        messages: null,
+        text: [],
+        reasoning: [],
+        calls: [],
+        failed: null,
+        streamed: false,
+        other: []
+      }
       turns.set(turn, draft)
     }
     return draft
@@ -243,6 +255,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
         continue
       }
       const draft = turnOf(turn.success, n)
+      if (raw.streamed === true) draft.streamed = true
       const blocks: ReadonlyArray<Model.Json> = raw.reply
       for (const [i, block] of blocks.entries()) {
         const blockType = Lines.isObject(block) ? block.type : undefined
@@ -382,6 +395,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
       reasoning: draft.reasoning,
       calls,
       failed: draft.failed,
+      streamed: draft.streamed,
       other: draft.other
     }
   })

@@ -109,6 +109,8 @@ export interface Turn {
   readonly calls: ReadonlyArray<Call>
   /** The model failed on this turn: its message. */
   readonly failed: string | null
+  /** The reply came as a stream (`Loop.stream`: its `model.replied` says `streamed: true`). */
+  readonly streamed: boolean
   /** Reply blocks of kinds the viewer does not know, and unknown events of this turn. */
   readonly other: ReadonlyArray<Generic>
 }
