@@ -12,9 +12,11 @@
  * the target from the provider id, or `schemaTarget`), OpenAI's strict mode as `strict` says
  * (`"auto"` by default; a tool's own `Tool.Strict` annotation wins for it), what was relaxed
  * logged once per tool; a call's arguments are mapped
- * back to what the tool's own schema expects before effect/ai decodes them. Streaming is not
- * offered: `streamText` fails with `InvalidUserInputError`. For the loop, prefer `AiSdkModel`:
- * it keeps provider metadata and traces usage and retries per turn.
+ * back to what the tool's own schema expects before effect/ai decodes them. `streamText` gives
+ * the same reply (one `doGenerate`, the same retries) as stream parts, each block whole, so
+ * `LanguageModelAdapter`'s `stream` (and `Loop.stream`) work over it; for a reply streamed as the
+ * provider writes it, and for the loop generally, prefer `AiSdkModel`: it streams through
+ * `doStream`, keeps provider metadata and traces usage and retries per turn.
  *
  * @example
  * ```ts
@@ -208,102 +210,125 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
   const declaring: ToolAliases.ProviderOptions = { target: schemaTarget, strict: strict ?? "auto" }
   /** Says each tool schema change and notice once per tool. */
   const report = ToolAliases.reporter()
-  return LanguageModel.make({
-    generateText: (request) =>
-      Effect.gen(function* () {
-        const names = new Map<string, string>()
-        const alias = (name: string) => {
-          const a = ToolName.alias(name)
-          const safe = a._tag === "Alias" ? a.alias : name
-          names.set(safe, name)
-          return safe
-        }
-        // Each tool's JSON Schema rewritten for the provider, as AiSdkModel sends them.
-        const declared = ToolAliases.declare(
-          request.tools.map((tool): ToolAliases.Declared => {
-            alias(tool.name)
-            return {
-              name: tool.name,
-              description: Tool.getDescription(tool) ?? "",
-              schema: () => Tool.getJsonSchema(tool),
-              strict: Tool.getStrictMode(tool)
-            }
-          }),
-          model.provider,
-          declaring
-        )
-        yield* report(declared)
-        const tools = [...declared.tools]
-        const prompt = toPrompt(request.prompt, alias, ProviderPrompt.mediaResultsFor(model.provider))
-        if (typeof prompt === "string") {
-          return yield* aiError("generateText", new AiError.InvalidUserInputError({ description: prompt }))
-        }
-        const format = request.responseFormat
-        const call: LanguageModelV4CallOptions = {
-          ...settings,
-          prompt,
-          ...(tools.length === 0 ? {} : { tools, toolChoice: toolChoiceOf(request.toolChoice, alias) }),
-          ...(format.type === "json"
-            ? {
-                responseFormat: {
-                  type: "json",
-                  name: format.objectName,
-                  schema: LanguageModel.defaultCodecTransformer(format.schema).jsonSchema as JSONSchema7
-                }
-              }
-            : {})
-        }
-        const result = yield* Retry.send({
-          provider: model.provider,
-          policy,
-          turn: 0,
-          timeout,
-          send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
-        }).pipe(Effect.mapError(toAiError))
-        const parts: Array<Response.PartEncoded> = []
-        for (const part of result.content) {
-          if (part.type === "text") parts.push({ type: "text", text: part.text })
-          else if (part.type === "reasoning") parts.push({ type: "reasoning", text: part.text })
-          else if (part.type === "tool-call" && part.providerExecuted !== true) {
-            parts.push({
-              type: "tool-call",
-              id: part.toolCallId,
-              name: names.get(part.toolName) ?? part.toolName,
-              params: declared.restore(names.get(part.toolName) ?? part.toolName, ProviderPrompt.parseInput(part.input))
-            })
+  const generateText = (request: LanguageModel.ProviderOptions) =>
+    Effect.gen(function* () {
+      const names = new Map<string, string>()
+      const alias = (name: string) => {
+        const a = ToolName.alias(name)
+        const safe = a._tag === "Alias" ? a.alias : name
+        names.set(safe, name)
+        return safe
+      }
+      // Each tool's JSON Schema rewritten for the provider, as AiSdkModel sends them.
+      const declared = ToolAliases.declare(
+        request.tools.map((tool): ToolAliases.Declared => {
+          alias(tool.name)
+          return {
+            name: tool.name,
+            description: Tool.getDescription(tool) ?? "",
+            schema: () => Tool.getJsonSchema(tool),
+            strict: Tool.getStrictMode(tool)
           }
-        }
-        const usage = result.usage
-        parts.push({
-          type: "finish",
-          reason: finishReasons[result.finishReason.unified] ?? "unknown",
-          usage: {
-            inputTokens: {
-              uncached: usage.inputTokens.noCache,
-              total: usage.inputTokens.total,
-              cacheRead: usage.inputTokens.cacheRead,
-              cacheWrite: usage.inputTokens.cacheWrite
-            },
-            outputTokens: {
-              total: usage.outputTokens.total,
-              text: usage.outputTokens.text,
-              reasoning: usage.outputTokens.reasoning
-            }
-          }
-        })
-        return parts
-      }),
-    streamText: () =>
-      Stream.fail(
-        aiError(
-          "streamText",
-          new AiError.InvalidUserInputError({
-            description: "EffectAiModel does not stream; use generateText or generateObject"
-          })
-        )
+        }),
+        model.provider,
+        declaring
       )
+      yield* report(declared)
+      const tools = [...declared.tools]
+      const prompt = toPrompt(request.prompt, alias, ProviderPrompt.mediaResultsFor(model.provider))
+      if (typeof prompt === "string") {
+        return yield* aiError("generateText", new AiError.InvalidUserInputError({ description: prompt }))
+      }
+      const format = request.responseFormat
+      const call: LanguageModelV4CallOptions = {
+        ...settings,
+        prompt,
+        ...(tools.length === 0 ? {} : { tools, toolChoice: toolChoiceOf(request.toolChoice, alias) }),
+        ...(format.type === "json"
+          ? {
+              responseFormat: {
+                type: "json",
+                name: format.objectName,
+                schema: LanguageModel.defaultCodecTransformer(format.schema).jsonSchema as JSONSchema7
+              }
+            }
+          : {})
+      }
+      const result = yield* Retry.send({
+        provider: model.provider,
+        policy,
+        turn: 0,
+        timeout,
+        send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
+      }).pipe(Effect.mapError(toAiError))
+      const parts: Array<Response.PartEncoded> = []
+      for (const part of result.content) {
+        if (part.type === "text") parts.push({ type: "text", text: part.text })
+        else if (part.type === "reasoning") parts.push({ type: "reasoning", text: part.text })
+        else if (part.type === "tool-call" && part.providerExecuted !== true) {
+          parts.push({
+            type: "tool-call",
+            id: part.toolCallId,
+            name: names.get(part.toolName) ?? part.toolName,
+            params: declared.restore(names.get(part.toolName) ?? part.toolName, ProviderPrompt.parseInput(part.input))
+          })
+        }
+      }
+      const usage = result.usage
+      parts.push({
+        type: "finish",
+        reason: finishReasons[result.finishReason.unified] ?? "unknown",
+        usage: {
+          inputTokens: {
+            uncached: usage.inputTokens.noCache,
+            total: usage.inputTokens.total,
+            cacheRead: usage.inputTokens.cacheRead,
+            cacheWrite: usage.inputTokens.cacheWrite
+          },
+          outputTokens: {
+            total: usage.outputTokens.total,
+            text: usage.outputTokens.text,
+            reasoning: usage.outputTokens.reasoning
+          }
+        }
+      })
+      return parts
+    })
+  return LanguageModel.make({
+    generateText,
+    // One doGenerate per request, its whole reply given as stream parts.
+    streamText: (request) =>
+      Stream.unwrap(Effect.map(generateText(request), (parts) => Stream.fromIterable(streamPartsOf(parts))))
   })
 }
+
+/**
+ * A whole reply's parts as the stream parts of the same reply: each text and reasoning part
+ * as one block (start, one delta, end), each call whole (`tool-call`), the finish as it is.
+ */
+const streamPartsOf = (parts: ReadonlyArray<Response.PartEncoded>): Array<Response.StreamPartEncoded> =>
+  parts.flatMap((part, index): ReadonlyArray<Response.StreamPartEncoded> => {
+    const id = `${index}`
+    switch (part.type) {
+      case "text":
+        return [
+          { type: "text-start", id },
+          { type: "text-delta", id, delta: part.text },
+          { type: "text-end", id }
+        ]
+      case "reasoning":
+        return [
+          { type: "reasoning-start", id },
+          { type: "reasoning-delta", id, delta: part.text },
+          { type: "reasoning-end", id }
+        ]
+      case "tool-call":
+      case "finish":
+        return [part]
+      default:
+        return []
+    }
+  })
 
 /**
  * A `LanguageModel` layer over an AI SDK model (see `make`).

@@ -7,7 +7,9 @@ import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { AiError, LanguageModel, type Response } from "effect/ai"
-import { LanguageModelAdapter } from "../src/index.ts"
+import { createAnthropic } from "@ai-sdk/anthropic"
+import { EffectAiModel, LanguageModelAdapter } from "../src/index.ts"
+import { FakeProvider } from "../src/testing.ts"
 
 /** One turn of a hand-made model: its whole parts (`generateText`) and its stream (`streamText`). */
 interface Turn {
@@ -280,5 +282,42 @@ describe("LanguageModelAdapter.make(languageModel).stream", () => {
       }
       assert.deepStrictEqual(tools.runs, [])
     })
+  )
+
+  it.live(
+    "over EffectAiModel (an AI SDK model as a LanguageModel), Loop.stream gives each reply whole, as Loop.run does",
+    () =>
+      Effect.gen(function* () {
+        const replies = [
+          FakeProvider.reply([Message.text("Reading."), Message.toolUse("c1", "read", { path: "a.txt" })]),
+          FakeProvider.reply([Message.text("It says alpha.")])
+        ]
+        const layerOver = (url: string) =>
+          Layer.provide(
+            LanguageModelAdapter.layer,
+            EffectAiModel.layer(createAnthropic({ baseURL: `${url}/v1`, apiKey: "k" })("claude-test"), {
+              maxOutputTokens: 256,
+              retry: { base: "1 millis" }
+            })
+          )
+        const streamedFake = yield* FakeProvider.scoped({ anthropic: replies })
+        const tools = counted()
+        const events = yield* Stream.runCollect(Loop.stream({ toolset: tools.toolset, messages: opening })).pipe(
+          Effect.provide(layerOver(streamedFake.url))
+        )
+        assert.deepStrictEqual(
+          events.flatMap((e) => (e.type === "text.delta" ? [e.text] : [])),
+          ["Reading.", "It says alpha."]
+        )
+        assert.deepStrictEqual(tools.runs, ["a.txt"])
+        const wholeFake = yield* FakeProvider.scoped({ anthropic: replies })
+        const run = yield* Loop.run({ toolset: counted().toolset, messages: opening }).pipe(
+          Effect.provide(layerOver(wholeFake.url))
+        )
+        const last = events.at(-1)
+        assert.deepStrictEqual(last?.type === "run.ended" ? last.result : undefined, run)
+        assert.strictEqual(run.stop, "end")
+      }),
+    60_000
   )
 })
