@@ -1,7 +1,9 @@
 /**
  * Any AI SDK `LanguageModelV4` (`anthropic("claude-…")`, `openai.chat("gpt-…")`, an
- * OpenAI-compatible server, …) as the loop's `Model`. Each turn is one `doGenerate` request:
- * the provider never runs a tool and never validates a call; the loop's executor does both.
+ * OpenAI-compatible server, …) as the loop's `Model`. Each turn is one `doGenerate` request
+ * (`Loop.run`), or one `doStream` request whose parts the loop shows as they come
+ * (`Loop.stream`, through `stream`): the provider never runs a tool and never validates a call;
+ * the loop's executor does both, a streamed call only once its end has arrived whole.
  * The history goes out losslessly (`ProviderPrompt`), tool names as provider-safe aliases
  * (`ToolAliases`) with schemas the provider accepts (`ProviderSchema`: what was relaxed is
  * logged once per tool as a warning), OpenAI's strict mode on for every tool it costs nothing
@@ -9,25 +11,35 @@
  * and failed requests are retried within bounds (`Retry`) and otherwise fail typed
  * (`ProviderError`). Usage and finish reason of every reply reach the loop's turns and
  * trace; a reply cut off (`length`), filtered or ended by an error fails the run with
- * `IncompleteReply`.
+ * `IncompleteReply`. A streamed turn is retried only until its stream opens, never once it
+ * has begun: an error event, a broken connection or the timeout mid-stream fail the turn, and
+ * none of its calls run.
  *
  * @example
  * ```ts
  * import { AiSdkModel } from "@agent-harness/ai-sdk"
  * import { Loop, Message } from "@agent-harness/executor"
  * import { anthropic } from "@ai-sdk/anthropic"
- * import { Effect } from "effect"
+ * import { Effect, Stream } from "effect"
  *
  * const run = Loop.run({ toolset, messages: [Message.user("What is in notes/?")] }).pipe(
+ *   Effect.provide(AiSdkModel.layer(anthropic("claude-sonnet-4-5"), { maxOutputTokens: 4096 }))
+ * )
+ * // or, the text as it is written:
+ * const shown = Loop.stream({ toolset, messages: [Message.user("What is in notes/?")] }).pipe(
+ *   Stream.runForEach((event) =>
+ *     event.type === "text.delta" ? Effect.sync(() => process.stdout.write(event.text)) : Effect.void
+ *   ),
  *   Effect.provide(AiSdkModel.layer(anthropic("claude-sonnet-4-5"), { maxOutputTokens: 4096 }))
  * )
  * ```
  *
  * @since 0.1.0
  */
-import { type Message, Model } from "@agent-harness/executor"
+import { type Message, Model, type ReplyPart } from "@agent-harness/executor"
 import type { LanguageModelV4, LanguageModelV4CallOptions, SharedV4Warning } from "@ai-sdk/provider"
-import { type Duration, Effect, type Layer } from "effect"
+import { type Duration, Effect, type Layer, Stream } from "effect"
+import * as StreamParts from "./internal/streamParts.ts"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
 import type * as ProviderSchema from "./ProviderSchema.ts"
@@ -52,7 +64,11 @@ export interface Options
    * How long one request may take, from sending it to the last byte of the reply (10 minutes
    * when not given, see `Retry.defaultTimeout`; `Duration.infinity` for none). A request past it
    * is aborted and retried under `retry`; when the last attempt timed out, the turn fails with
-   * `ProviderTimeout`.
+   * `ProviderTimeout`. A streamed turn (`stream`) is bounded the same way, as a whole: from
+   * sending the request to the stream's last part. Past it before the stream opened (no 2xx
+   * answer yet), the request is aborted and retried; past it once the stream has begun, the
+   * request is aborted and the turn fails with `ProviderTimeout` at once (a reply that had begun
+   * is never sent again).
    */
   readonly requestTimeout?: Duration.Input | undefined
   /** How `is_error` tool results are sent; chosen from the provider id when not given. */
@@ -80,6 +96,15 @@ export interface Options
 export interface Shape extends Model.Shape {
   /** Sends one turn's request; fails with the typed `ProviderError` of the last attempt. */
   readonly respond: (request: Model.Request) => Effect.Effect<Model.Response, ProviderError.ProviderError>
+  /**
+   * Streams one turn's reply (`doStream`; absent when the model has none): the same request,
+   * tool names and schemas as `respond`, its parts as they come. Fails with a typed
+   * `ProviderError`: before the stream opened, as `respond` does (after the retries); after, at
+   * once, never sent again: an error event (`ProviderUnavailable` with `cutOff`, or
+   * `ProviderFailure`), a broken connection (`ProviderUnavailable` with `cutOff`), the request
+   * timeout (`ProviderTimeout`). A stream that ends without its finish ends `interrupted`.
+   */
+  readonly stream?: ((request: Model.Request) => Stream.Stream<ReplyPart.Part, ProviderError.ProviderError>) | undefined
 }
 
 const describeWarning = (warning: SharedV4Warning): string => {
@@ -126,15 +151,24 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
   const declaring: ToolAliases.ProviderOptions = { target: schemaTarget, strict: strict ?? "auto" }
   /** Says each schema change and notice once per tool. */
   const report = ToolAliases.reporter()
+  const warn = (warnings: ReadonlyArray<SharedV4Warning>) =>
+    Effect.forEach(warnings, (warning) => Effect.logWarning(`${provider}: ${describeWarning(warning)}`), {
+      discard: true
+    })
+  /** One turn's request as the provider is sent it, and the names and schemas to read its reply with. */
+  const prepare = (request: Model.Request) => {
+    const aliases = ToolAliases.of(request.toolset)
+    const declared = ToolAliases.forProvider(request.toolset, provider, declaring)
+    const call: LanguageModelV4CallOptions = {
+      ...settings,
+      prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors, media),
+      ...(declared.tools.length === 0 ? {} : { tools: [...declared.tools] })
+    }
+    return { aliases, declared, call }
+  }
   const respond = (request: Model.Request): Effect.Effect<Model.Response, ProviderError.ProviderError> =>
     Effect.suspend(() => {
-      const aliases = ToolAliases.of(request.toolset)
-      const declared = ToolAliases.forProvider(request.toolset, provider, declaring)
-      const call: LanguageModelV4CallOptions = {
-        ...settings,
-        prompt: ProviderPrompt.toPrompt(request.messages, aliases, errors, media),
-        ...(declared.tools.length === 0 ? {} : { tools: [...declared.tools] })
-      }
+      const { aliases, declared, call } = prepare(request)
       const sent = Retry.send({
         provider,
         policy,
@@ -142,11 +176,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
         timeout,
         send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
       }).pipe(
-        Effect.tap((result) =>
-          Effect.forEach(result.warnings ?? [], (warning) =>
-            Effect.logWarning(`${provider}: ${describeWarning(warning)}`)
-          )
-        ),
+        Effect.tap((result) => warn(result.warnings ?? [])),
         Effect.map(
           (result): Model.Response => ({
             content: restored(ProviderPrompt.fromContent(result.content, aliases), declared),
@@ -157,7 +187,40 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
       )
       return Effect.andThen(report(declared), sent)
     })
-  return { respond }
+  // The stream opens (`doStream` resolves) once the provider answers 2xx: failures until then are
+  // retried as `respond`'s are; from then on nothing is sent again (see `Options.requestTimeout`).
+  const stream = (request: Model.Request): Stream.Stream<ReplyPart.Part, ProviderError.ProviderError> =>
+    Stream.unwrap(
+      Effect.gen(function* () {
+        const { aliases, declared, call } = prepare(request)
+        yield* report(declared)
+        // Aborted when the stream ends, fails or is interrupted: the request goes with it.
+        const streamSignal = yield* Effect.abortSignal
+        let attempts = 0
+        let sentAt = 0
+        const opened = yield* Retry.send({
+          provider,
+          policy,
+          turn: request.turn ?? 0,
+          timeout,
+          send: (signal) => {
+            attempts++
+            sentAt = Date.now()
+            return model.doStream({ ...call, abortSignal: AbortSignal.any([signal, streamSignal]) })
+          }
+        })
+        return StreamParts.read({
+          provider,
+          opened,
+          names: { aliases, restore: declared.restore },
+          attempts,
+          deadline: timeout === undefined ? undefined : sentAt + timeout,
+          timeoutMs: timeout,
+          warn
+        })
+      })
+    )
+  return typeof model.doStream === "function" ? { respond, stream } : { respond }
 }
 
 /**

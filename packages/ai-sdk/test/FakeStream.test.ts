@@ -6,24 +6,14 @@
  * the finish reason.
  */
 import { Message } from "@agent-harness/executor"
-import { createAnthropic } from "@ai-sdk/anthropic"
-import { createOpenAI } from "@ai-sdk/openai"
-import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider"
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider"
 import { afterEach, describe, expect, it } from "vitest"
 import { FakeProvider } from "../src/testing.ts"
-import { jsonOf } from "./fixtures.ts"
+import { jsonOf, modelOf, routes } from "./fixtures.ts"
 
 const timeout = 60_000
 
 type Route = FakeProvider.Route
-const routes: ReadonlyArray<Route> = ["anthropic", "openai", "responses"]
-
-const modelOf = (fake: FakeProvider.Fake, route: Route): LanguageModelV4 => {
-  const baseURL = `${fake.url}/v1`
-  if (route === "anthropic") return createAnthropic({ baseURL, apiKey: "k" })("claude-test")
-  const openai = createOpenAI({ baseURL, apiKey: "sk-test" })
-  return route === "openai" ? openai.chat("gpt-test") : openai.responses("gpt-test")
-}
 
 const tools = [
   {

@@ -4,7 +4,10 @@
  */
 import { Loop, type Message, type Model, Trace } from "@agent-harness/executor"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Cause, Data, Effect, Exit, type Layer, Schema } from "effect"
+import { createAnthropic } from "@ai-sdk/anthropic"
+import { createOpenAI } from "@ai-sdk/openai"
+import type { LanguageModelV4 } from "@ai-sdk/provider"
+import { Cause, Data, Deferred, Effect, Exit, type Layer, Schema, Stream } from "effect"
 import type { FakeProvider } from "../src/testing.ts"
 import * as Retry from "../src/Retry.ts"
 
@@ -36,17 +39,48 @@ export const makeTools = () => {
   return { toolset: Toolset.make(Append, Search), ran }
 }
 
-/** Runs the loop over the tools with a model layer and an in-memory trace; its `model.retried` events in `retries`. */
-export const runLoop = (model: Layer.Layer<Model.Model>, messages: ReadonlyArray<Message.Message>, maxTurns = 4) =>
+/**
+ * How `runLoop` drives the loop when it streams: `Loop.fold` of `Loop.stream`, every event kept in
+ * order; `interruptAt` fires the loop's `interrupt` at the first event it holds for.
+ */
+export interface Streamed {
+  readonly interruptAt?: ((event: Loop.Event) => boolean) | undefined
+}
+
+/**
+ * Runs the loop over the tools with a model layer and an in-memory trace (`Loop.run`, or with
+ * `streamed` the fold of `Loop.stream`, its events in `shown`); its `model.retried` events in
+ * `retries`.
+ */
+export const runLoop = (
+  model: Layer.Layer<Model.Model>,
+  messages: ReadonlyArray<Message.Message>,
+  maxTurns = 4,
+  streamed?: Streamed
+) =>
   Effect.gen(function* () {
     const { toolset, ran } = makeTools()
     const { trace, events, entries } = yield* Trace.memory
-    const exit = yield* Loop.run({ toolset, messages, maxTurns }).pipe(
-      Effect.provide(model),
-      Effect.provideService(Trace.Trace, trace),
-      Effect.exit
-    )
-    return { exit, events: yield* events, retries: (yield* entries).filter(Retry.retried.is), ran }
+    const shown: Array<Loop.Event> = []
+    const stop = yield* Deferred.make<void>()
+    const interruptAt = streamed?.interruptAt
+    const options = {
+      toolset,
+      messages,
+      maxTurns,
+      ...(interruptAt === undefined ? {} : { interrupt: Deferred.await(stop) })
+    }
+    const loop =
+      streamed === undefined
+        ? Loop.run(options)
+        : Loop.fold(
+            Stream.tap(Loop.stream(options), (event) => {
+              shown.push(event)
+              return interruptAt?.(event) === true ? Deferred.succeed(stop, undefined) : Effect.void
+            })
+          )
+    const exit = yield* loop.pipe(Effect.provide(model), Effect.provideService(Trace.Trace, trace), Effect.exit)
+    return { exit, events: yield* events, retries: (yield* entries).filter(Retry.retried.is), ran, shown }
   })
 
 /** The typed failure of a failed exit (the test fails if there is none). */
@@ -84,4 +118,23 @@ export const withEnv = <A, E, R>(name: string, value: string | undefined, effect
 export const jsonOf = <T>(request: FakeProvider.Recorded | undefined): T => {
   if (request === undefined) throw new Error("expected a recorded request")
   return request.json as T
+}
+
+/** The fake's three wire formats. */
+export const routes: ReadonlyArray<FakeProvider.Route> = ["anthropic", "openai", "responses"]
+
+/**
+ * The real provider for one of the fake's routes (`@ai-sdk/anthropic`, `@ai-sdk/openai` chat or
+ * responses), pointed at the fake; `fetch` replaces the one it sends with.
+ */
+export const modelOf = (
+  fake: FakeProvider.Fake,
+  route: FakeProvider.Route,
+  fetch?: typeof globalThis.fetch
+): LanguageModelV4 => {
+  const baseURL = `${fake.url}/v1`
+  const options = fetch === undefined ? { baseURL } : { baseURL, fetch }
+  if (route === "anthropic") return createAnthropic({ ...options, apiKey: "k" })("claude-test")
+  const openai = createOpenAI({ ...options, apiKey: "sk-test" })
+  return route === "openai" ? openai.chat("gpt-test") : openai.responses("gpt-test")
 }

@@ -1,0 +1,422 @@
+/**
+ * `AiSdkModel` streaming through the provider's `doStream`, end to end: the loop over the real
+ * `@ai-sdk/anthropic` and `@ai-sdk/openai` (chat and responses) providers against the loopback
+ * fake's three streaming wire formats. A streamed run is the same run as an unstreamed one; a
+ * stream that breaks, errs, is cut off or times out is a model failure and none of its calls
+ * run; only a request whose stream never opened is sent again; an interrupt stops the turn and
+ * aborts the request.
+ */
+import { type Loop, Message, Model, type Trace } from "@agent-harness/executor"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, type Exit } from "effect"
+import { AiSdkModel, ProviderError } from "../src/index.ts"
+import * as FakeAnthropic from "../src/internal/fakeAnthropic.ts"
+import * as FakeOpenAi from "../src/internal/fakeOpenAi.ts"
+import * as FakeStream from "../src/internal/fakeStream.ts"
+import * as ResponsesWire from "../src/internal/responsesWire.ts"
+import { FakeProvider } from "../src/testing.ts"
+import { failureOf, modelOf, routes, runLoop, successOf } from "./fixtures.ts"
+
+/** Each test streams a few replies through a real provider, some paced, on a loaded 2-core machine. */
+const timeout = 60_000
+
+const opening = [Message.user("Busca recetas de café y apúntalo.")]
+
+/** Raw arguments with escapes (`\u00e9`, `\"`) that fragments of 3 cut inside. */
+const searchArgs = '{"consulta":"caf\\u00e9 \\"solo\\""}'
+const appendArgs = { ruta: "notas/lista.txt", texto: 'línea\n"dos"' }
+/** Arguments nested past `ProviderPrompt.inputLimits.depth`: not read, the call not run. */
+const deepArgs = `{"consulta":${"[".repeat(70)}${"]".repeat(70)}}`
+
+/**
+ * Three turns: reasoning, text and two parallel calls (under names outside the providers'
+ * pattern); a lone call nested too deep to be read (no text at all: Chat Completions still opens
+ * with an empty `content`), answered `not executed`; the answer.
+ */
+const script = (): ReadonlyArray<FakeProvider.Scripted> => [
+  FakeProvider.reply([
+    Message.reasoning("Busco primero, luego apunto.", { anthropic: { signature: "sig-1" } }),
+    Message.text("Busco y apunto: "),
+    Message.toolUse("call_a", "catalogo.buscar", searchArgs),
+    Message.toolUse("call_b", "añadir", appendArgs)
+  ]),
+  FakeProvider.reply([Message.toolUse("call_c", "catalogo.buscar", deepArgs)]),
+  FakeProvider.reply([Message.text("Hecho: tres recetas, y la línea apuntada.")])
+]
+
+/** Cut small, parallel calls interleaved (Chat Completions), a keep-alive ping every other event. */
+const chunking: FakeProvider.Chunking = { textChars: 3, argumentChars: 3, interleave: true, pingEvery: 2 }
+
+const layerOf = (fake: FakeProvider.Fake, route: FakeProvider.Route, options?: AiSdkModel.Options) =>
+  AiSdkModel.layer(modelOf(fake, route), { maxOutputTokens: 1024, retry: { base: "1 millis" }, ...options })
+
+/** The trace's events, `streamed` taken off `model.replied` (the only difference a streamed run may make). */
+const unstreamed = (events: ReadonlyArray<Trace.Event>) =>
+  events.map((event) => (event.type === "model.replied" ? { ...event, streamed: undefined } : event))
+
+/** The `ModelError` a run failed with (the test fails on any other outcome). */
+const modelFailureOf = <A, E extends { readonly _tag: string }>(exit: Exit.Exit<A, E>) => {
+  const failure = failureOf(exit)
+  if (!(failure instanceof Model.ModelError)) throw new Error(`expected a ModelError, got ${failure._tag}`)
+  return failure
+}
+
+/** A reply's stream events as the fake renders them for a route (to script a body that ends early). */
+const framesOf = (route: FakeProvider.Route, reply: FakeProvider.Reply) => {
+  const chunking = FakeStream.chunking(undefined, undefined)
+  if (route === "anthropic") {
+    const { json, raws } = FakeAnthropic.reply(reply, "claude-test", 1)
+    return FakeStream.anthropic(json, raws, chunking)
+  }
+  if (route === "openai") return FakeStream.openAi(FakeOpenAi.reply(reply, "gpt-test", 1), true, chunking)
+  const { response, items } = ResponsesWire.reply(reply.blocks, {
+    stop: reply.stop,
+    usage: reply.usage,
+    model: "gpt-test",
+    n: 1
+  })
+  return FakeStream.responses(response, items, chunking)
+}
+
+const shownOf = <T extends Loop.Event["type"]>(shown: ReadonlyArray<Loop.Event>, type: T) =>
+  shown.filter((event): event is Extract<Loop.Event, { type: T }> => event.type === type)
+
+describe("AiSdkModel streams through doStream", () => {
+  for (const route of routes) {
+    describe(route, () => {
+      it.live(
+        "Loop.stream shows the text as it comes, in order, and folds into what Loop.run gives over the same replies",
+        () =>
+          Effect.gen(function* () {
+            const whole = yield* FakeProvider.scoped({ [route]: script(), chunking })
+            const streaming = yield* FakeProvider.scoped({ [route]: script(), chunking })
+            const run = yield* runLoop(layerOf(whole, route), opening)
+            const streamed = yield* runLoop(layerOf(streaming, route), opening, 4, {})
+            const result = successOf(streamed.exit)
+            expect(result).toEqual(successOf(run.exit))
+            expect(result.stop).toBe("end")
+            expect(unstreamed(streamed.events)).toEqual(unstreamed(run.events))
+            expect(streamed.events.filter((e) => e.type === "model.replied").map((e) => e.streamed)).toEqual([
+              true,
+              true,
+              true
+            ])
+            expect(streamed.ran).toEqual(run.ran)
+            expect(streamed.ran).toEqual(['catalogo.buscar café "solo"', 'añadir notas/lista.txt línea\n"dos"'])
+            // The deep call's input was never parsed: the executor got the string saying so, and ran nothing.
+            const deep = shownOf(streamed.shown, "call.started").find((e) => e.call.id === "call_c")
+            expect(deep?.call.input).toBe("[arguments not read: nested more than 64 levels deep]")
+            const answered = shownOf(streamed.shown, "call.answered").find((e) => e.outcome.id === "call_c")
+            expect(answered?.outcome._tag).toBe("NotExecuted")
+            // The text, as it was written: several deltas per turn, in order.
+            const texts = (turn: number) =>
+              shownOf(streamed.shown, "text.delta")
+                .filter((e) => e.turn === turn)
+                .map((e) => e.text)
+            expect(texts(1).length).toBeGreaterThan(1)
+            expect(texts(1).join("")).toBe("Busco y apunto: ")
+            expect(texts(2)).toEqual([])
+            expect(texts(3).join("")).toBe("Hecho: tres recetas, y la línea apuntada.")
+            // The calls' arguments as they were written: fragments of the exact JSON.
+            const argued = (id: string) =>
+              shownOf(streamed.shown, "call.delta")
+                .filter((e) => e.tool_use_id === id)
+                .map((e) => e.delta)
+            expect(argued("call_a").join("")).toBe(searchArgs)
+            expect(argued("call_a").length).toBeGreaterThan(4)
+            expect(argued("call_b").join("")).toBe(JSON.stringify(appendArgs))
+            expect(shownOf(streamed.shown, "call.drafted").map((e) => e.name)).toEqual([
+              "catalogo.buscar",
+              "añadir",
+              "catalogo.buscar"
+            ])
+            if (route === "openai") {
+              // Chat Completions streamed the two calls interleaved.
+              expect(
+                shownOf(streamed.shown, "call.delta")
+                  .slice(0, 4)
+                  .map((e) => e.tool_use_id)
+              ).toEqual(["call_a", "call_b", "call_a", "call_b"])
+            }
+            // No call of a turn started before the last piece of that turn's reply was shown.
+            for (const turn of [1, 2]) {
+              const ofTurn = streamed.shown.map((e) => ("turn" in e && e.turn === turn ? e.type : ""))
+              expect(ofTurn.indexOf("call.started")).toBeGreaterThan(ofTurn.lastIndexOf("call.delta"))
+            }
+            expect(streaming.requests.map((r) => (r.json as { readonly stream?: unknown }).stream)).toEqual([
+              true,
+              true,
+              true
+            ])
+            expect(streaming.requests.every((r) => r.problems.length === 0)).toBe(true)
+          }),
+        timeout
+      )
+
+      it.live(
+        "an error event mid-call fails the turn at the error, typed and not sent again: nothing runs",
+        () =>
+          Effect.gen(function* () {
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.streamError(
+                  FakeProvider.reply([
+                    Message.text("Busco: "),
+                    Message.toolUse("call_a", "catalogo.buscar", { consulta: "café" })
+                  ]),
+                  { message: "Overloaded right now" }
+                ),
+                FakeProvider.reply([Message.text("nunca pedida")])
+              ]
+            })
+            const { exit, events, ran, shown, retries } = yield* runLoop(layerOf(fake, route), opening, 4, {})
+            const failure = modelFailureOf(exit)
+            // At the error itself: not the half-written call Chat Completions flushes after it.
+            expect(failure.reason).toBeInstanceOf(ProviderError.ProviderUnavailable)
+            expect(failure.reason).toMatchObject({ cutOff: true, attempts: 1 })
+            expect(failure.message).toContain("Overloaded right now")
+            expect(failure.message).toContain("not sent again")
+            expect(ran).toEqual([])
+            expect(shownOf(shown, "call.drafted")).toHaveLength(1)
+            expect(shownOf(shown, "call.started")).toEqual([])
+            expect(events.filter((e) => e.type === "model.failed").map((e) => e.turn)).toEqual([1])
+            expect(events.some((e) => e.type === "model.replied")).toBe(false)
+            expect(fake.requests).toHaveLength(1)
+            expect(fake.left(route)).toBe(1)
+            expect(retries).toEqual([])
+          }),
+        timeout
+      )
+
+      it.live(
+        "a connection cut mid-call is the reply cut off, not sent again: nothing runs",
+        () =>
+          Effect.gen(function* () {
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.streamCut(
+                  FakeProvider.reply([Message.toolUse("call_a", "añadir", { ruta: "a.txt", texto: "medio" })])
+                ),
+                FakeProvider.reply([Message.text("nunca pedida")])
+              ]
+            })
+            const { exit, events, ran, shown } = yield* runLoop(layerOf(fake, route), opening, 4, {})
+            const failure = modelFailureOf(exit)
+            expect(failure.reason).toBeInstanceOf(ProviderError.ProviderUnavailable)
+            expect(failure.reason).toMatchObject({ cutOff: true, attempts: 1, status: undefined })
+            expect(failure.message).toContain(`${modelOf(fake, route).provider} cut its reply off before the end`)
+            expect(ran).toEqual([])
+            expect(shownOf(shown, "call.delta").length).toBeGreaterThan(0)
+            expect(shownOf(shown, "call.started")).toEqual([])
+            expect(events.filter((e) => e.type === "model.failed").map((e) => e.turn)).toEqual([1])
+            expect(fake.requests).toHaveLength(1)
+            expect(fake.left(route)).toBe(1)
+          }),
+        timeout
+      )
+
+      it.live(
+        "a body that ends cleanly before the reply's end (no finish, no error) is an incomplete reply, not an answer",
+        () =>
+          Effect.gen(function* () {
+            const frames = framesOf(route, FakeProvider.reply([Message.text("La respuesta entera es larga.")]))
+            // The body ends after the opening event(s) (Anthropic's SDK then sends no finish at
+            // all), or after the first text delta.
+            const cuts = { anthropic: [1, 3], openai: [1, 2], responses: [2, 5] }[route]
+            for (const [index, events] of cuts.entries()) {
+              const body = frames
+                .slice(0, events)
+                .map((f) => f.text)
+                .join("")
+              const fake = yield* FakeProvider.scoped({
+                [route]: [FakeProvider.raw(200, body, { "content-type": "text/event-stream" })]
+              })
+              const { exit, ran, shown } = yield* runLoop(layerOf(fake, route), opening, 4, {})
+              expect(shownOf(shown, "text.delta").length > 0).toBe(index === 1)
+              const failure = modelFailureOf(exit)
+              expect(failure.reason).toBeInstanceOf(Model.IncompleteReply)
+              expect(failure.reason).toMatchObject({ finishReason: "interrupted" })
+              expect(ran).toEqual([])
+            }
+          }),
+        timeout
+      )
+
+      it.live(
+        "a length finish with a whole call: the call does not run",
+        () =>
+          Effect.gen(function* () {
+            const stop = route === "anthropic" ? "max_tokens" : route === "openai" ? "length" : "max_output_tokens"
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.reply(
+                  [Message.text("Apunto: "), Message.toolUse("call_a", "añadir", { ruta: "a.txt", texto: "x" })],
+                  { stop }
+                )
+              ],
+              chunking
+            })
+            const { exit, ran, shown } = yield* runLoop(layerOf(fake, route), opening, 4, {})
+            const failure = modelFailureOf(exit)
+            expect(failure.reason).toBeInstanceOf(Model.IncompleteReply)
+            expect(failure.reason).toMatchObject({ finishReason: "length" })
+            expect(ran).toEqual([])
+            expect(shownOf(shown, "call.started")).toEqual([])
+          }),
+        timeout
+      )
+
+      it.live(
+        "a 429 and an overload on opening the stream are retried under the policy; the retry streams",
+        () =>
+          Effect.gen(function* () {
+            const overloaded = route === "anthropic" ? 529 : 503
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.error(429, { retryAfterMs: 5 }),
+                FakeProvider.error(overloaded),
+                FakeProvider.reply([Message.text("Hola, por fin.")])
+              ],
+              chunking
+            })
+            const { exit, retries, shown } = yield* runLoop(layerOf(fake, route), opening, 4, {})
+            expect(successOf(exit)).toMatchObject({ stop: "end", text: "Hola, por fin." })
+            expect(retries.map((r) => [r.attempt, r.status])).toEqual([
+              [1, 429],
+              [2, overloaded]
+            ])
+            expect(fake.requests).toHaveLength(3)
+            expect(shownOf(shown, "text.delta").length).toBeGreaterThan(1)
+          }),
+        timeout
+      )
+
+      it.live(
+        "a failure after the first part is never retried, whatever the policy",
+        () =>
+          Effect.gen(function* () {
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.streamError(FakeProvider.reply([Message.text("Empiezo a contestar y me caigo.")]), {
+                  type: route === "anthropic" ? "overloaded_error" : "server_error"
+                }),
+                FakeProvider.reply([Message.text("otra vez")])
+              ],
+              chunking
+            })
+            const { exit, retries, shown } = yield* runLoop(
+              layerOf(fake, route, { retry: { attempts: 5, base: "1 millis" } }),
+              opening,
+              4,
+              {}
+            )
+            expect(shownOf(shown, "text.delta").length).toBeGreaterThan(0)
+            expect(modelFailureOf(exit).reason).toMatchObject({ _tag: "ProviderUnavailable", attempts: 1 })
+            expect(retries).toEqual([])
+            expect(fake.requests).toHaveLength(1)
+            expect(fake.left(route)).toBe(1)
+          }),
+        timeout
+      )
+
+      it.live(
+        "the request timeout bounds the whole stream: past it mid-stream, the turn fails at once, not retried",
+        () =>
+          Effect.gen(function* () {
+            // 25 text events 80 ms apart: 2 s of stream, against a timeout of 1 s.
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.reply([Message.text("uno dos tres cuatro cinco seis siete ocho nueve di")], {
+                  chunking: { textChars: 2, delayMs: 80 }
+                }),
+                FakeProvider.reply([Message.text("otra vez")])
+              ]
+            })
+            const started = Date.now()
+            const { exit, retries, shown } = yield* runLoop(
+              layerOf(fake, route, { requestTimeout: "1 second" }),
+              opening,
+              4,
+              {}
+            )
+            const failure = modelFailureOf(exit)
+            expect(failure.reason).toBeInstanceOf(ProviderError.ProviderTimeout)
+            expect(failure.reason).toMatchObject({ timeoutMs: 1000, attempts: 1 })
+            expect(failure.message).toContain("not sent again")
+            const deltas = shownOf(shown, "text.delta").length
+            expect(deltas).toBeGreaterThan(0)
+            expect(deltas).toBeLessThan(25)
+            expect(Date.now() - started).toBeLessThan(1900)
+            expect(retries).toEqual([])
+            expect(fake.requests).toHaveLength(1)
+          }),
+        timeout
+      )
+
+      it.live(
+        "the request timeout before the stream opened (no answer at all) is retried, and the retry streams",
+        () =>
+          Effect.gen(function* () {
+            const fake = yield* FakeProvider.scoped({
+              [route]: [FakeProvider.hang(), FakeProvider.reply([Message.text("Ya estoy.")], { chunking })]
+            })
+            const { exit, retries } = yield* runLoop(
+              // Long enough that a request reaches the fake before its timeout on a loaded machine.
+              layerOf(fake, route, { requestTimeout: "1500 millis", retry: { attempts: 2, base: "1 millis" } }),
+              opening,
+              4,
+              {}
+            )
+            expect(successOf(exit)).toMatchObject({ stop: "end", text: "Ya estoy." })
+            expect(retries.map((r) => r.message)).toEqual([
+              `no complete reply within ${ProviderError.showMillis(1500)} (the request was aborted)`
+            ])
+            expect(fake.requests).toHaveLength(2)
+          }),
+        timeout
+      )
+
+      it.live(
+        "an interrupt after the first text delta stops the run interrupted, keeps the text so far and aborts the request",
+        () =>
+          Effect.gen(function* () {
+            const text = "Esta respuesta llega despacio, trozo a trozo, y no se termina."
+            const fake = yield* FakeProvider.scoped({
+              [route]: [
+                FakeProvider.reply(
+                  [Message.text(text), Message.toolUse("call_a", "añadir", { ruta: "a.txt", texto: "x" })],
+                  {
+                    chunking: { textChars: 3, delayMs: 40 }
+                  }
+                )
+              ]
+            })
+            const signals: Array<AbortSignal> = []
+            const fetch: typeof globalThis.fetch = (input, init) => {
+              if (init?.signal) signals.push(init.signal)
+              return globalThis.fetch(input, init)
+            }
+            const started = Date.now()
+            const { exit, ran, events } = yield* runLoop(
+              AiSdkModel.layer(modelOf(fake, route, fetch), { maxOutputTokens: 1024 }),
+              opening,
+              4,
+              { interruptAt: (event) => event.type === "text.delta" }
+            )
+            const result = successOf(exit)
+            expect(result.stop).toBe("interrupted")
+            expect(result.text?.length).toBeGreaterThan(0)
+            expect(text.startsWith(result.text ?? "-")).toBe(true)
+            expect(result.text?.length).toBeLessThan(text.length)
+            expect(ran).toEqual([])
+            // The whole reply takes 27 events × 40 ms; the run ended long before, its request aborted.
+            expect(Date.now() - started).toBeLessThan(1000)
+            expect(signals).toHaveLength(1)
+            expect(signals[0]?.aborted).toBe(true)
+            expect(events.at(-1)).toMatchObject({ type: "run.ended", stop: "interrupted", text: result.text })
+          }),
+        timeout
+      )
+    })
+  }
+})
