@@ -40,6 +40,12 @@ const handMade = (turns: ReadonlyArray<Turn>) => {
   return { layer, options }
 }
 
+/** A turn that only streams: `parts`, in order. */
+const streamedOnly = (...parts: ReadonlyArray<Response.StreamPartEncoded>): Turn => ({
+  whole: [],
+  streamed: Stream.fromIterable(parts)
+})
+
 const usage = {
   inputTokens: { uncached: 7, total: 9, cacheRead: 2, cacheWrite: undefined },
   outputTokens: { total: 5, text: 4, reasoning: 1 }
@@ -162,16 +168,13 @@ describe("LanguageModelAdapter.make(languageModel).stream", () => {
   it.effect("streamText is asked as generateText is: the tools declared, calls unresolved, validation deferred", () =>
     Effect.gen(function* () {
       const streaming = handMade([
-        {
-          whole: [],
-          streamed: Stream.fromIterable<Response.StreamPartEncoded>([
-            { type: "tool-params-start", id: "g1", name: "ghost" },
-            { type: "tool-params-delta", id: "g1", delta: '{"a":1}' },
-            { type: "tool-params-end", id: "g1" },
-            { type: "tool-call", id: "g1", name: "ghost", params: { a: 1 } },
-            finish("tool-calls")
-          ])
-        },
+        streamedOnly(
+          { type: "tool-params-start", id: "g1", name: "ghost" },
+          { type: "tool-params-delta", id: "g1", delta: '{"a":1}' },
+          { type: "tool-params-end", id: "g1" },
+          { type: "tool-call", id: "g1", name: "ghost", params: { a: 1 } },
+          finish("tool-calls")
+        ),
         turns[1] as Turn
       ])
       const tools = counted()
@@ -236,16 +239,13 @@ describe("LanguageModelAdapter.make(languageModel).stream", () => {
         [{ code: 529 }, 'the model\'s stream sent an error: {"code":529}']
       ] as const) {
         const erring = handMade([
-          {
-            whole: [],
-            streamed: Stream.fromIterable<Response.StreamPartEncoded>([
-              { type: "tool-params-start", id: "c1", name: "read" },
-              { type: "tool-params-delta", id: "c1", delta: args },
-              { type: "error", error },
-              { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } },
-              finish("tool-calls")
-            ])
-          }
+          streamedOnly(
+            { type: "tool-params-start", id: "c1", name: "read" },
+            { type: "tool-params-delta", id: "c1", delta: args },
+            { type: "error", error },
+            { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } },
+            finish("tool-calls")
+          )
         ])
         const tools = counted()
         const { ended, events } = yield* streamedRun(erring, tools.toolset)
@@ -263,15 +263,12 @@ describe("LanguageModelAdapter.make(languageModel).stream", () => {
   it.effect("a length finish after a complete call is an IncompleteReply: the call does not run", () =>
     Effect.gen(function* () {
       const truncated = handMade([
-        {
-          whole: [],
-          streamed: Stream.fromIterable<Response.StreamPartEncoded>([
-            { type: "tool-params-start", id: "c1", name: "read" },
-            { type: "tool-params-delta", id: "c1", delta: args },
-            { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } },
-            finish("length")
-          ])
-        }
+        streamedOnly(
+          { type: "tool-params-start", id: "c1", name: "read" },
+          { type: "tool-params-delta", id: "c1", delta: args },
+          { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } },
+          finish("length")
+        )
       ])
       const tools = counted()
       const { ended } = yield* streamedRun(truncated, tools.toolset)

@@ -43,14 +43,17 @@ export interface Resolved {
  */
 export const defaults: Resolved = { textChars: 8, argumentChars: 5 }
 
-const InvalidChunkingBase: new (args: {
+interface InvalidChunkingFields {
+  /** The field at fault: `chunking`, `chunking.textChars`, `chunking.argumentChars`. */
   readonly field: string
+  /** What is wrong with it, and what was given. */
   readonly problem: string
-}) => Cause.YieldableError & {
-  readonly _tag: "InvalidChunking"
-  readonly field: string
-  readonly problem: string
-} = Data.TaggedError("InvalidChunking")
+}
+
+const InvalidChunkingBase: new (
+  args: InvalidChunkingFields
+) => Cause.YieldableError & { readonly _tag: "InvalidChunking" } & Readonly<InvalidChunkingFields> =
+  Data.TaggedError("InvalidChunking")
 
 /**
  * A chunking that cannot be used: `field` names what is wrong (`chunking.textChars`...). The
