@@ -8,6 +8,7 @@
  */
 import { type Loop, Message, Model, type Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
+import type { LanguageModelV4, LanguageModelV4StreamResult } from "@ai-sdk/provider"
 import { Effect, type Exit } from "effect"
 import { AiSdkModel, ProviderError } from "../src/index.ts"
 import * as FakeAnthropic from "../src/internal/fakeAnthropic.ts"
@@ -419,4 +420,112 @@ describe("AiSdkModel streams through doStream", () => {
       )
     })
   }
+
+  describe("any LanguageModelV4's stream", () => {
+    /** A model that streams `parts` (or what `opened` gives), for what no real provider sends on cue. */
+    const custom = (parts: ReadonlyArray<unknown>, opened?: () => unknown): LanguageModelV4 => ({
+      specificationVersion: "v4",
+      provider: "custom.test",
+      modelId: "m",
+      supportedUrls: {},
+      doGenerate: () => Promise.reject(new Error("only streamed here")),
+      doStream: () =>
+        Promise.resolve(
+          (opened?.() ?? {
+            stream: new ReadableStream<unknown>({
+              start: (controller) => {
+                for (const part of parts) controller.enqueue(part)
+                controller.close()
+              }
+            })
+          }) as LanguageModelV4StreamResult
+        )
+    })
+    const answer = [
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Encontrado." },
+      { type: "text-end", id: "t" },
+      { type: "finish", usage: { inputTokens: {}, outputTokens: {} }, finishReason: { unified: "stop" } }
+    ]
+
+    it.live(
+      "calls the provider ran itself (and their results) are left out; the reply is the rest",
+      () =>
+        Effect.gen(function* () {
+          const model = custom([
+            { type: "stream-start", warnings: [] },
+            { type: "tool-input-start", id: "srv_1", toolName: "web_search", providerExecuted: true },
+            { type: "tool-input-delta", id: "srv_1", delta: '{"q":"caf' },
+            { type: "tool-input-end", id: "srv_1" },
+            {
+              type: "tool-call",
+              toolCallId: "srv_1",
+              toolName: "web_search",
+              input: '{"q":"café"}',
+              providerExecuted: true
+            },
+            { type: "tool-result", toolCallId: "srv_1", toolName: "web_search", result: { hits: 3 } },
+            ...answer
+          ])
+          const { exit, ran, shown } = yield* runLoop(AiSdkModel.layer(model), opening, 4, {})
+          const result = successOf(exit)
+          expect(result).toMatchObject({ stop: "end", text: "Encontrado." })
+          expect(result.messages.at(-1)).toEqual(Message.assistant([Message.text("Encontrado.")]))
+          expect(shownOf(shown, "call.drafted")).toEqual([])
+          expect(ran).toEqual([])
+        }),
+      timeout
+    )
+
+    it.live(
+      "a hostile stream (an unreadable part, no stream, a reader that rejects) fails the turn typed, never a crash",
+      () =>
+        Effect.gen(function* () {
+          const throwing = {
+            get type(): string {
+              throw new Error("no type for you")
+            }
+          }
+          const rejecting = () => ({
+            stream: { getReader: () => ({ read: () => Promise.reject("not an error"), cancel: () => undefined }) }
+          })
+          const cases: ReadonlyArray<readonly [LanguageModelV4, string]> = [
+            [custom([answer[0], throwing]), "its stream sent a part that cannot be read (no type for you)"],
+            [custom([null]), "its stream sent a part that cannot be read"],
+            [custom([], () => ({ stream: 42 })), "its doStream gave no stream that can be read"],
+            [custom([], rejecting), "not an error"]
+          ]
+          for (const [model, said] of cases) {
+            const { exit, ran } = yield* runLoop(AiSdkModel.layer(model), opening, 4, {})
+            const failure = modelFailureOf(exit)
+            expect(failure.reason).toBeInstanceOf(ProviderError.ProviderFailure)
+            expect(failure.message).toContain(said)
+            expect(ran).toEqual([])
+          }
+        }),
+      timeout
+    )
+
+    it.live(
+      "an error part the SDK does not call retryable is a ProviderFailure; nothing after it is used",
+      () =>
+        Effect.gen(function* () {
+          const model = custom([
+            { type: "tool-input-start", id: "c1", toolName: "a_adir", providerExecuted: false },
+            { type: "tool-input-delta", id: "c1", delta: '{"ruta":"a' },
+            { type: "error", error: { type: "invalid_request_error", message: "Your request was refused" } },
+            { type: "tool-call", toolCallId: "c1", toolName: "a_adir", input: '{"ruta":"a' },
+            ...answer
+          ])
+          const { exit, ran } = yield* runLoop(AiSdkModel.layer(model), opening, 4, {})
+          const failure = modelFailureOf(exit)
+          expect(failure.reason).toBeInstanceOf(ProviderError.ProviderFailure)
+          expect(failure.message).toBe(
+            "model call 1: custom.test failed: an error event mid-stream (invalid_request_error: Your request was refused); the reply had begun streaming, so it was not sent again"
+          )
+          expect(ran).toEqual([])
+        }),
+      timeout
+    )
+  })
 })
