@@ -193,6 +193,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   let variant: string = Variant.defaultVariant.name
   let start: Extract<Event, { type: "run.started" }> | undefined
   let stop: Extract<Event, { type: "run.ended" }> | undefined
+  let streamed = false
   const sources: Sources = { start: 0, turns: [] }
   const turns: Array<{ reply: ReadonlyArray<unknown>; expect?: Array<Record<string, unknown>> }> = []
   for (const [line, event] of parsed.success) {
@@ -271,6 +272,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
         }
         turns.push({ reply: event.reply })
         sources.turns.push({ reply: line, observations: [] })
+        if (event.streamed === true) streamed = true
         break
       case "call.started":
         break
@@ -383,6 +385,8 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     ...(untrustedOutput === undefined ? {} : { untrustedOutput }),
     maxTurns: start.max_turns,
     ...(start.breaker === undefined ? {} : { breaker: start.breaker }),
+    // A streamed run replays streamed: the same replies, folded from parts as they were.
+    ...(streamed ? { stream: true } : {}),
     turns,
     outcome: {
       stop: stop.stop,

@@ -297,14 +297,26 @@ export const run = (
       return Verdict.make(scenario, file, variant.name, notRun, [gated.failure])
     }
     const gate = gated.success
-    const played = yield* Loop.run({
+    const loopOptions = {
       toolset: tools,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
       breaker: spec.breaker,
       onTurn: options?.onTurn
-    }).pipe(
-      Effect.provide(ScriptedModel.layer(script(spec))),
+    }
+    const streaming = spec.stream === undefined || spec.stream === false ? undefined : spec.stream
+    const played = yield* (
+      streaming === undefined
+        ? Loop.run(loopOptions)
+        : // The stream always ends with run.ended or a failure: NoResult cannot happen here.
+          Effect.catchTag(Loop.fold(Loop.stream(loopOptions)), "NoResult", Effect.die)
+    ).pipe(
+      Effect.provide(
+        ScriptedModel.layer(
+          script(spec),
+          streaming === true || streaming === undefined ? undefined : { chunking: streaming }
+        )
+      ),
       Effect.provideService(Files.Files, files),
       Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[locale]),
       Variant.provide(variant),

@@ -107,6 +107,30 @@ export const BreakerSettings: Schema.Struct<{
   action: Schema.Literals(["tell", "stop"])
 })
 
+/**
+ * How a conversation's replies are streamed (an extension of format 1): `true` for the scripted
+ * model's default chunking, or the characters of text and of a call's JSON arguments per piece.
+ * A streamed conversation runs through `Loop.stream`, each reply cut into parts as the scripted
+ * model's `Chunking` says, and must end exactly as the same conversation unstreamed.
+ *
+ * @since 0.2.0
+ */
+export const StreamSettings: Schema.Union<
+  readonly [
+    Schema.Boolean,
+    Schema.Struct<{
+      readonly textChars: Schema.optionalKey<Schema.Int>
+      readonly argumentChars: Schema.optionalKey<Schema.Int>
+    }>
+  ]
+> = Schema.Union([
+  Schema.Boolean,
+  Schema.Struct({
+    textChars: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+    argumentChars: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+  })
+]).annotate({ expected: `true, false or { "textChars"?: int ≥ 1, "argumentChars"?: int ≥ 1 }` })
+
 /** A `conversation` scenario file (errors as observations). @since 0.1.0 */
 export const ConversationFile: Schema.Struct<{
   readonly format: Schema.Literal<1>
@@ -131,6 +155,8 @@ export const ConversationFile: Schema.Struct<{
   readonly maxTurns: Schema.optionalKey<Schema.Int>
   /** The repeated-call breaker the run is watched by (none by default). */
   readonly breaker: Schema.optionalKey<typeof BreakerSettings>
+  /** Stream the replies (`Loop.stream`), cut into parts as given (not streamed by default). */
+  readonly stream: Schema.optionalKey<typeof StreamSettings>
   readonly turns: Schema.$Array<typeof Turn>
   readonly outcome: Schema.Struct<{
     readonly stop: Schema.Literals<readonly ["end", "turn_cap", "repeated_call"]>
@@ -158,6 +184,8 @@ export const ConversationFile: Schema.Struct<{
   maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   /** The repeated-call breaker the run is watched by (none by default). */
   breaker: Schema.optionalKey(BreakerSettings),
+  /** Stream the replies (`Loop.stream`), cut into parts as given (not streamed by default). */
+  stream: Schema.optionalKey(StreamSettings),
   turns: Schema.Array(Turn),
   outcome: Schema.Struct({
     stop: StopReason.StopReason.pick(["end", "turn_cap", "repeated_call"]),
