@@ -11,17 +11,7 @@ import type { Browser, Page } from "playwright-core"
 import { Html, Server } from "../src/index.ts"
 import * as Href from "../client/Href.ts"
 import { artifacts, inCI, launch, open, shot, until, type Watch, watch, withoutBrowser, write } from "./browser.ts"
-import {
-  broken,
-  hostileHrefs,
-  inertHrefs,
-  long,
-  report,
-  runSession,
-  sessionTrace,
-  showcase,
-  streamedTurn
-} from "./fixtures.ts"
+import { broken, hostileHrefs, inertHrefs, long, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
 
 const timeout = 180_000
 
@@ -66,7 +56,7 @@ describe("a conversation trace in the browser", () => {
   const url = write("conversation.html", Html.render([{ name: "showcase.jsonl", text: showcase() }]))
 
   it(
-    "marks each call in a word and a colour, with its arguments and observation",
+    "marks each call in a word and a colour, with its arguments and observation, and the streamed turn",
     async (ctx) => {
       const { page, seen } = await fresh(ctx.skip)
       await open(page, url)
@@ -87,6 +77,11 @@ describe("a conversation trace in the browser", () => {
       expect(await first.locator("pre.observation").textContent()).toBe("file 'recipes/salmorejo.txt' does not exist")
       expect(await page.locator("details.reasoning pre").textContent()).toBe(
         "The recipe is missing. List the recipes folder first."
+      )
+      // The streamed turn is marked beside its heading, and only it.
+      expect(await page.locator(".turn-head .badge").allTextContents()).toStrictEqual(["≋ streamed"])
+      expect(await page.locator("#f1-turn-2 .turn-head .status-streamed").getAttribute("title")).toContain(
+        "Loop.stream"
       )
       const summary = await page.locator("dl.summary").first().textContent()
       expect(summary).toContain("end after 4 model calls")
@@ -168,25 +163,6 @@ describe("a conversation trace in the browser", () => {
       expect(light).toBe("rgb(255, 255, 255)")
       expect(dark).toBe("rgb(13, 17, 23)")
       await shot(page, "conversation-dark-narrow.png")
-      await quiet(seen, url)
-      await page.close()
-    },
-    timeout
-  )
-})
-
-describe("a streamed conversation in the browser", () => {
-  const url = write("streamed.html", Html.render([{ name: "streamed.jsonl", text: streamedTurn() }]))
-
-  it(
-    "marks the turn whose reply came as a stream, and not the other",
-    async (ctx) => {
-      const { page, seen } = await fresh(ctx.skip)
-      await open(page, url)
-      await until(page, "document.querySelectorAll('article.turn').length === 2")
-      expect(await page.locator("#f1-turn-1 .turn-head .badge").allTextContents()).toStrictEqual(["≋ streamed"])
-      expect(await page.locator("#f1-turn-1 .status-streamed").getAttribute("title")).toContain("Loop.stream")
-      expect(await page.locator("#f1-turn-2 .status-streamed").count()).toBe(0)
       await quiet(seen, url)
       await page.close()
     },

@@ -14,7 +14,8 @@ const lines = (events: ReadonlyArray<Trace.Event>): Array<string> => events.map(
 
 /**
  * A conversation with every kind of call: failed, not executed, ok, denied, outcome unknown,
- * replayed; a reasoning block; a `usage` and a `retry` event from a newer harness.
+ * replayed; a reasoning block; a `usage` and a `retry` event from a newer harness; turn 2
+ * streamed (`model.replied` with `streamed: true`), the others not.
  */
 export const showcase = (): string =>
   [
@@ -64,6 +65,7 @@ export const showcase = (): string =>
     JSON.stringify({
       type: "model.replied",
       turn: 2,
+      streamed: true,
       reply: [
         { type: "thinking", thinking: "The recipe is missing. List the recipes folder first." },
         { type: "tool_use", id: "c3", name: "list", input: { folder: "recipes/" } },
@@ -471,32 +473,3 @@ export const inertHrefs: ReadonlyArray<string> = [
   "%6Aavascript:alert(1)",
   "java%09script:alert(1)"
 ]
-
-/**
- * A conversation of two turns, the first streamed (`Loop.stream`: its `model.replied` says
- * `streamed: true`), the second not.
- */
-export const streamedTurn = (): string =>
-  lines([
-    {
-      type: "run.started",
-      messages: [{ role: "user", content: "What is on my list?" }],
-      max_turns: 10,
-      tools: ["read"]
-    },
-    { type: "model.requested", turn: 1, messages: 1 },
-    {
-      type: "model.replied",
-      turn: 1,
-      streamed: true,
-      reply: [
-        { type: "text", text: "Reading it." },
-        { type: "tool_use", id: "r1", name: "read", input: { path: "list.txt" } }
-      ]
-    },
-    { type: "call.started", turn: 1, tool_use_id: "r1", name: "read", input: { path: "list.txt" } },
-    Trace.observation(1, { _tag: "Succeeded", id: "r1", name: "read", value: "bread", content: "bread" }),
-    { type: "model.requested", turn: 2, messages: 3 },
-    { type: "model.replied", turn: 2, reply: [{ type: "text", text: "Bread." }] },
-    { type: "run.ended", stop: "end", text: "Bread.", turns: 2 }
-  ]).join("\n")
