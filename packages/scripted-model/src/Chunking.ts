@@ -115,19 +115,19 @@ export const resolve = (chunking?: Chunking | undefined): Result.Result<Resolved
  */
 export const pieces = (text: string, size: number): ReadonlyArray<string> => {
   const out: Array<string> = []
-  let piece = ""
-  let count = 0
-  for (const point of text) {
-    if (count === size) {
-      out.push(piece)
-      piece = ""
-      count = 0
+  let start = 0
+  while (start < text.length) {
+    let end = start
+    for (let count = 0; count < size && end < text.length; count++) {
+      const unit = text.charCodeAt(end)
+      const next = end + 1 < text.length ? text.charCodeAt(end + 1) : 0
+      // A high surrogate followed by a low one is one character: both go in the same piece.
+      end += unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1
     }
-    piece += point
-    count += 1
+    out.push(text.slice(start, end))
+    start = end
   }
-  out.push(piece)
-  return out
+  return out.length === 0 ? [""] : out
 }
 
 /** Whether the metadata of a block is absent or an object. */

@@ -297,6 +297,16 @@ describe("chunking validation", () => {
     assert.deepStrictEqual(Chunking.pieces("a😀b😀", 3), ["a😀b", "😀"])
     assert.deepStrictEqual(Chunking.pieces("", 4), [""])
     assert.deepStrictEqual(Chunking.pieces("abcdefgh", 4), ["abcd", "efgh"])
+    // A lone surrogate is a character of its own.
+    assert.deepStrictEqual(Chunking.pieces("a\ud800b\udc00", 2), ["a\ud800", "b\udc00"])
+  })
+
+  it("a huge text is cut in pieces that join to it", () => {
+    const text = "ab😀".repeat(250_000)
+    const cut = Chunking.pieces(text, 7)
+    assert.strictEqual(cut.join(""), text)
+    assert.strictEqual(cut.length, Math.ceil(750_000 / 7))
+    assert.isTrue(cut.every((piece) => [...piece].length <= 7))
   })
 })
 
@@ -308,7 +318,15 @@ describe("Script.validate and cut", () => {
       [{ afterParts: 2.5 }, "invalid script: turn 1: cut.afterParts must be a whole number of at least 0, got 2.5"],
       [{ afterParts: "2" }, "invalid script: turn 1: cut.afterParts must be a whole number of at least 0, got string"],
       [{}, "invalid script: turn 1: cut.afterParts must be a whole number of at least 0, got undefined"],
-      [3, "invalid script: turn 1: cut must be { afterParts }, got number"]
+      [3, "invalid script: turn 1: cut must be { afterParts }, got number"],
+      [
+        {
+          get afterParts(): number {
+            throw new Error("boom")
+          }
+        },
+        "invalid script: turn 1: cut.afterParts cannot be read (boom)"
+      ]
     ]
     for (const [cut, message] of cases) {
       assert.strictEqual(invalid({ messages: opening, turns: [{ reply, cut }] }).message, message)
