@@ -79,6 +79,28 @@ const framesOf = (route: FakeProvider.Route, reply: FakeProvider.Reply) => {
   return FakeStream.responses(response, items, chunking)
 }
 
+/**
+ * A turn that failed at once and was not sent again: nothing ran, no call started, one
+ * `model.failed` (turn 1), no retry, one request (the reply scripted after it never asked for).
+ */
+const failedAtOnce = (
+  fake: FakeProvider.Fake,
+  route: FakeProvider.Route,
+  out: {
+    readonly ran: ReadonlyArray<string>
+    readonly shown: ReadonlyArray<Loop.Event>
+    readonly events: ReadonlyArray<Trace.Event>
+    readonly retries: ReadonlyArray<unknown>
+  }
+) => {
+  expect(out.ran).toEqual([])
+  expect(shownOf(out.shown, "call.started")).toEqual([])
+  expect(out.events.filter((e) => e.type === "model.failed").map((e) => e.turn)).toEqual([1])
+  expect(out.retries).toEqual([])
+  expect(fake.requests).toHaveLength(1)
+  expect(fake.left(route)).toBe(1)
+}
+
 const shownOf = <T extends Loop.Event["type"]>(shown: ReadonlyArray<Loop.Event>, type: T) =>
   shown.filter((event): event is Extract<Loop.Event, { type: T }> => event.type === type)
 
@@ -170,21 +192,16 @@ describe("AiSdkModel streams through doStream", () => {
                 FakeProvider.reply([Message.text("nunca pedida")])
               ]
             })
-            const { exit, events, ran, shown, retries } = yield* runLoop(layerOf(fake, route), opening, 4, {})
-            const failure = modelFailureOf(exit)
+            const out = yield* runLoop(layerOf(fake, route), opening, 4, {})
+            failedAtOnce(fake, route, out)
+            const failure = modelFailureOf(out.exit)
             // At the error itself: not the half-written call Chat Completions flushes after it.
             expect(failure.reason).toBeInstanceOf(ProviderError.ProviderUnavailable)
             expect(failure.reason).toMatchObject({ cutOff: true, attempts: 1 })
             expect(failure.message).toContain("Overloaded right now")
             expect(failure.message).toContain("not sent again")
-            expect(ran).toEqual([])
-            expect(shownOf(shown, "call.drafted")).toHaveLength(1)
-            expect(shownOf(shown, "call.started")).toEqual([])
-            expect(events.filter((e) => e.type === "model.failed").map((e) => e.turn)).toEqual([1])
-            expect(events.some((e) => e.type === "model.replied")).toBe(false)
-            expect(fake.requests).toHaveLength(1)
-            expect(fake.left(route)).toBe(1)
-            expect(retries).toEqual([])
+            expect(shownOf(out.shown, "call.drafted")).toHaveLength(1)
+            expect(out.events.some((e) => e.type === "model.replied")).toBe(false)
           }),
         timeout
       )
@@ -201,17 +218,13 @@ describe("AiSdkModel streams through doStream", () => {
                 FakeProvider.reply([Message.text("nunca pedida")])
               ]
             })
-            const { exit, events, ran, shown } = yield* runLoop(layerOf(fake, route), opening, 4, {})
-            const failure = modelFailureOf(exit)
+            const out = yield* runLoop(layerOf(fake, route), opening, 4, {})
+            failedAtOnce(fake, route, out)
+            const failure = modelFailureOf(out.exit)
             expect(failure.reason).toBeInstanceOf(ProviderError.ProviderUnavailable)
             expect(failure.reason).toMatchObject({ cutOff: true, attempts: 1, status: undefined })
             expect(failure.message).toContain(`${modelOf(fake, route).provider} cut its reply off before the end`)
-            expect(ran).toEqual([])
-            expect(shownOf(shown, "call.delta").length).toBeGreaterThan(0)
-            expect(shownOf(shown, "call.started")).toEqual([])
-            expect(events.filter((e) => e.type === "model.failed").map((e) => e.turn)).toEqual([1])
-            expect(fake.requests).toHaveLength(1)
-            expect(fake.left(route)).toBe(1)
+            expect(shownOf(out.shown, "call.delta").length).toBeGreaterThan(0)
           }),
         timeout
       )
@@ -305,17 +318,15 @@ describe("AiSdkModel streams through doStream", () => {
               ],
               chunking
             })
-            const { exit, retries, shown } = yield* runLoop(
+            const out = yield* runLoop(
               layerOf(fake, route, { retry: { attempts: 5, base: "1 millis" } }),
               opening,
               4,
               {}
             )
-            expect(shownOf(shown, "text.delta").length).toBeGreaterThan(0)
-            expect(modelFailureOf(exit).reason).toMatchObject({ _tag: "ProviderUnavailable", attempts: 1 })
-            expect(retries).toEqual([])
-            expect(fake.requests).toHaveLength(1)
-            expect(fake.left(route)).toBe(1)
+            failedAtOnce(fake, route, out)
+            expect(shownOf(out.shown, "text.delta").length).toBeGreaterThan(0)
+            expect(modelFailureOf(out.exit).reason).toMatchObject({ _tag: "ProviderUnavailable", attempts: 1 })
           }),
         timeout
       )
@@ -334,22 +345,16 @@ describe("AiSdkModel streams through doStream", () => {
               ]
             })
             const started = Date.now()
-            const { exit, retries, shown } = yield* runLoop(
-              layerOf(fake, route, { requestTimeout: "1 second" }),
-              opening,
-              4,
-              {}
-            )
-            const failure = modelFailureOf(exit)
+            const out = yield* runLoop(layerOf(fake, route, { requestTimeout: "1 second" }), opening, 4, {})
+            failedAtOnce(fake, route, out)
+            const failure = modelFailureOf(out.exit)
             expect(failure.reason).toBeInstanceOf(ProviderError.ProviderTimeout)
             expect(failure.reason).toMatchObject({ timeoutMs: 1000, attempts: 1 })
             expect(failure.message).toContain("not sent again")
-            const deltas = shownOf(shown, "text.delta").length
+            const deltas = shownOf(out.shown, "text.delta").length
             expect(deltas).toBeGreaterThan(0)
             expect(deltas).toBeLessThan(25)
             expect(Date.now() - started).toBeLessThan(1900)
-            expect(retries).toEqual([])
-            expect(fake.requests).toHaveLength(1)
           }),
         timeout
       )
