@@ -9,7 +9,7 @@
 import { type Loop, Message, Model, type Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
 import type { LanguageModelV4, LanguageModelV4StreamResult } from "@ai-sdk/provider"
-import { Effect, type Exit } from "effect"
+import { Effect, type Exit, Logger } from "effect"
 import { AiSdkModel, ProviderError } from "../src/index.ts"
 import * as FakeAnthropic from "../src/internal/fakeAnthropic.ts"
 import * as FakeOpenAi from "../src/internal/fakeOpenAi.ts"
@@ -172,6 +172,21 @@ describe("AiSdkModel streams through doStream", () => {
               true
             ])
             expect(streaming.requests.every((r) => r.problems.length === 0)).toBe(true)
+            // The same requests, but for asking to stream (and, from @ai-sdk/anthropic, each tool's
+            // `eager_input_streaming`): the prompt, the tools under their aliases, their schemas
+            // (strict where it costs nothing), the settings.
+            const asked = (requests: ReadonlyArray<FakeProvider.Recorded>) =>
+              requests.map((r) => {
+                const { stream: _stream, stream_options: _options, ...rest } = r.json as Record<string, unknown>
+                const tools = (rest.tools as ReadonlyArray<Record<string, unknown>> | undefined)?.map(
+                  ({ eager_input_streaming: _eager, ...tool }) => tool
+                )
+                return { ...rest, tools }
+              })
+            expect(asked(streaming.requests)).toEqual(asked(whole.requests))
+            expect(JSON.stringify(asked(streaming.requests))).toContain(
+              route === "anthropic" ? "catalogo_buscar" : '"strict":true'
+            )
           }),
         timeout
       )
@@ -458,7 +473,7 @@ describe("AiSdkModel streams through doStream", () => {
       () =>
         Effect.gen(function* () {
           const model = custom([
-            { type: "stream-start", warnings: [] },
+            { type: "stream-start", warnings: [{ type: "unsupported", feature: "topK", details: "ignored" }] },
             { type: "tool-input-start", id: "srv_1", toolName: "web_search", providerExecuted: true },
             { type: "tool-input-delta", id: "srv_1", delta: '{"q":"caf' },
             { type: "tool-input-end", id: "srv_1" },
@@ -472,7 +487,12 @@ describe("AiSdkModel streams through doStream", () => {
             { type: "tool-result", toolCallId: "srv_1", toolName: "web_search", result: { hits: 3 } },
             ...answer
           ])
-          const { exit, ran, shown } = yield* runLoop(AiSdkModel.layer(model), opening, 4, {})
+          const logs: Array<string> = []
+          const { exit, ran, shown } = yield* runLoop(AiSdkModel.layer(model), opening, 4, {}).pipe(
+            Effect.provide(Logger.layer([Logger.make((o) => logs.push(`${o.logLevel} ${String(o.message)}`))]))
+          )
+          // The stream's warnings are logged as respond logs its reply's.
+          expect(logs).toEqual(["Warn custom.test: unsupported topK: ignored"])
           const result = successOf(exit)
           expect(result).toMatchObject({ stop: "end", text: "Encontrado." })
           expect(result.messages.at(-1)).toEqual(Message.assistant([Message.text("Encontrado.")]))
