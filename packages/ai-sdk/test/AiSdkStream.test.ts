@@ -8,7 +8,7 @@
  */
 import { type Loop, Message, Model, type Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
-import type { LanguageModelV4, LanguageModelV4StreamResult } from "@ai-sdk/provider"
+import type { LanguageModelV4, LanguageModelV4GenerateResult, LanguageModelV4StreamResult } from "@ai-sdk/provider"
 import { Effect, type Exit, Logger } from "effect"
 import { AiSdkModel, ProviderError } from "../src/index.ts"
 import * as FakeAnthropic from "../src/internal/fakeAnthropic.ts"
@@ -467,6 +467,29 @@ describe("AiSdkModel streams through doStream", () => {
       { type: "text-end", id: "t" },
       { type: "finish", usage: { inputTokens: {}, outputTokens: {} }, finishReason: { unified: "stop" } }
     ]
+
+    it.live(
+      "a model without doStream has no stream: Loop.stream shows each whole reply through doGenerate",
+      () =>
+        Effect.gen(function* () {
+          const { doStream: _, ...generating } = custom([])
+          const model: LanguageModelV4 = {
+            ...generating,
+            doGenerate: () =>
+              Promise.resolve({
+                content: [{ type: "text", text: "Entera." }],
+                finishReason: { unified: "stop", raw: "stop" },
+                usage: { inputTokens: {}, outputTokens: {} },
+                warnings: []
+              } as unknown as LanguageModelV4GenerateResult)
+          } as LanguageModelV4
+          expect(AiSdkModel.make(model).stream).toBeUndefined()
+          const { exit, shown } = yield* runLoop(AiSdkModel.layer(model), opening, 4, {})
+          expect(successOf(exit)).toMatchObject({ stop: "end", text: "Entera." })
+          expect(shownOf(shown, "text.delta").map((e) => e.text)).toEqual(["Entera."])
+        }),
+      timeout
+    )
 
     it.live(
       "calls the provider ran itself (and their results) are left out; the reply is the rest",
