@@ -8,7 +8,9 @@
  * attempt's reply was used, so sending it again is safe. Bounded twice: by attempts and by a
  * time budget that starts at the first failure (a wait that would end past the budget is not
  * started). Each retry is a `model.retried` event in the trace (`Retried`, declared here). A refused request (400, 401,
- * 403...) or a missing API key fails at once.
+ * 403...) or a missing API key fails at once. A streamed turn (`AiSdkModel`'s `stream`) goes
+ * through `send` only until its stream opens (the provider's 2xx answer): once a reply has begun
+ * streaming, nothing of it is sent again.
  *
  * @since 0.1.0
  */
