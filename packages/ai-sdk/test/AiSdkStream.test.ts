@@ -442,6 +442,31 @@ describe("AiSdkModel streams through doStream", () => {
     })
   }
 
+  it.live(
+    "Responses: a response.failed mid-stream fails the turn there, typed, not sent again: nothing runs",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.scoped({
+          responses: [
+            FakeProvider.streamError(
+              FakeProvider.reply([
+                Message.text("Apunto: "),
+                Message.toolUse("call_a", "añadir", { ruta: "a", texto: "b" })
+              ]),
+              { event: "response.failed", message: "The model failed" }
+            ),
+            FakeProvider.reply([Message.text("nunca pedida")])
+          ]
+        })
+        const out = yield* runLoop(layerOf(fake, "responses"), opening, 4, {})
+        failedAtOnce(fake, "responses", out)
+        const failure = modelFailureOf(out.exit)
+        expect(failure.reason).toMatchObject({ _tag: "ProviderUnavailable", cutOff: true })
+        expect(failure.message).toContain("The model failed")
+      }),
+    timeout
+  )
+
   describe("any LanguageModelV4's stream", () => {
     /** A model that streams `parts` (or what `opened` gives), for what no real provider sends on cue. */
     const custom = (parts: ReadonlyArray<unknown>, opened?: () => unknown): LanguageModelV4 => ({
