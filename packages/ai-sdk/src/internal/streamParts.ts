@@ -218,7 +218,8 @@ const isErrorPart = (mapped: Mapped): mapped is ErrorPart => !Array.isArray(mapp
 /**
  * The loop's parts of an opened stream, read one provider part at a time; fails with a typed
  * `ProviderError` at an `error` part, a read that breaks or throws, a part that cannot be read,
- * and the request timeout. The caller aborts the request and cancels the stream when it ends.
+ * and the request timeout. The reader is cancelled when the stream ends, fails or is
+ * interrupted; aborting the request is the caller's (`AiSdkModel`'s scoped abort signal).
  */
 export const read = (reading: Reading): Stream.Stream<ReplyPart.Part, ProviderError.ProviderError> => {
   const { provider, attempts, deadline, timeoutMs } = reading
