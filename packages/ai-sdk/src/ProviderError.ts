@@ -90,9 +90,11 @@ const attemptsOf = (attempts: number): string => (attempts === 1 ? "1 attempt" :
 
 /**
  * The provider stayed rate-limited, overloaded, failing (5xx) or unreachable through every
- * attempt the retry policy allowed (or asked to wait past its time budget). `status` is the
- * last HTTP status, `undefined` for a network error; `cutOff` is `true` when the last reply
- * began (HTTP 2xx) but its body ended before it was whole.
+ * attempt the retry policy allowed (or asked to wait past its time budget), or a streamed reply
+ * broke after its first part (a transient error event, a read that failed): a half-streamed turn
+ * is never sent again, so that is one attempt. `status` is the last HTTP status, `undefined`
+ * for a network error; `cutOff` is `true` when the last reply began (HTTP 2xx) but its body
+ * ended before it was whole.
  *
  * @since 0.1.0
  */
