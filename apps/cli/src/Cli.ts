@@ -330,7 +330,7 @@ const agent = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Run a real model over the file tools of a folder, every call through a permission gate: exit 0 end, 1 turn cap or model failure, 2 bad usage"
+    "Run a real model over the file tools of a folder, every call through a permission gate: exit 0 end, 1 turn cap or model failure, 2 bad usage, 130 Ctrl-C"
   )
 )
 
