@@ -18,14 +18,17 @@ import * as MemoryRows from "./MemoryRows.ts"
 import * as ParallelRows from "./ParallelRows.ts"
 import * as PlannerRows from "./PlannerRows.ts"
 import * as ScenarioRows from "./ScenarioRows.ts"
+import * as StreamRows from "./StreamRows.ts"
 import * as Table from "./Table.ts"
 import * as TreeRows from "./TreeRows.ts"
 import * as ViewerRows from "./ViewerRows.ts"
 
 const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
-if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "tree") {
-  // `pnpm bench --only tree [--quick]`: row 13 alone, printed only.
-  console.log(Table.markdown(await TreeRows.measure(settings)))
+// `pnpm bench --only tree|stream [--quick]`: row 13, or rows 14a–b, alone, printed only.
+const alone = { tree: TreeRows.measure, stream: StreamRows.measure }
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
+if (only === "tree" || only === "stream") {
+  console.log(Table.markdown(await alone[only](settings)))
   process.exit(0)
 }
 const started = performance.now()
@@ -53,6 +56,7 @@ rows.push(...(await step("row 10", () => AdapterRows.measure(settings, loopPerCa
 rows.push(...(await step("row 11", () => DurableRows.measure(settings, execute.a))))
 rows.push(...(await step("row 12", () => ParallelRows.measure(settings))))
 rows.push(...(await step("row 13", () => TreeRows.measure(settings))))
+rows.push(...(await step("row 14", () => StreamRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
