@@ -16,8 +16,8 @@
  *   many samples.
  *
  * A `ref` row gives 14a's harness side again with no request timeout
- * (`requestTimeout: Duration.infinity`), which `AiSdkModel`'s stream otherwise races every read
- * against. Run these rows alone with `pnpm bench --only stream`.
+ * (`requestTimeout: Duration.infinity`): `AiSdkModel`'s stream bounds the whole stream with one
+ * timer, so the two should cost the same. Run these rows alone with `pnpm bench --only stream`.
  */
 import { AiSdkModel } from "@agent-harness/ai-sdk"
 import { Loop, Message, Model } from "@agent-harness/executor"

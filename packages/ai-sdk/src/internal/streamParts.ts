@@ -221,7 +221,11 @@ const isErrorPart = (mapped: Mapped): mapped is ErrorPart => !Array.isArray(mapp
  * and the request timeout. The reader is cancelled when the stream ends, fails or is
  * interrupted; aborting the request is the caller's (`AiSdkModel`'s scoped abort signal).
  */
-export const read = (reading: Reading): Stream.Stream<ReplyPart.Part, ProviderError.ProviderError> => {
+export const read = (reading: Reading): Stream.Stream<ReplyPart.Part, ProviderError.ProviderError> =>
+  // Each run of the stream has its own reader, timer and state.
+  Stream.suspend(() => readOnce(reading))
+
+const readOnce = (reading: Reading): Stream.Stream<ReplyPart.Part, ProviderError.ProviderError> => {
   const { provider, attempts, deadline, timeoutMs } = reading
   const failure = (detail: string, cause?: unknown) => new ProviderError.ProviderFailure({ provider, detail, cause })
   const open = Effect.try({
@@ -238,24 +242,40 @@ export const read = (reading: Reading): Stream.Stream<ReplyPart.Part, ProviderEr
         // Nothing more to stop.
       }
     })
+  // One timer for the whole stream, not one per read (a timer and a race per chunk cost more
+  // than the rest of the chunk's way to the loop): when it runs out the reader is cancelled,
+  // the pending read ends, and the stream fails with `ProviderTimeout`.
+  let timedOut = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const acquire = Effect.map(open, (reader) => {
+    if (deadline !== undefined && timeoutMs !== undefined) {
+      timer = setTimeout(
+        () => {
+          timedOut = true
+          Effect.runSync(cancel(reader))
+        },
+        Math.max(0, deadline - Date.now())
+      )
+      // A pending timer does not keep the process alive (Node; elsewhere a timer is a number).
+      ;(timer as { unref?: () => unknown }).unref?.()
+    }
+    return reader
+  })
+  const release = (reader: Reader) =>
+    Effect.andThen(
+      Effect.sync(() => clearTimeout(timer)),
+      cancel(reader)
+    )
+  const timeoutFailure = () =>
+    new ProviderError.ProviderTimeout({ provider, timeoutMs: timeoutMs ?? 0, attempts, detail: notAgain })
   return Stream.unwrap(
-    Effect.map(Effect.acquireRelease(open, cancel), (reader) => {
+    Effect.map(Effect.acquireRelease(acquire, release), (reader) => {
       const map = mapper(reading.names)
       let ended = false
-      const once = Effect.tryPromise({
+      const next = Effect.tryPromise({
         try: () => reader.read(),
-        catch: (error) => readFailure(provider, attempts, error)
+        catch: (error) => (timedOut ? timeoutFailure() : readFailure(provider, attempts, error))
       })
-      const next =
-        deadline === undefined || timeoutMs === undefined
-          ? once
-          : Effect.suspend(() =>
-              Effect.timeoutOrElse(once, {
-                duration: Math.max(0, deadline - Date.now()),
-                orElse: () =>
-                  Effect.fail(new ProviderError.ProviderTimeout({ provider, timeoutMs, attempts, detail: notAgain }))
-              })
-            )
       /** One read's result: the parts it maps to, another read when none, the end, or the stream's failure. */
       const handle = (result: unknown): Effect.Effect<Parts, ProviderError.ProviderError | Cause.Done> => {
         if (!isObject(result)) return Effect.fail(failure(`its stream's reader gave ${describeError(result)}`))
@@ -280,6 +300,10 @@ export const read = (reading: Reading): Stream.Stream<ReplyPart.Part, ProviderEr
         ended
           ? Cause.done()
           : Effect.flatMap(next, (result) => {
+              if (timedOut) {
+                ended = true
+                return Effect.fail(timeoutFailure())
+              }
               try {
                 return handle(result)
               } catch (error) {
