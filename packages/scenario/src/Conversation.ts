@@ -4,17 +4,15 @@
  *
  * @since 0.1.0
  */
-import { Execute, Loop, Message, type Model, Trace } from "@agent-harness/executor"
-import { Files, FileTools } from "@agent-harness/file-tools"
+import { Loop, Message, type Model } from "@agent-harness/executor"
+import type { FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
-import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
-import { Effect, Option, Result, type Scope } from "effect"
-import * as Mounter from "./Mounter.ts"
+import type { Toolset } from "@agent-harness/tool-schema"
+import { Effect, Result } from "effect"
+import * as Environment from "./internal/environment.ts"
 import * as Pattern from "./Pattern.ts"
-import * as Permissions from "./Permissions.ts"
-import * as Roots from "./Roots.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
-import * as ScriptedTools from "./ScriptedTools.ts"
+import type * as ScriptedTools from "./ScriptedTools.ts"
 import * as Variant from "./Variant.ts"
 import * as Verdict from "./Verdict.ts"
 
@@ -27,17 +25,7 @@ import * as Verdict from "./Verdict.ts"
  *
  * @since 0.1.0
  */
-export const annotations = {
-  variant: "variant",
-  locale: "locale",
-  files: "files",
-  finalFiles: "files.final",
-  tools: "tools",
-  mcp: "mcp",
-  policy: "policy",
-  approvals: "approvals",
-  untrustedOutput: "untrusted_output"
-} as const
+export const annotations: typeof Environment.annotations = Environment.annotations
 
 /**
  * The opening messages of a conversation file.
@@ -119,122 +107,9 @@ export const differentFiles = (
  *
  * @since 0.1.0
  */
-export const toolset = (
-  file: ScenarioFile.ConversationFile
-): Toolset.Toolset<FileTools.FileTool | ScriptedTools.ScriptedTool> =>
-  Toolset.merge(FileTools.forLocale(file.locale ?? "en"), Toolset.make(...ScriptedTools.make(file.tools ?? {})))
-
-/** A failure to mount the declared MCP servers (nothing of the script ran). */
-const mountFailure = (where: string, problem: string): Verdict.Failure => ({
-  kind: "mcp",
-  expected: "the declared MCP servers, mounted",
-  seen: problem,
-  message: `${where}: ${problem}`
-})
-
-/** A failure of the permission gate: it could not be made, or the run left its approvals. */
-const permissionFailure = (expected: string, problem: string): Verdict.Failure => ({
-  kind: "permission",
-  expected,
-  seen: problem,
-  message: problem
-})
-
-/** A failure to copy the declared root folder (nothing of the script ran). */
-const rootFailure = (problem: string): Verdict.Failure => ({
-  kind: "root",
-  expected: "a fresh copy of the declared root folder",
-  seen: problem,
-  message: `root: ${problem}`
-})
-
-/**
- * The files the run works on: a fresh copy of the file's `root` folder (made by the `Roots`
- * service, removed when the scope closes), or its inline `files` in memory. Fails when the file
- * declares a root and there is no `Roots`, or the copy cannot be made.
- */
-const filesOf = (
-  spec: ScenarioFile.ConversationFile,
-  file: string
-): Effect.Effect<Files.FilesShape, Verdict.Failure, Scope.Scope> =>
-  Effect.gen(function* () {
-    if (spec.root === undefined) return Files.makeFiles(spec.files ?? {})
-    const roots = yield* Effect.serviceOption(Roots.Roots)
-    if (Option.isNone(roots)) return yield* Effect.fail(rootFailure(Roots.missing))
-    return yield* Effect.mapError(roots.value.open(spec.root, file), (error) => rootFailure(error.problem))
-  })
-
-/**
- * The gate of the file's `policy` (and `approvals`, `untrustedOutput`) with the `Permissions`
- * service, its declarations recorded on the trace; `undefined` when the file declares no policy.
- * Fails when there is no `Permissions` or the declarations do not decode.
- */
-const gateOf = (spec: ScenarioFile.ConversationFile): Effect.Effect<Permissions.Gate | undefined, Verdict.Failure> =>
-  Effect.gen(function* () {
-    if (spec.policy === undefined) return undefined
-    const expected = "the declared permission policy, enforced"
-    const permissions = yield* Effect.serviceOption(Permissions.Permissions)
-    if (Option.isNone(permissions))
-      return yield* Effect.fail(permissionFailure(expected, `policy: ${Permissions.missing}`))
-    const declared: Permissions.Declared = {
-      policy: spec.policy,
-      approvals: spec.approvals,
-      untrustedOutput: spec.untrustedOutput
-    }
-    const gate = yield* Effect.mapError(permissions.value.gate(declared), (error) =>
-      permissionFailure(expected, error.message)
-    )
-    yield* Trace.record({ type: "trace.annotated", key: annotations.policy, value: spec.policy })
-    if (spec.approvals !== undefined) {
-      yield* Trace.record({ type: "trace.annotated", key: annotations.approvals, value: spec.approvals })
-    }
-    if (spec.untrustedOutput !== undefined) {
-      yield* Trace.record({ type: "trace.annotated", key: annotations.untrustedOutput, value: spec.untrustedOutput })
-    }
-    return gate
-  })
-
-/**
- * Mounts the declared MCP servers in order with the `Mounter` for the length of the scope: their
- * tools in one toolset, and the declarations as mounted. Fails, naming the declaration, when
- * there is no `Mounter`, a server cannot be mounted, or two servers mount one tool name.
- */
-const mountDeclared = (
-  declarations: ReadonlyArray<Mounter.Declaration>,
-  file: string
-): Effect.Effect<
-  { readonly toolset: Toolset.Toolset<Tool.Any>; readonly mounted: ReadonlyArray<Mounter.Declaration> },
-  Verdict.Failure,
-  Scope.Scope
-> =>
-  Effect.gen(function* () {
-    const mounter = yield* Effect.serviceOption(Mounter.Mounter)
-    if (Option.isNone(mounter)) return yield* Effect.fail(mountFailure("mcp", Mounter.missing(declarations.length)))
-    const tools: Array<Tool.Any> = []
-    const owners = new Map<string, number>()
-    const mounted: Array<Mounter.Declaration> = []
-    for (const [i, declaration] of declarations.entries()) {
-      const where = `mcp[${i}] (${declaration.prefix})`
-      const one = yield* Effect.mapError(mounter.value.mount(declaration, file), (error) =>
-        mountFailure(where, error.message)
-      )
-      for (const tool of one.toolset.tools) {
-        const owner = owners.get(tool.name)
-        if (owner !== undefined) {
-          return yield* Effect.fail(
-            mountFailure(
-              where,
-              `its tool '${tool.name}' has the name of a tool of mcp[${owner}]: choose prefixes that do not start one with the other`
-            )
-          )
-        }
-        owners.set(tool.name, i)
-        tools.push(tool)
-      }
-      mounted.push(one.declaration)
-    }
-    return { toolset: Toolset.make(...tools), mounted }
-  })
+export const toolset: (
+  file: Pick<ScenarioFile.ConversationFile, "locale" | "tools">
+) => Toolset.Toolset<FileTools.FileTool | ScriptedTools.ScriptedTool> = Environment.toolset
 
 /**
  * Runs a conversation scenario to its verdict, under a harness variant (default `fixed`). Never
@@ -263,42 +138,15 @@ export const run = (
 ): Effect.Effect<Verdict.Verdict<Verdict.ConversationOutcome>> =>
   Effect.gen(function* () {
     const spec = scenario.file
-    const locale = spec.locale ?? "en"
     const variant = options?.variant ?? Variant.defaultVariant
-    const opened = yield* Effect.result(filesOf(spec, file))
+    const opened = yield* Effect.result(Environment.open(spec, file, variant.name))
     if (Result.isFailure(opened)) {
-      const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: {}, turns: 0 }
-      return Verdict.make(scenario, file, variant.name, notRun, [opened.failure])
+      const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: opened.failure.files, turns: 0 }
+      return Verdict.make(scenario, file, variant.name, notRun, [opened.failure.failure])
     }
-    const files = opened.success
-    // What a trace needs besides the loop's own events to be replayed (`harness capture`).
-    yield* Trace.record({ type: "trace.annotated", key: annotations.variant, value: variant.name })
-    yield* Trace.record({ type: "trace.annotated", key: annotations.locale, value: locale })
-    yield* Trace.record({
-      type: "trace.annotated",
-      key: annotations.files,
-      value: spec.root === undefined ? (spec.files ?? {}) : yield* files.snapshot
-    })
-    if (spec.tools !== undefined)
-      yield* Trace.record({ type: "trace.annotated", key: annotations.tools, value: spec.tools })
-    let tools: Toolset.Toolset<Tool.Any> = toolset(spec)
-    if (spec.mcp !== undefined && spec.mcp.length > 0) {
-      const mounted = yield* Effect.result(mountDeclared(spec.mcp, file))
-      if (Result.isFailure(mounted)) {
-        const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: yield* files.snapshot, turns: 0 }
-        return Verdict.make(scenario, file, variant.name, notRun, [mounted.failure])
-      }
-      yield* Trace.record({ type: "trace.annotated", key: annotations.mcp, value: mounted.success.mounted })
-      tools = Toolset.merge(tools, mounted.success.toolset)
-    }
-    const gated = yield* Effect.result(gateOf(spec))
-    if (Result.isFailure(gated)) {
-      const notRun: Verdict.ConversationOutcome = { stop: "diverged", files: yield* files.snapshot, turns: 0 }
-      return Verdict.make(scenario, file, variant.name, notRun, [gated.failure])
-    }
-    const gate = gated.success
+    const environment = opened.success
     const loopOptions = {
-      toolset: tools,
+      toolset: environment.toolset,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
       breaker: spec.breaker,
@@ -317,21 +165,10 @@ export const run = (
           streaming === true || streaming === undefined ? undefined : { chunking: streaming }
         )
       ),
-      Effect.provideService(Files.Files, files),
-      Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[locale]),
-      Variant.provide(variant),
-      (run) => (gate === undefined ? run : Effect.provideService(run, Execute.Middleware, gate.middleware)),
+      Environment.provide(environment, variant),
       Effect.result
     )
-    const offScript = gate === undefined ? [] : yield* gate.problems
-    const approvalFailures = offScript.map((problem) =>
-      permissionFailure(
-        "the scripted approvals, each used once by the call it is for",
-        `the scripted approvals: ${problem}`
-      )
-    )
-    const finalFiles = yield* files.snapshot
-    yield* Trace.record({ type: "trace.annotated", key: annotations.finalFiles, value: finalFiles })
+    const { approvalFailures, files: finalFiles } = yield* Environment.close(environment)
     if (Result.isFailure(played)) {
       const error = played.failure
       // A decoded file gives valid options; a file built by hand may not.
