@@ -112,12 +112,14 @@ export const cases = (outcome: Verdict.CasesOutcome, style: Style = plain): Read
 
 /**
  * The lines for one verdict: `PASS name` or `FAIL name`, then each failure indented; for a
- * `response-cases` scenario, a line per case instead (`cases`).
+ * `response-cases` scenario, a line per case instead (`cases`); for a scenario that did not run
+ * (`notRun`), `SKIP name: why`.
  *
  * @since 0.1.0
  */
 export const verdict = (v: Verdict.Verdict, style: Style = plain): string => {
   const reserved = v.reserved ? " [reserved]" : ""
+  if (v.notRun !== undefined) return `${style.dim("SKIP")} ${printable(v.name)}${reserved}: ${printable(v.notRun)}`
   const detail = style.dim(`(${summary(v.outcome)})`)
   const head = `${mark(v.passed, style)} ${printable(v.name)}${reserved} ${detail}`
   const body = "cases" in v.outcome ? cases(v.outcome, style) : v.failures.map((f) => printableLines(f.message))
@@ -187,7 +189,8 @@ export interface Totals {
 /**
  * Counts verdicts (reserved scenarios count in the totals and again on their own; so do the
  * reserved cases of a `response-cases` scenario that is not itself reserved, whose file counts
- * in the totals).
+ * in the totals). A verdict that did not run (`notRun`: a live case without a live model) is
+ * neither passed nor failed: it counts as skipped.
  *
  * @since 0.1.0
  */
@@ -195,7 +198,12 @@ export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: n
   let passed = 0
   let reservedPassed = 0
   let reservedFailed = 0
+  let notRun = 0
   for (const v of verdicts) {
+    if (v.notRun !== undefined) {
+      notRun++
+      continue
+    }
     if (v.passed) passed++
     if (v.reserved) v.passed ? reservedPassed++ : reservedFailed++
     else if ("cases" in v.outcome) {
@@ -204,11 +212,11 @@ export const totals = (verdicts: ReadonlyArray<Verdict.Verdict>, invalidCount: n
   }
   return {
     passed,
-    failed: verdicts.length - passed + invalidCount,
+    failed: verdicts.length - notRun - passed + invalidCount,
     invalid: invalidCount,
     reservedPassed,
     reservedFailed,
-    skipped: skippedCount
+    skipped: skippedCount + notRun
   }
 }
 

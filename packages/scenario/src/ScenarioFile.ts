@@ -10,6 +10,7 @@ import { Message, StopReason } from "@agent-harness/executor"
 import { SessionResult } from "@agent-harness/planner"
 import { JsonPath } from "@agent-harness/tool-schema"
 import * as Checks from "./internal/checks.ts"
+import * as Criteria from "./internal/criteria.ts"
 import * as PlanSteps from "./internal/planSteps.ts"
 import * as JsonText from "./JsonText.ts"
 import * as Mounter from "./Mounter.ts"
@@ -365,8 +366,85 @@ export const ResponseCasesFile: Schema.Struct<{
 /** A decoded response-cases file. @since 0.1.0 */
 export type ResponseCasesFile = typeof ResponseCasesFile.Type
 
+/**
+ * A check of a live case's pass criterion (`pass`): `{ "text": string | { "pattern" } }` (the
+ * final text), `{ "file", "content": string | { "pattern" } }` or `{ "file", "absent": true }`,
+ * `{ "observation": { "content"?, "is_error"? }, "seen": boolean }` (some observation seen, or
+ * none), `{ "call": { "name", "input"? }, "made": boolean }` (a call whose input contains
+ * `input`, made at least once, or never), `{ "stop": reason }`.
+ *
+ * @since 0.2.0
+ */
+export const LiveCheck: typeof Criteria.Check = Criteria.Check
+
+/** A decoded check of a live case. @since 0.2.0 */
+export type LiveCheck = Criteria.Check
+
+/**
+ * The pass rate a live case must reach over its trials (`threshold`): `minPassRate` (the rate
+ * itself), `minLowerBound` (the 95% Wilson interval's lower bound must be above it), or both;
+ * each from 0 to 1.
+ *
+ * @since 0.2.0
+ */
+export const LiveThreshold: typeof Criteria.Threshold = Criteria.Threshold
+
+/** A decoded threshold. @since 0.2.0 */
+export type LiveThreshold = Criteria.Threshold
+
+/**
+ * A `live` scenario file: a case run against a live model instead of a script, each trial in a
+ * fresh environment (the conversation kind's: `files` or a `root` copied anew, scripted `tools`,
+ * `mcp` servers, a `policy`), judged by a pass criterion written before running (`pass`, every
+ * check must hold) and, over many trials, by its `threshold`.
+ *
+ * @since 0.2.0
+ */
+export const LiveFile: Schema.Struct<{
+  readonly format: Schema.Literal<1>
+  readonly name: Schema.optionalKey<Schema.String>
+  readonly reserved: Schema.optionalKey<Schema.Boolean>
+  readonly kind: Schema.Literal<"live">
+  readonly locale: Schema.optionalKey<Schema.Literals<readonly ["en", "es"]>>
+  readonly system: Schema.optionalKey<Schema.String>
+  /** The prompt. */
+  readonly user: Schema.String
+  readonly files: Schema.optionalKey<typeof FileMap>
+  readonly root: Schema.optionalKey<Schema.String>
+  readonly tools: Schema.optionalKey<Schema.$Record<Schema.String, typeof ConversationTool>>
+  readonly mcp: Schema.optionalKey<Schema.$Array<typeof Mounter.Declaration>>
+  readonly policy: Schema.optionalKey<Schema.$Record<Schema.String, Schema.Unknown>>
+  readonly untrustedOutput: Schema.optionalKey<Schema.Boolean>
+  readonly maxTurns: Schema.optionalKey<Schema.Int>
+  /** The pass criterion: checks that must all hold, written before running. */
+  readonly pass: Schema.$Array<typeof Criteria.Check>
+  /** The pass rate to reach over the trials (default: every trial passes). */
+  readonly threshold: Schema.optionalKey<typeof Criteria.Threshold>
+}> = Schema.Struct({
+  ...Common,
+  kind: Schema.Literal("live"),
+  locale: ConversationFile.fields.locale,
+  system: ConversationFile.fields.system,
+  /** The prompt. */
+  user: Schema.String,
+  files: ConversationFile.fields.files,
+  root: ConversationFile.fields.root,
+  tools: ConversationFile.fields.tools,
+  mcp: ConversationFile.fields.mcp,
+  policy: ConversationFile.fields.policy,
+  untrustedOutput: ConversationFile.fields.untrustedOutput,
+  maxTurns: ConversationFile.fields.maxTurns,
+  /** The pass criterion: checks that must all hold, written before running. */
+  pass: Schema.Array(Criteria.Check),
+  /** The pass rate to reach over the trials (default: every trial passes). */
+  threshold: Schema.optionalKey(Criteria.Threshold)
+})
+
+/** A decoded live file. @since 0.2.0 */
+export type LiveFile = typeof LiveFile.Type
+
 /** The scenario kinds of format 1. @since 0.1.0 */
-export const kinds = ["conversation", "plan", "response-cases"] as const
+export const kinds = ["conversation", "plan", "response-cases", "live"] as const
 
 /**
  * A scenario ready to run: the file's content plus its name (defaulting to the file name).
@@ -416,8 +494,24 @@ export interface ResponseCases {
   readonly file: ResponseCasesFile
 }
 
+/**
+ * A live case ready to run against a live model (`LiveCase.trial`).
+ *
+ * @since 0.2.0
+ */
+export interface Live {
+  /** `live`. */
+  readonly kind: "live"
+  /** The file's `name`, or its file name without `.json`. */
+  readonly name: string
+  /** Whether it is held out (`reserved: true` in the file). */
+  readonly reserved: boolean
+  /** The decoded file. */
+  readonly file: LiveFile
+}
+
 /** Any scenario this version runs. @since 0.1.0 */
-export type Scenario = Conversation | Plan | ResponseCases
+export type Scenario = Conversation | Plan | ResponseCases | Live
 
 const InvalidScenarioBase: new (args: {
   readonly file: string
@@ -478,6 +572,7 @@ const decodeConversation = SchemaParser.decodeUnknownResult(ConversationFile)
 const decodePlan = SchemaParser.decodeUnknownResult(PlanFile)
 const decodeCases = SchemaParser.decodeUnknownResult(ResponseCasesFile)
 const decodeScriptedResult = SchemaParser.decodeUnknownResult(ScriptedResult)
+const decodeLive = SchemaParser.decodeUnknownResult(LiveFile)
 
 /**
  * The first problem of a Schema issue: its JSON path as text and what is wrong, in the words
@@ -500,7 +595,7 @@ const invalid = (file: string, problem: Checks.Problem | undefined): InvalidScen
 const firstIssue = (file: string, issue: SchemaIssue.Issue): InvalidScenario =>
   new InvalidScenario({ file, ...firstProblem(issue) })
 
-const checkTools = (file: string, scenario: ConversationFile): InvalidScenario | undefined => {
+const checkTools = (file: string, scenario: Pick<ConversationFile, "tools">): InvalidScenario | undefined => {
   for (const [name, tool] of Object.entries(scenario.tools ?? {})) {
     if (tool.envelope === true) continue
     for (const [r, result] of tool.results.entries()) {
@@ -595,6 +690,27 @@ const decodeKind = (file: string, json: unknown): Result.Result<Scenario, Invali
         checked(file, decodeCases(json, parseOptions), (f) => invalid(file, Checks.checkCases(f))),
         (s): Scenario => ({ kind: "response-cases", ...s })
       )
+    case "live": {
+      // The checks one by one first, so that a problem is named at its check, not as a union's.
+      const wrong = Criteria.checkPass(json, parseOptions, firstProblem)
+      if (wrong !== undefined) return Result.fail(new InvalidScenario({ file, ...wrong }))
+      return Result.map(
+        checked(
+          file,
+          decodeLive(json, parseOptions),
+          (f) =>
+            checkTools(file, f) ??
+            invalid(
+              file,
+              Checks.checkRoot(f) ??
+                Checks.checkMcp(f) ??
+                Checks.checkPermissions(f) ??
+                Criteria.checkThreshold(f.threshold)
+            )
+        ),
+        (s): Scenario => ({ kind: "live", ...s })
+      )
+    }
     default:
       return Result.fail(
         new InvalidScenario({

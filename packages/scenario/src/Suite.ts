@@ -7,6 +7,7 @@
 import { Effect, FileSystem, Option, Path, Result, Stream } from "effect"
 import * as Conversation from "./Conversation.ts"
 import * as InputFile from "./InputFile.ts"
+import * as LiveCase from "./LiveCase.ts"
 import * as Mounter from "./Mounter.ts"
 import * as Permissions from "./Permissions.ts"
 import * as PlanScenario from "./PlanScenario.ts"
@@ -139,7 +140,8 @@ export const collect = (
  * `policy` when no `Permissions.Permissions` is provided, or whose policy or approvals do not
  * decode (at their JSON path: `policy.rules[0].decision`). One that declares a `root` folder is
  * refused (at `root`) when no `Roots.Roots` is provided, or when the folder cannot be used (it
- * does not exist, is not a folder, is a link, is outside the scenario file's folder).
+ * does not exist, is not a folder, is a link, is outside the scenario file's folder). A live
+ * case is checked the same way as a conversation.
  *
  * @since 0.1.0
  */
@@ -151,11 +153,12 @@ export const load = (
     const parsed = ScenarioFile.parse(file, text)
     if (Result.isFailure(parsed)) return yield* parsed.failure
     const scenario = parsed.success
-    const declared = scenario.kind === "conversation" ? (scenario.file.mcp?.length ?? 0) : 0
+    const hasEnvironment = scenario.kind === "conversation" || scenario.kind === "live"
+    const declared = hasEnvironment ? (scenario.file.mcp?.length ?? 0) : 0
     if (declared > 0 && Option.isNone(yield* Effect.serviceOption(Mounter.Mounter))) {
       return yield* new ScenarioFile.InvalidScenario({ file, path: "mcp", problem: Mounter.missing(declared) })
     }
-    const root = scenario.kind === "conversation" ? scenario.file.root : undefined
+    const root = hasEnvironment ? scenario.file.root : undefined
     if (root !== undefined) {
       const roots = yield* Effect.serviceOption(Roots.Roots)
       if (Option.isNone(roots)) {
@@ -166,12 +169,13 @@ export const load = (
         (error) => new ScenarioFile.InvalidScenario({ file, path: "root", problem: error.problem })
       )
     }
-    if (scenario.kind === "conversation" && scenario.file.policy !== undefined) {
+    if (hasEnvironment && scenario.file.policy !== undefined) {
       const permissions = yield* Effect.serviceOption(Permissions.Permissions)
       if (Option.isNone(permissions)) {
         return yield* new ScenarioFile.InvalidScenario({ file, path: "policy", problem: Permissions.missing })
       }
-      const { policy, approvals, untrustedOutput } = scenario.file
+      const { policy, untrustedOutput } = scenario.file
+      const approvals = scenario.kind === "conversation" ? scenario.file.approvals : undefined
       yield* Effect.mapError(
         permissions.value.check({ policy, approvals, untrustedOutput }),
         (error) => new ScenarioFile.InvalidScenario({ file, path: error.at, problem: error.problem })
@@ -181,7 +185,9 @@ export const load = (
   })
 
 /**
- * Runs a decoded scenario under a harness variant (default `fixed`).
+ * Runs a decoded scenario under a harness variant (default `fixed`). A live case needs a live
+ * model, which is not here: its verdict is not run (`notRun`: `needs --model`), counted as
+ * skipped (`Report.totals`), never as failed.
  *
  * @example
  * ```ts
@@ -209,6 +215,9 @@ export const run = (
       return PlanScenario.run(scenario, file, { variant })
     case "response-cases":
       return ResponseCases.run(scenario, file, { variant })
+    case "live":
+      // No live model here: not run, counted as skipped (`LiveCase.trial` runs one).
+      return Effect.succeed(LiveCase.withoutModel(scenario, file, variant))
   }
 }
 

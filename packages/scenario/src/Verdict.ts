@@ -164,6 +164,11 @@ export interface Verdict<O extends Outcome = Outcome> {
   readonly outcome: O
   /** Every failure, in words; empty when it passed. */
   readonly failures: ReadonlyArray<Failure>
+  /**
+   * Why the scenario did not run at all, when it did not (a live case in a run without a live
+   * model: `needs --model`): it neither passed nor failed, and reports count it as skipped.
+   */
+  readonly notRun?: string | undefined
 }
 
 /**

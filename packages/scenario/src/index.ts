@@ -13,6 +13,8 @@ export * as Conversation from "./Conversation.ts"
 export * as InputFile from "./InputFile.ts"
 /** JSON text read strictly: duplicate keys and nesting past `maxDepth` refused with their JSON path. @since 0.1.0 */
 export * as JsonText from "./JsonText.ts"
+/** Live cases: one trial against a live model in a fresh environment, judged by the pass criterion written before running. @since 0.2.0 */
+export * as LiveCase from "./LiveCase.ts"
 /** MCP servers in conversation scenarios: the `mcp` declarations and the `Mounter` service that mounts them. @since 0.1.0 */
 export * as Mounter from "./Mounter.ts"
 /** A suite's jobs across workers (any `Spawn`), results in the jobs' order, a crashed worker replaced. @since 0.1.0 */

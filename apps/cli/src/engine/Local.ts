@@ -167,7 +167,7 @@ export const run = (options: RunOptions): Effect.Effect<void, ExitCode.ExitCode,
     }
     yield* announce(variant, json, style)
     const verdict =
-      trace === undefined || scenario.kind === "response-cases"
+      trace === undefined || scenario.kind === "response-cases" || scenario.kind === "live"
         ? yield* runner(scenario, file, variant)
         : yield* Effect.catch(traced(scenario, file, variant, trace), traceFailed("--trace", trace))
     yield* Console.log(json ? verdictJson(verdict, trace) : Report.verdict(verdict, style))
@@ -193,7 +193,8 @@ const runLoaded = (
   Effect.gen(function* () {
     if (Result.isFailure(loaded)) return { entry: Result.fail(loaded.failure), trace: undefined }
     const scenario = loaded.success
-    if (trace === undefined || scenario.kind === "response-cases") {
+    // A live case does not run here (no live model): nothing to record.
+    if (trace === undefined || scenario.kind === "response-cases" || scenario.kind === "live") {
       return { entry: Result.succeed(yield* runner(scenario, file, variant)), trace: undefined }
     }
     yield* Outputs.refuseOverwrite("--traces", trace, { path: file, what: "the scenario" })

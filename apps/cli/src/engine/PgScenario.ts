@@ -23,7 +23,15 @@ import { Database, DurableJournal, Engine } from "@agent-harness/durable"
 import { PlanDiff } from "@agent-harness/diff"
 import { Execute } from "@agent-harness/executor"
 import { SessionResult } from "@agent-harness/planner"
-import { Conversation, PlanScenario, ResponseCases, ScenarioFile, Variant, Verdict } from "@agent-harness/scenario"
+import {
+  Conversation,
+  LiveCase,
+  PlanScenario,
+  ResponseCases,
+  ScenarioFile,
+  Variant,
+  Verdict
+} from "@agent-harness/scenario"
 import { Context, Effect, Exit, Layer, Logger, References, Result, Schema } from "effect"
 import { Workflow, WorkflowEngine } from "effect/workflow"
 
@@ -177,7 +185,9 @@ export const layer: Layer.Layer<never, never, WorkflowEngine.WorkflowEngine | Du
           ? PlanScenario.run(scenario, payload.file, { variant, sessionId: payload.run_id })
           : scenario.kind === "conversation"
             ? Conversation.run(scenario, payload.file, { variant })
-            : ResponseCases.run(scenario, payload.file, { variant })
+            : scenario.kind === "live"
+              ? Effect.succeed(LiveCase.withoutModel(scenario, payload.file, variant))
+              : ResponseCases.run(scenario, payload.file, { variant })
       const verdict = yield* Effect.provideService(running, Execute.Middleware, middleware)
       return JSON.stringify(verdict)
     })
@@ -192,6 +202,8 @@ const textOf = (scenario: ScenarioFile.Scenario): string => {
       return JSON.stringify(Schema.encodeSync(ScenarioFile.PlanFile)(scenario.file))
     case "response-cases":
       return JSON.stringify(Schema.encodeSync(ScenarioFile.ResponseCasesFile)(scenario.file))
+    case "live":
+      return JSON.stringify(Schema.encodeSync(ScenarioFile.LiveFile)(scenario.file))
   }
 }
 

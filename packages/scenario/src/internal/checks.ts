@@ -49,7 +49,7 @@ export const checkPlan = (scenario: ScenarioFile.PlanFile): Problem | undefined 
  * The `mcp` declarations: each starts or reaches a server (`Mounter.check`), prefixes differ, and
  * no scripted tool is named under a prefix (its name would be a mounted tool's).
  */
-export const checkMcp = (scenario: ScenarioFile.ConversationFile): Problem | undefined => {
+export const checkMcp = (scenario: Pick<ScenarioFile.ConversationFile, "mcp" | "tools">): Problem | undefined => {
   const prefixes = new Map<string, number>()
   for (const [i, declaration] of (scenario.mcp ?? []).entries()) {
     const wrong = Mounter.check(declaration)
@@ -82,7 +82,9 @@ export const checkMcp = (scenario: ScenarioFile.ConversationFile): Problem | und
 }
 
 /** `approvals` and `untrustedOutput` are the gate's: without a `policy` there is no gate. */
-export const checkPermissions = (scenario: ScenarioFile.ConversationFile): Problem | undefined => {
+export const checkPermissions = (
+  scenario: Pick<ScenarioFile.ConversationFile, "policy" | "approvals" | "untrustedOutput">
+): Problem | undefined => {
   if (scenario.policy !== undefined) return undefined
   for (const field of ["approvals", "untrustedOutput"] as const) {
     if (scenario[field] !== undefined) {
@@ -100,7 +102,7 @@ export const checkPermissions = (scenario: ScenarioFile.ConversationFile): Probl
  * is named relative to the scenario file (an absolute path would make the suite depend on the
  * machine it runs on). Whether it exists and is a folder is the `Roots` service's to check.
  */
-export const checkRoot = (scenario: ScenarioFile.ConversationFile): Problem | undefined => {
+export const checkRoot = (scenario: Pick<ScenarioFile.ConversationFile, "root" | "files">): Problem | undefined => {
   const root = scenario.root
   if (root === undefined) return undefined
   if (scenario.files !== undefined) {
