@@ -36,7 +36,7 @@ export const floors: Floors = {
     ["tool-schema", "budgets", "diff"],
     ["executor", "file-tools"],
     ["idempotency", "planner", "scripted-model"],
-    ["scenario", "testing"]
+    ["scenario", "testing", "trials"]
   ],
   edges: ["ai-sdk", "mcp", "permission", "viewer", "durable"]
 }
