@@ -351,7 +351,10 @@ export const compareCounts = (counts: Counts, options?: { readonly confidence?: 
   const b = wilson(both + b01, n, confidence)
   const a = wilson(both + b10, n, confidence)
   const marginals = (both + b01) * (b10 + neither) * (both + b10) * (b01 + neither)
-  const phi = marginals === 0 ? 0 : (both * neither - b01 * b10) / Math.sqrt(marginals)
+  // φ, the correlation of the pairs, shrunk towards 0 by n/2 when positive (Newcombe's φ*).
+  const cross = both * neither - b01 * b10
+  const shrunk = cross > 0 ? Math.max(0, cross - n / 2) : cross
+  const phi = marginals === 0 ? 0 : shrunk / Math.sqrt(marginals)
   const bDown = b.rate - b.low
   const bUp = b.high - b.rate
   const aDown = a.rate - a.low
@@ -369,8 +372,8 @@ export const compareCounts = (counts: Counts, options?: { readonly confidence?: 
 /**
  * Compares variant `b` with variant `a` on the same trials (one `Pair` per trial, both variants
  * run on it): the rates, their difference with a paired confidence interval (Newcombe 1998,
- * method 10: the square-and-add of the two Wilson intervals with the correlation `φ` of the
- * pairs), the discordant counts, the exact McNemar p-value and a verdict at `1 − confidence`.
+ * method 10: the square-and-add of the two Wilson intervals with the correlation `φ*` of the
+ * pairs, shrunk towards 0 by `n/2` as Newcombe does), the discordant counts, the exact McNemar p-value and a verdict at `1 − confidence`.
  * Pairing matters: trials that are hard for both variants cancel out, so a real difference is
  * found with fewer trials than two independent samples would need.
  *

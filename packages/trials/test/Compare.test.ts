@@ -74,6 +74,16 @@ describe("Statistics.compare", () => {
     expect(Statistics.compareCounts({ both: 10, b10: 2, b01: 12, neither: 6 })).toEqual(result)
   })
 
+  // Fagerland, Lydersen & Laake, "Statistical Analysis of Contingency Tables" (2017), ch. 8:
+  // Cavo et al. 2012, complete response before and after consolidation therapy (59, 6, 16, 80):
+  // Newcombe's square-and-add interval −0.0621 (95% CI −0.1186 to −0.0046).
+  it("gives the published Newcombe interval for the textbook's paired example", () => {
+    const result = Statistics.compareCounts({ both: 59, b01: 6, b10: 16, neither: 80 })
+    expect(result.difference).toBeCloseTo(-0.0621, 4)
+    expect(result.interval.low).toBeCloseTo(-0.1186, 4)
+    expect(result.interval.high).toBeCloseTo(-0.0046, 4)
+  })
+
   it("mirrors when the variants swap: the difference and the interval change sign, the verdict flips", () => {
     const forward = Statistics.compare(table(10, 2, 12, 6))
     const back = Statistics.compare(table(10, 12, 2, 6))
@@ -129,7 +139,7 @@ describe("Statistics.compare", () => {
   })
 
   // Power at 0.5 vs 0.7 with 200 independent pairs: 100 discordant pairs are expected, 70% of
-  // them won by b, so the exact power is about 0.97; the simulation must agree with it.
+  // them won by b, so the exact power is about 0.98; the simulation must agree with it.
   it("finds a 20-point improvement (0.5 → 0.7, 200 paired trials) with power ≥ 0.8", () => {
     const runs = 2000
     const exact = exactRejection(0.5, 0.7, 200)
