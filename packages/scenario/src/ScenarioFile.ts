@@ -400,27 +400,31 @@ export type LiveThreshold = Criteria.Threshold
  *
  * @since 0.2.0
  */
-export const LiveFile: Schema.Struct<{
-  readonly format: Schema.Literal<1>
-  readonly name: Schema.optionalKey<Schema.String>
-  readonly reserved: Schema.optionalKey<Schema.Boolean>
-  readonly kind: Schema.Literal<"live">
-  readonly locale: Schema.optionalKey<Schema.Literals<readonly ["en", "es"]>>
-  readonly system: Schema.optionalKey<Schema.String>
-  /** The prompt. */
-  readonly user: Schema.String
-  readonly files: Schema.optionalKey<typeof FileMap>
-  readonly root: Schema.optionalKey<Schema.String>
-  readonly tools: Schema.optionalKey<Schema.$Record<Schema.String, typeof ConversationTool>>
-  readonly mcp: Schema.optionalKey<Schema.$Array<typeof Mounter.Declaration>>
-  readonly policy: Schema.optionalKey<Schema.$Record<Schema.String, Schema.Unknown>>
-  readonly untrustedOutput: Schema.optionalKey<Schema.Boolean>
-  readonly maxTurns: Schema.optionalKey<Schema.Int>
-  /** The pass criterion: checks that must all hold, written before running. */
-  readonly pass: Schema.$Array<typeof Criteria.Check>
-  /** The pass rate to reach over the trials (default: every trial passes). */
-  readonly threshold: Schema.optionalKey<typeof Criteria.Threshold>
-}> = Schema.Struct({
+export const LiveFile: Schema.Struct<
+  Pick<
+    (typeof ConversationFile)["fields"],
+    | "format"
+    | "name"
+    | "reserved"
+    | "locale"
+    | "system"
+    | "files"
+    | "root"
+    | "tools"
+    | "mcp"
+    | "policy"
+    | "untrustedOutput"
+    | "maxTurns"
+  > & {
+    readonly kind: Schema.Literal<"live">
+    /** The prompt. */
+    readonly user: Schema.String
+    /** The pass criterion: checks that must all hold, written before running. */
+    readonly pass: Schema.$Array<typeof Criteria.Check>
+    /** The pass rate to reach over the trials (default: every trial passes). */
+    readonly threshold: Schema.optionalKey<typeof Criteria.Threshold>
+  }
+> = Schema.Struct({
   ...Common,
   kind: Schema.Literal("live"),
   locale: ConversationFile.fields.locale,
@@ -616,6 +620,14 @@ const checkTools = (file: string, scenario: Pick<ConversationFile, "tools">): In
   return undefined
 }
 
+/** The environment's fields (a conversation's or a live case's) checked, then the kind's own (`own`). */
+const checkEnvironment = (
+  file: string,
+  f: Pick<ConversationFile, "tools" | "root" | "files" | "mcp" | "policy" | "approvals" | "untrustedOutput">,
+  own: () => Checks.Problem | undefined
+): InvalidScenario | undefined =>
+  checkTools(file, f) ?? invalid(file, Checks.checkRoot(f) ?? Checks.checkMcp(f) ?? Checks.checkPermissions(f) ?? own())
+
 const baseName = (file: string): string => {
   const last = file.split(/[\\/]/).pop() ?? file
   return last.endsWith(".json") ? last.slice(0, -5) : last
@@ -665,15 +677,8 @@ const decodeKind = (file: string, json: unknown): Result.Result<Scenario, Invali
   switch (json.kind) {
     case "conversation":
       return Result.map(
-        checked(
-          file,
-          decodeConversation(json, parseOptions),
-          (f) =>
-            checkTools(file, f) ??
-            invalid(
-              file,
-              Checks.checkRoot(f) ?? Checks.checkMcp(f) ?? Checks.checkPermissions(f) ?? Checks.checkScript(f)
-            )
+        checked(file, decodeConversation(json, parseOptions), (f) =>
+          checkEnvironment(file, f, () => Checks.checkScript(f))
         ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )
@@ -695,18 +700,8 @@ const decodeKind = (file: string, json: unknown): Result.Result<Scenario, Invali
       const wrong = Criteria.checkPass(json, parseOptions, firstProblem)
       if (wrong !== undefined) return Result.fail(new InvalidScenario({ file, ...wrong }))
       return Result.map(
-        checked(
-          file,
-          decodeLive(json, parseOptions),
-          (f) =>
-            checkTools(file, f) ??
-            invalid(
-              file,
-              Checks.checkRoot(f) ??
-                Checks.checkMcp(f) ??
-                Checks.checkPermissions(f) ??
-                Criteria.checkThreshold(f.threshold)
-            )
+        checked(file, decodeLive(json, parseOptions), (f) =>
+          checkEnvironment(file, f, () => Criteria.checkThreshold(f.threshold))
         ),
         (s): Scenario => ({ kind: "live", ...s })
       )
