@@ -166,7 +166,7 @@ describe("ScenarioFile.parse: invalid files name the file, the JSON path and the
     assert.deepStrictEqual(error, {
       file: FILE,
       path: "kind",
-      problem: `expected one of "conversation", "plan", "response-cases", got "chat"`
+      problem: `expected one of "conversation", "plan", "response-cases", "live", got "chat"`
     })
   })
 
