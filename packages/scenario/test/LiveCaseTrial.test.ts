@@ -13,10 +13,11 @@ import * as path from "node:path"
 import { Message, Model, Trace } from "@agent-harness/executor"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Result } from "effect"
-import { LiveCase, Report, Suite } from "../src/index.ts"
+import { LiveCase, Mounter, Report, Suite } from "../src/index.ts"
 import * as TreeRoots from "../src/TreeRoots.ts"
 import { oneFileDisk } from "./fixtures/files.ts"
 import { decodeLive, handModel, LIVE_FILE, liveJson } from "./fixtures/live.ts"
+import { fakeMounter } from "./fixtures/mounter.ts"
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-harness-live-case-"))
 afterAll(() => fs.rmSync(temp, { recursive: true, force: true }))
@@ -73,6 +74,28 @@ describe("LiveCase.trial", () => {
       expect(fs.readFileSync(path.join(suite, "project", "list.txt"), "utf8")).toBe("bread")
     }).pipe(Effect.provide([Model.layer(appender().model), TreeRoots.layer]))
   )
+
+  it.effect("mounts the declared MCP servers for each trial, and closes them after it", () => {
+    const fake = fakeMounter()
+    const { model } = handModel([[Message.toolUse("c1", "fx__echo", { text: "hi" })], [Message.text("done")]])
+    return Effect.gen(function* () {
+      const live = decodeLive(
+        liveJson({
+          mcp: [{ prefix: "fx", command: "server" }],
+          pass: [{ observation: { content: "echo: hi", is_error: false }, seen: true }, { text: "done" }]
+        })
+      )
+      const trials = [yield* LiveCase.trial(live, LIVE_FILE), yield* LiveCase.trial(live, LIVE_FILE)]
+      expect(trials.map((t) => t.verdict.passed)).toStrictEqual([true, true])
+      expect(fake.asked.map((a) => a.declaration.prefix)).toStrictEqual(["fx", "fx"])
+      expect(fake.closed).toStrictEqual(["fx", "fx"])
+      const failing = fakeMounter({ failing: "fx" })
+      const refused = yield* Effect.provideService(LiveCase.trial(live, LIVE_FILE), Mounter.Mounter, failing.mounter)
+      expect(refused.verdict.failures[0]?.message).toMatch(
+        /^the trial failed: mcp\[0\] \(fx\): MCP server 'server': could not start/
+      )
+    }).pipe(Effect.provide(Model.layer(model)), Effect.provideService(Mounter.Mounter, fake.mounter))
+  })
 
   it.effect("is traced on the caller's trace with a conversation's annotations", () =>
     Effect.gen(function* () {

@@ -4,52 +4,14 @@
  * one, mount failures, and capture keeping the declarations.
  */
 import { Trace } from "@agent-harness/executor"
-import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Result, Schema } from "effect"
+import { Toolset } from "@agent-harness/tool-schema"
+import { Effect, Result } from "effect"
 import { Capture, Conversation, Mounter, type ScenarioFile, Suite } from "../src/index.ts"
 import { decodeConversation, type Json, oneFileDisk, problemOf } from "./fixtures/files.ts"
+import { fakeMounter, serverTools } from "./fixtures/mounter.ts"
 
 const FILE = "cases/mcp.json"
-
-class Refused extends Schema.TaggedError<Refused>()("Refused", { message: Schema.String }) {}
-
-/** What a fake server's tools are: `echo` (a `text` field) and `fail` (answers an error). */
-const serverTools = (prefix: string) =>
-  Toolset.make(
-    Tool.make(`${prefix}__echo`, {
-      description: "echoes",
-      parameters: Schema.Struct({ text: Schema.String }),
-      run: ({ text }) => Effect.succeed(`echo: ${text}`)
-    }),
-    Tool.make(`${prefix}__fail`, {
-      description: "fails",
-      parameters: Schema.Struct({}),
-      failureMessage: (e: Refused) => e.message,
-      run: () => Effect.fail(new Refused({ message: "the server said no" }))
-    })
-  )
-
-/** A fake `Mounter`: what it was asked to mount, and whether each mount's scope was closed. */
-const fakeMounter = (options?: { readonly failing?: string; readonly tools?: typeof serverTools }) => {
-  const asked: Array<{ readonly declaration: Mounter.Declaration; readonly file: string }> = []
-  const closed: Array<string> = []
-  const mounter = Mounter.Mounter.of({
-    mount: (declaration, file) =>
-      Effect.gen(function* () {
-        asked.push({ declaration, file })
-        if (declaration.prefix === options?.failing) {
-          return yield* new Mounter.MountFailed({ message: `MCP server '${declaration.command}': could not start` })
-        }
-        yield* Effect.addFinalizer(() => Effect.sync(() => void closed.push(declaration.prefix)))
-        return {
-          toolset: (options?.tools ?? serverTools)(declaration.prefix),
-          declaration: { ...declaration, cwd: `/abs/${declaration.cwd ?? "."}` }
-        }
-      })
-  })
-  return { mounter, asked, closed }
-}
 
 const conversation = (mcp: unknown, extra: Json = {}): Json => ({
   format: 1,
