@@ -25,9 +25,11 @@ import type * as Usages from "./Usage.ts"
  * @since 0.2.0
  */
 export interface TextDelta {
+  /** Discriminates the part. */
   readonly type: "text-delta"
   /** The block it belongs to, when the provider names blocks. */
   readonly id?: string | undefined
+  /** The piece of text. */
   readonly text: string
 }
 
@@ -38,8 +40,11 @@ export interface TextDelta {
  * @since 0.2.0
  */
 export interface ReasoningDelta {
+  /** Discriminates the part. */
   readonly type: "reasoning-delta"
+  /** The block it belongs to, when the provider names blocks. */
   readonly id?: string | undefined
+  /** The piece of reasoning. */
   readonly text: string
 }
 
@@ -50,8 +55,11 @@ export interface ReasoningDelta {
  * @since 0.2.0
  */
 export interface BlockEnded {
+  /** Discriminates the part. */
   readonly type: "block-ended"
+  /** The block that ended (the last text or reasoning block without an id when none). */
   readonly id?: string | undefined
+  /** What the provider attached to the block, kept on it as it came. */
   readonly provider_metadata?: Message.ProviderMetadata | undefined
 }
 
@@ -61,8 +69,11 @@ export interface BlockEnded {
  * @since 0.2.0
  */
 export interface CallStarted {
+  /** Discriminates the part. */
   readonly type: "call-started"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The tool's name. */
   readonly name: string
 }
 
@@ -73,8 +84,11 @@ export interface CallStarted {
  * @since 0.2.0
  */
 export interface CallDelta {
+  /** Discriminates the part. */
   readonly type: "call-delta"
+  /** The call's tool_use id. */
   readonly id: string
+  /** The piece of its arguments' text. */
   readonly delta: string
 }
 
@@ -86,11 +100,15 @@ export interface CallDelta {
  * @since 0.2.0
  */
 export interface CallEnded {
+  /** Discriminates the part. */
   readonly type: "call-ended"
+  /** The call's tool_use id. */
   readonly id: string
   /** The tool's name; needed when no `call-started` came first. */
   readonly name?: string | undefined
+  /** The call's whole input, decoded: what it runs with. */
   readonly input: unknown
+  /** What the provider attached to the call, kept on its block as it came. */
   readonly provider_metadata?: Message.ProviderMetadata | undefined
 }
 
@@ -100,7 +118,9 @@ export interface CallEnded {
  * @since 0.2.0
  */
 export interface UsageReported {
+  /** Discriminates the part. */
   readonly type: "usage"
+  /** The counts the provider reported. */
   readonly usage: Usages.Usage
 }
 
@@ -110,8 +130,11 @@ export interface UsageReported {
  * @since 0.2.0
  */
 export interface Finished {
+  /** Discriminates the part. */
   readonly type: "finish"
+  /** Why the reply ended, in the unified words. */
   readonly finishReason?: FinishReasons.FinishReason | undefined
+  /** The provider's own word for it. */
   readonly rawFinishReason?: string | undefined
 }
 

@@ -357,9 +357,12 @@ export const isStopReason = (u: unknown): u is Loop.StopReason => StopReason.is(
  * @since 0.1.0
  */
 export interface Stopped {
-  /** The stop reason (`end`, `turn_cap`, `time_budget`, `repeated_call`), or whatever a trace says. */
+  /** The stop reason (`end`, `turn_cap`, `time_budget`, `repeated_call`, `interrupted`), or whatever a trace says. */
   readonly stop: string
-  /** The final text; a run that stops with `end` has one, the others none. */
+  /**
+   * The final text; a run that stops with `end` has one, an `interrupted` one may have the text
+   * its cut-off reply had written, the others none.
+   */
   readonly text?: string | undefined
 }
 
@@ -393,12 +396,12 @@ export const stopReason = (result: Stopped): Check<StopViolation> => {
   if (stop === "end" && text === undefined) {
     return checkOf([{ kind: "missing_text", stop, message: `stop 'end' comes without the final text` }])
   }
-  if (stop !== "end" && text !== undefined) {
+  if (stop !== "end" && stop !== "interrupted" && text !== undefined) {
     return checkOf([
       {
         kind: "unexpected_text",
         stop,
-        message: `stop '${stop}' comes with text ${JSON.stringify(text)}; only 'end' has a final text`
+        message: `stop '${stop}' comes with text ${JSON.stringify(text)}; only 'end' has a final text (and 'interrupted' the text written so far)`
       }
     ])
   }

@@ -264,6 +264,9 @@ describe("Invariants.stopReason", () => {
     expect(Invariants.stopReason({ stop: "turn_cap", text: undefined }).ok).toBe(true)
     expect(Invariants.stopReason({ stop: "time_budget" }).ok).toBe(true)
     expect(Invariants.stopReason({ stop: "repeated_call" }).ok).toBe(true)
+    // An interrupted run keeps the text its cut-off reply had written, or has none.
+    expect(Invariants.stopReason({ stop: "interrupted", text: "half wri" }).ok).toBe(true)
+    expect(Invariants.stopReason({ stop: "interrupted" }).ok).toBe(true)
     expect(Invariants.isStopReason("turn_cap")).toBe(true)
     expect(Invariants.isStopReason("diverged")).toBe(false)
   })
@@ -275,7 +278,8 @@ describe("Invariants.stopReason", () => {
         {
           kind: "unknown_reason",
           stop: "crashed",
-          message: "stop reason 'crashed' is not one of 'end', 'turn_cap', 'time_budget', 'repeated_call'"
+          message:
+            "stop reason 'crashed' is not one of 'end', 'turn_cap', 'time_budget', 'repeated_call', 'interrupted'"
         }
       ]
     })
@@ -283,7 +287,7 @@ describe("Invariants.stopReason", () => {
       "the loop must stop with a known reason\n  stop 'end' comes without the final text"
     )
     expect(thrown(() => Invariants.assertStopReason({ stop: "turn_cap", text: "partial" }))).toBe(
-      `the loop must stop with a known reason\n  stop 'turn_cap' comes with text "partial"; only 'end' has a final text`
+      `the loop must stop with a known reason\n  stop 'turn_cap' comes with text "partial"; only 'end' has a final text (and 'interrupted' the text written so far)`
     )
   })
 
