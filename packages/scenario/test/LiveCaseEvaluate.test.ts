@@ -211,6 +211,22 @@ describe("LiveCase.evaluate", () => {
     const shown = judge([{ call: { name: "write" }, made: false }], cycleRun).failures[0]?.seen
     expect(shown).toMatch(/^turn 1, id "c9", input \(a value that cannot be shown: /)
 
+    const unreadable = Object.defineProperty({ files: {} }, "ended", {
+      get: () => {
+        throw new Error("no result here")
+      }
+    }) as unknown as LiveCase.Run
+    expect(judge([{ stop: "end" }], unreadable)).toStrictEqual({
+      passed: false,
+      failures: [
+        {
+          expected: "a trial whose result can be read",
+          seen: "no result here",
+          message: "the trial could not be judged (no result here)"
+        }
+      ]
+    })
+
     const handMade: ScenarioFile.LiveFile = { ...decodeLive(liveJson()).file, pass: [{ text: { pattern: "(a)\\1" } }] }
     expect(LiveCase.evaluate(handMade, run).failures[0]?.message).toMatch(
       /^pass\[0\]: the pattern \/\(a\)\\1\/ cannot be used: not supported: a backreference/

@@ -382,6 +382,21 @@ const judge = (
  * with that, whatever the checks. A check whose values cannot be read fails, saying so.
  */
 export const evaluate = (checks: ReadonlyArray<Check>, run: Run): Judged => {
+  try {
+    return evaluateRun(checks, run)
+  } catch (error) {
+    // A run whose result itself cannot be read (a getter that throws, a proxy): a failed trial.
+    const why = error instanceof Error ? error.message : "unknown"
+    return {
+      passed: false,
+      failures: [
+        { expected: "a trial whose result can be read", seen: why, message: `the trial could not be judged (${why})` }
+      ]
+    }
+  }
+}
+
+const evaluateRun = (checks: ReadonlyArray<Check>, run: Run): Judged => {
   if (Result.isFailure(run.ended)) {
     const error = run.ended.failure
     let message: string
