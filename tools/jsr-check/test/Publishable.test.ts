@@ -32,6 +32,7 @@ const packages = [
   "scripted-model",
   "testing",
   "tool-schema",
+  "trials",
   "viewer"
 ] as const
 
