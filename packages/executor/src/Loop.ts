@@ -127,7 +127,7 @@ export interface RunResult {
  *
  * @since 0.1.0
  */
-export const defaultMaxTurns = 10
+export const defaultMaxTurns: number = Drive.defaultMaxTurns
 
 const InvalidOptionBase: new (args: {
   readonly option: string

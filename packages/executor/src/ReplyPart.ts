@@ -338,18 +338,30 @@ export const folder = (): Folder => {
  * @since 0.2.0
  */
 export const fold = <E, R>(parts: Stream.Stream<Part, E, R>): Effect.Effect<Response, E | IncompleteStream, R> =>
-  Effect.suspend(() => {
-    const into = folder()
-    return Stream.runForEach(parts, (part) => {
-      const problem = into.add(part)
-      return problem === undefined ? Effect.void : Effect.fail(problem)
-    }).pipe(
-      Effect.flatMap(() => {
-        const done = into.finish()
-        return done instanceof IncompleteStream ? Effect.fail(done) : Effect.succeed(done)
-      })
-    )
-  })
+  Effect.suspend(() => foldInto(parts, folder()))
+
+/**
+ * A stream of parts folded into `into` (whose `text` says what was written so far, while it
+ * runs), each part passed to `onPart` once the fold took it; the response at the end. Fails as
+ * {@link fold} does, or as `onPart` does.
+ *
+ * @since 0.2.0
+ */
+export const foldInto = <E, R, E2 = never>(
+  parts: Stream.Stream<Part, E, R>,
+  into: Folder,
+  onPart?: (part: Part) => Effect.Effect<void, E2>
+): Effect.Effect<Response, E | E2 | IncompleteStream, R> =>
+  Stream.runForEach(parts, (part): Effect.Effect<void, E2 | IncompleteStream> => {
+    const problem = into.add(part)
+    if (problem !== undefined) return Effect.fail(problem)
+    return onPart === undefined ? Effect.void : onPart(part)
+  }).pipe(
+    Effect.flatMap(() => {
+      const done = into.finish()
+      return done instanceof IncompleteStream ? Effect.fail(done) : Effect.succeed(done)
+    })
+  )
 
 /**
  * A whole response as the parts a stream would have given: one delta per text and reasoning

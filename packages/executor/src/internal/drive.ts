@@ -20,6 +20,9 @@ import * as ReplyPart from "../ReplyPart.ts"
 import * as Trace from "../Trace.ts"
 import * as Steps from "./steps.ts"
 
+/** The turn cap when none is given (`Loop.defaultMaxTurns`). */
+export const defaultMaxTurns = 10
+
 /** Puts one event where the caller reads it (`Loop.stream`). */
 export type Emit = (event: Loop.Event) => Effect.Effect<void>
 
@@ -41,7 +44,7 @@ export const drive = <T extends Tool.Any>(
     const model = yield* Model
     const trace = yield* Effect.service(Trace.Trace)
     const record = (event: Trace.Event) => Trace.recordOn(trace, event)
-    let budget = options.turns ?? Budget.turns(options.maxTurns ?? 10)
+    let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
     const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
     const harness = yield* Execute.harness
     const outerReporter = yield* Progress.Reporter

@@ -7,7 +7,7 @@
  */
 import type { Budget } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import * as Boundary from "../Boundary.ts"
 import type * as Breaker from "../Breaker.ts"
 import * as Execute from "../Execute.ts"
@@ -117,9 +117,7 @@ export const askStreamed = (
   fold: ReplyPart.Folder
 ): Effect.Effect<Asked, ModelError> => {
   const turn = request.turn
-  const folded = Stream.runForEach(Model.partsOf(model, request), (part): Effect.Effect<void, Failure> => {
-    const problem = fold.add(part)
-    if (problem !== undefined) return Effect.fail(problem)
+  const show = (part: ReplyPart.Part): Effect.Effect<void> => {
     switch (part.type) {
       case "text-delta":
         return part.text === "" ? Effect.void : shown.text(part.text)
@@ -132,12 +130,8 @@ export const askStreamed = (
       default:
         return Effect.void
     }
-  }).pipe(
-    Effect.flatMap(() => {
-      const done = fold.finish()
-      return done instanceof ReplyPart.IncompleteStream ? Effect.fail(done) : Effect.succeed(done)
-    })
-  )
+  }
+  const folded: Effect.Effect<Response, Failure> = ReplyPart.foldInto(Model.partsOf(model, request), fold, show)
   return Effect.flatMap(
     callModel(turn, () => folded, record),
     (response) => checkResponse(turn, response, record, true)
