@@ -9,6 +9,7 @@ import type { FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
 import type { Toolset } from "@agent-harness/tool-schema"
 import { Effect, Result } from "effect"
+import * as Criteria from "./internal/criteria.ts"
 import * as Environment from "./internal/environment.ts"
 import * as Pattern from "./Pattern.ts"
 import type * as ScenarioFile from "./ScenarioFile.ts"
@@ -124,7 +125,9 @@ export const toolset: (
  * `root` folder runs over a fresh copy of its tree (the `Roots` service's; the initial files
  * recorded on the trace are the copy's), and `outcome.files` is compared with the copy's tree
  * after the run; without a `Roots`, or when the copy cannot be made, a `root` failure, and
- * nothing runs.
+ * nothing runs. A file with a pass criterion (`pass`) has it judged after the run, over its
+ * result and final files, as a live case's is: each check that does not hold is a `pass`
+ * failure in the words a live trial gets.
  *
  * @since 0.1.0
  */
@@ -212,6 +215,10 @@ export const run = (
           message: `file '${path}' differs after the run\n  expected: ${show(e)}\n  seen:     ${show(s)}`
         })
       }
+    }
+    // The criterion, when the file has one: judged as a live trial is, in the same words.
+    if (spec.pass !== undefined) {
+      failures.push(...Criteria.verdictFailures(Criteria.evaluate(spec.pass, { ended: played, files: finalFiles })))
     }
     const outcome: Verdict.ConversationOutcome = {
       stop: result.stop,

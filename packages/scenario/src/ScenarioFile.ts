@@ -159,6 +159,8 @@ export const ConversationFile: Schema.Struct<{
   /** Stream the replies (`Loop.stream`), cut into parts as given (not streamed by default). */
   readonly stream: Schema.optionalKey<typeof StreamSettings>
   readonly turns: Schema.$Array<typeof Turn>
+  /** Checks judged after the run as a live case's `pass` is (none by default). */
+  readonly pass: Schema.optionalKey<Schema.$Array<typeof Criteria.Check>>
   readonly outcome: Schema.Struct<{
     readonly stop: Schema.Literals<readonly ["end", "turn_cap", "repeated_call"]>
     readonly text: Schema.optionalKey<Schema.String>
@@ -188,6 +190,8 @@ export const ConversationFile: Schema.Struct<{
   /** Stream the replies (`Loop.stream`), cut into parts as given (not streamed by default). */
   stream: Schema.optionalKey(StreamSettings),
   turns: Schema.Array(Turn),
+  /** Checks judged after the run as a live case's `pass` is (none by default). */
+  pass: Schema.optionalKey(Schema.Array(Criteria.Check)),
   outcome: Schema.Struct({
     stop: StopReason.StopReason.pick(["end", "turn_cap", "repeated_call"]),
     text: Schema.optionalKey(Schema.String),
@@ -675,13 +679,17 @@ const decodeKind = (file: string, json: unknown): Result.Result<Scenario, Invali
   }
   if (!("kind" in json)) return Result.fail(new InvalidScenario({ file, path: "kind", problem: "missing" }))
   switch (json.kind) {
-    case "conversation":
+    case "conversation": {
+      // A criterion, when there is one, is checked as a live case's is: each problem at its check.
+      const wrong = Criteria.checkPass(json, parseOptions, firstProblem, false)
+      if (wrong !== undefined) return Result.fail(new InvalidScenario({ file, ...wrong }))
       return Result.map(
         checked(file, decodeConversation(json, parseOptions), (f) =>
           checkEnvironment(file, f, () => Checks.checkScript(f))
         ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )
+    }
     case "plan":
       return Result.map(
         Result.flatMap(

@@ -72,7 +72,8 @@ const Failure = Schema.Struct({
     "invalid",
     "mcp",
     "permission",
-    "root"
+    "root",
+    "pass"
   ]),
   turn: Schema.optional(Schema.Int),
   tool_use_id: Schema.optional(Schema.String),

@@ -6,6 +6,7 @@
 import { type Loop, Outcome, StopReason } from "@agent-harness/executor"
 import { Predicate, Result, Schema, type SchemaAST, type SchemaIssue, SchemaParser } from "effect"
 import * as Pattern from "../Pattern.ts"
+import type * as Verdict from "../Verdict.ts"
 
 /** Exact text, or `{ "pattern": regex }` matched somewhere in it. */
 export const Matcher: Schema.Union<readonly [Schema.String, Schema.Struct<{ readonly pattern: Schema.String }>]> =
@@ -152,18 +153,25 @@ const checkDecoded = (at: string, check: Check): Problem | undefined => {
 /**
  * The `pass` of a live case's raw JSON, checked one check at a time before the file's Schema
  * runs, so that a problem is named at its check (`pass[1].file: missing`) rather than as a
- * union's: present and not empty, each check an object with one kind's key, decoded by that
- * kind's Schema, its patterns compiling. `describe` words a Schema issue (`ScenarioFile`'s).
+ * union's: present (unless not `required`: a conversation's `pass` is optional) and not empty,
+ * each check an object with one kind's key, decoded by that kind's Schema, its patterns
+ * compiling. `describe` words a Schema issue (`ScenarioFile`'s).
  */
 export const checkPass = (
   json: { readonly [key: string]: unknown },
   options: SchemaAST.ParseOptions,
-  describe: (issue: SchemaIssue.Issue) => Problem
+  describe: (issue: SchemaIssue.Issue) => Problem,
+  required: boolean = true
 ): Problem | undefined => {
-  if (!("pass" in json)) return { path: "pass", problem: `missing: ${needsCriterion}` }
+  if (!("pass" in json)) return required ? { path: "pass", problem: `missing: ${needsCriterion}` } : undefined
   const pass = json.pass
   if (!Array.isArray(pass)) return undefined // the Schema says what it is instead
-  if (pass.length === 0) return { path: "pass", problem: `empty: ${needsCriterion}` }
+  if (pass.length === 0) {
+    return {
+      path: "pass",
+      problem: required ? `empty: ${needsCriterion}` : `empty: give at least one check, or leave "pass" out`
+    }
+  }
   for (const [i, check] of pass.entries()) {
     const at = `pass[${i}]`
     if (!Predicate.isObject(check) || Array.isArray(check)) {
@@ -197,13 +205,23 @@ export const checkThreshold = (threshold: Threshold | undefined): Problem | unde
     ? { path: "threshold", problem: `empty: give "minPassRate", "minLowerBound" or both (each from 0 to 1)` }
     : undefined
 
+/** What the checks read of a finished run: how it stopped, its final text, each turn's reply and outcomes. */
+export interface Ended {
+  /** Why the loop stopped. */
+  readonly stop: Loop.RunResult["stop"]
+  /** The final reply's text, if any. */
+  readonly text: string | undefined
+  /** Every model call: its number, its reply, and the outcome of each call of it. */
+  readonly turns: ReadonlyArray<Pick<Loop.Turn, "turn" | "reply" | "outcomes">>
+}
+
 /**
  * What one trial gave: how the loop ended (or what it failed with: a model failure is a failed
- * trial), and the files after it.
+ * trial), and the files after it. Judging reads only `Ended` of the result (a trace gives that).
  */
-export interface Run {
+export interface Run<R extends Ended = Loop.RunResult> {
   /** The loop's result, or the failure that ended the trial. */
-  readonly ended: Result.Result<Loop.RunResult, { readonly _tag: string; readonly message: string }>
+  readonly ended: Result.Result<R, { readonly _tag: string; readonly message: string }>
   /** The files after the trial. */
   readonly files: Readonly<Record<string, string>>
 }
@@ -293,7 +311,7 @@ const describeCall = (c: (typeof CallCheck.Type)["call"]): string =>
 /** Judges one check over a finished run; `undefined` when it holds. */
 const judge = (
   check: Check,
-  result: Loop.RunResult,
+  result: Ended,
   files: Readonly<Record<string, string>>
 ): { readonly expected: string; readonly seen: string; readonly why: string } | undefined => {
   if ("text" in check) {
@@ -381,7 +399,7 @@ const judge = (
  * it asks for and what the trial did. A trial that failed as a whole (the model failed) fails
  * with that, whatever the checks. A check whose values cannot be read fails, saying so.
  */
-export const evaluate = (checks: ReadonlyArray<Check>, run: Run): Judged => {
+export const evaluate = (checks: ReadonlyArray<Check>, run: Run<Ended>): Judged => {
   try {
     return evaluateRun(checks, run)
   } catch (error) {
@@ -396,7 +414,7 @@ export const evaluate = (checks: ReadonlyArray<Check>, run: Run): Judged => {
   }
 }
 
-const evaluateRun = (checks: ReadonlyArray<Check>, run: Run): Judged => {
+const evaluateRun = (checks: ReadonlyArray<Check>, run: Run<Ended>): Judged => {
   if (Result.isFailure(run.ended)) {
     const error = run.ended.failure
     let message: string
@@ -432,3 +450,10 @@ const evaluateRun = (checks: ReadonlyArray<Check>, run: Run): Judged => {
   }
   return { passed: failures.length === 0, failures }
 }
+
+/**
+ * A judged run's failures as a verdict's: each of kind `pass`, with the check's words (what it
+ * asks for, what the run did, the whole explanation) as a live trial gives them.
+ */
+export const verdictFailures = (judged: Judged): ReadonlyArray<Verdict.Failure> =>
+  judged.failures.map((f) => ({ kind: "pass", expected: f.expected, seen: f.seen, message: f.message }))
