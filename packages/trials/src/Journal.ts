@@ -1,0 +1,243 @@
+/**
+ * The journal of a trials run (`DIR/journal.jsonl`): a header line naming the model, the trials
+ * per case and the variants, then one line per finished trial, appended as soon as it ends. A
+ * run started again on the same folder reads it back and does not run again the trials it holds
+ * (same case bytes, variant and index). A last line cut short (the process killed mid-write) is
+ * dropped; any other bad line, or a header of another run, is refused with a typed error.
+ *
+ * @since 0.1.0
+ */
+import { type Cause, Data, Effect, FileSystem, Path, type PlatformError, Semaphore } from "effect"
+import * as Line from "./internal/journalLine.ts"
+import * as TrialRecord from "./TrialRecord.ts"
+
+/**
+ * What a journal is of: the model (`PROVIDER:MODEL`), the trials per case and the variants' names.
+ *
+ * @since 0.1.0
+ */
+export interface Header {
+  /** The model the trials ran against, as `--model` names it (`PROVIDER:MODEL`). */
+  readonly model: string
+  /** How many trials per case and variant. */
+  readonly trials: number
+  /** The variants' names, in order. */
+  readonly variants: ReadonlyArray<string>
+}
+
+const JournalMismatchBase: new (args: {
+  readonly file: string
+  readonly differs: string
+}) => Cause.YieldableError & {
+  readonly _tag: "JournalMismatch"
+  /** The journal file. */
+  readonly file: string
+  /** What differs, in words (`model: journal "a:b", this run "c:d"`). */
+  readonly differs: string
+} = Data.TaggedError("JournalMismatch")
+
+/**
+ * A journal of another run (another model, trial count or variants): refused unless the run is
+ * told to start fresh.
+ *
+ * @since 0.1.0
+ */
+export class JournalMismatch extends JournalMismatchBase {
+  /** `<file> is the journal of another run: <differs> (start fresh to replace it)`. */
+  override get message(): string {
+    return `${this.file} is the journal of another run: ${this.differs} (start fresh to replace it)`
+  }
+}
+
+const MalformedJournalBase: new (args: {
+  readonly file: string
+  readonly line: number
+  readonly problem: string
+}) => Cause.YieldableError & {
+  readonly _tag: "MalformedJournal"
+  /** The journal file. */
+  readonly file: string
+  /** The bad line's number, from 1. */
+  readonly line: number
+  /** What is wrong with it. */
+  readonly problem: string
+} = Data.TaggedError("MalformedJournal")
+
+/**
+ * A journal with a bad line that is not its last (a last line cut short is dropped, not refused).
+ *
+ * @since 0.1.0
+ */
+export class MalformedJournal extends MalformedJournalBase {
+  /** `<file>:<line>: <problem>`. */
+  override get message(): string {
+    return `${this.file}:${this.line}: ${this.problem}`
+  }
+}
+
+/**
+ * An open journal: its file, its header, the trials it already held when opened, and `append`,
+ * which writes one finished trial's line at once (appends are one at a time).
+ *
+ * @since 0.1.0
+ */
+export interface Journal {
+  /** The journal file (`DIR/journal.jsonl`). */
+  readonly file: string
+  /** What it is of. */
+  readonly header: Header
+  /** The trials it held when opened, by `TrialRecord.key`. */
+  readonly done: ReadonlyMap<string, TrialRecord.TrialRecord>
+  /** Appends one finished trial's line. */
+  readonly append: (record: TrialRecord.TrialRecord) => Effect.Effect<void, PlatformError.PlatformError>
+}
+
+/**
+ * The journal's file name in a report folder.
+ *
+ * @since 0.1.0
+ */
+export const fileName = "journal.jsonl"
+
+/**
+ * The header line's JSON text.
+ *
+ * @since 0.1.0
+ */
+export const headerLine = (header: Header): string =>
+  JSON.stringify({
+    type: "trials.journal",
+    format: 1,
+    model: header.model,
+    trials: header.trials,
+    variants: header.variants
+  })
+
+/**
+ * A finished trial's line's JSON text.
+ *
+ * @since 0.1.0
+ */
+export const trialLine = (record: TrialRecord.TrialRecord): string =>
+  JSON.stringify({
+    type: "trial",
+    file: record.file,
+    digest: record.digest,
+    variant: record.variant,
+    index: record.index,
+    passed: record.passed,
+    stop: record.stop,
+    failures: record.failures.map((f) => ({ kind: f.kind, message: f.message })),
+    usage: record.usage,
+    durationMs: record.durationMs,
+    ...(record.trace === undefined ? {} : { trace: record.trace }),
+    ...(record.scenario === undefined ? {} : { scenario: record.scenario }),
+    ...(record.captureError === undefined ? {} : { captureError: record.captureError })
+  })
+
+/**
+ * What differs between a journal's header and this run's, in words; `undefined` when nothing does.
+ *
+ * @since 0.1.0
+ */
+export const differs = (journal: Header, run: Header): string | undefined => {
+  const found: Array<string> = []
+  if (journal.model !== run.model)
+    found.push(`model: journal ${JSON.stringify(journal.model)}, this run ${JSON.stringify(run.model)}`)
+  if (journal.trials !== run.trials) found.push(`trials: journal ${journal.trials}, this run ${run.trials}`)
+  if (journal.variants.join("\u0000") !== run.variants.join("\u0000")) {
+    found.push(`variants: journal ${JSON.stringify(journal.variants)}, this run ${JSON.stringify(run.variants)}`)
+  }
+  return found.length === 0 ? undefined : found.join("; ")
+}
+
+/**
+ * Reads a journal file: its header (absent when the file is empty or holds only a line cut short)
+ * and its trials. Fails with `MalformedJournal` naming the line when a line that is not the last
+ * does not read.
+ *
+ * @since 0.1.0
+ */
+export const read = (
+  file: string
+): Effect.Effect<
+  { readonly header: Header | undefined; readonly records: ReadonlyArray<TrialRecord.TrialRecord> },
+  MalformedJournal | PlatformError.PlatformError,
+  FileSystem.FileSystem
+> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const read = Line.read(yield* fs.readFileString(file))
+    if (read._tag === "Malformed") {
+      return yield* new MalformedJournal({ file, line: read.line, problem: read.problem })
+    }
+    return { header: read.header, records: read.records }
+  })
+
+/**
+ * Opens the journal of a report folder (`DIR/journal.jsonl`, the folder made when missing) for a
+ * run: a new journal gets the header; an existing one is read back (a last line cut short is cut
+ * off the file, so the next line starts clean) and must have the same header, otherwise it fails
+ * with `JournalMismatch` unless `fresh`. A bad line that is not the last fails with
+ * `MalformedJournal`. With `fresh` the file is replaced by a new journal without being read.
+ *
+ * @since 0.1.0
+ */
+export const open = (
+  folder: string,
+  header: Header,
+  options?: { readonly fresh?: boolean | undefined }
+): Effect.Effect<
+  Journal,
+  JournalMismatch | MalformedJournal | PlatformError.PlatformError,
+  FileSystem.FileSystem | Path.Path
+> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const file = path.join(folder, fileName)
+    yield* fs.makeDirectory(folder, { recursive: true })
+    const done = new Map<string, TrialRecord.TrialRecord>()
+    const exists = options?.fresh === true ? false : yield* fs.exists(file)
+    let start = true
+    if (exists) {
+      const text = yield* fs.readFileString(file)
+      const read = Line.read(text)
+      if (read._tag === "Malformed") {
+        return yield* new MalformedJournal({ file, line: read.line, problem: read.problem })
+      }
+      if (read.header !== undefined) {
+        const difference = differs(read.header, header)
+        if (difference !== undefined) return yield* new JournalMismatch({ file, differs: difference })
+        start = false
+        for (const record of read.records)
+          done.set(TrialRecord.key(record.digest, record.variant, record.index), record)
+        if (read.kept < text.length) {
+          const keptText = text.slice(0, read.kept)
+          yield* fs.truncate(file, new TextEncoder().encode(keptText).length)
+          if (!keptText.endsWith("\n")) yield* fs.writeFileString(file, "\n", { flag: "a" })
+        } else if (!text.endsWith("\n")) {
+          yield* fs.writeFileString(file, "\n", { flag: "a" })
+        }
+      }
+    }
+    if (start) yield* fs.writeFileString(file, `${headerLine(header)}\n`)
+    const one = yield* Semaphore.make(1)
+    return {
+      file,
+      header,
+      done,
+      append: (record) =>
+        Semaphore.withPermit(
+          one,
+          Effect.suspend(() => fs.writeFileString(file, `${trialLine(record)}\n`, { flag: "a" }))
+        )
+    }
+  })
+
+/**
+ * The trials a journal held when opened, by `TrialRecord.key(digest, variant, index)`.
+ *
+ * @since 0.1.0
+ */
+export const done = (journal: Journal): ReadonlyMap<string, TrialRecord.TrialRecord> => journal.done
