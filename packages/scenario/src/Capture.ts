@@ -13,13 +13,17 @@
  *
  * @since 0.1.0
  */
-import { Trace } from "@agent-harness/executor"
+import { Loop, type Message, type Outcome, Trace } from "@agent-harness/executor"
 import { Effect, Option, Result, SchemaParser } from "effect"
 import * as Conversation from "./Conversation.ts"
+import * as Criteria from "./internal/criteria.ts"
+import * as Paths from "./internal/paths.ts"
 import * as JsonText from "./JsonText.ts"
 import * as Permissions from "./Permissions.ts"
+import type * as ScenarioFile from "./ScenarioFile.ts"
 import { firstProblem, InvalidScenario, parse, parseOptions, pathText } from "./ScenarioFile.ts"
 import * as Variant from "./Variant.ts"
+import type * as Verdict from "./Verdict.ts"
 
 const decodeEvent = SchemaParser.decodeUnknownResult(Trace.Event)
 
@@ -481,5 +485,243 @@ export const checked = (
       file,
       path: at(line),
       problem: `the captured scenario does not replay under the variant '${variant.name}': ${failure.message.split("\n").join(" ")}`
+    })
+  })
+
+/**
+ * How `trial` and `checkedTrial` capture a live trial: where the scenario will be written, and
+ * what names the trial.
+ *
+ * @since 0.2.0
+ */
+export interface TrialOptions {
+  /** Where the scenario will be written: a `root` is made relative to its folder. */
+  readonly out: string
+  /** The trial's index among the case's trials, for the scenario's name. */
+  readonly trial?: number | undefined
+  /** The trace's path, for errors (default: `<liveFile> (trace)`). */
+  readonly trace?: string | undefined
+}
+
+/** A trial's capture: the scenario, the trace lines it came from, and the trial as the trace tells it. */
+interface TrialAnalysis extends Analysis {
+  /** The live trial as the criterion reads it, told by the trace. */
+  readonly run: Criteria.Run<Criteria.Ended>
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/** The trial's run as the criterion reads it, from the captured turns (each observation a replayed outcome). */
+const endedOf = (captured: Captured, stop: Verdict.Stop, text: string | undefined): Criteria.Ended => ({
+  stop: stop === "diverged" ? "end" : stop,
+  text,
+  turns: captured.turns.map((turn, i) => {
+    const reply = turn.reply as ReadonlyArray<Message.ReplyBlock>
+    const calls = reply.flatMap((b) => (b.type === "tool_use" ? [b] : []))
+    const outcomes = (turn.expect ?? []).flatMap((e, j): ReadonlyArray<Outcome.Outcome> => {
+      const seen = e as { readonly is_error?: unknown; readonly content?: unknown }
+      const call = calls[j]
+      if (call === undefined || typeof seen.content !== "string") return []
+      const isError = seen.is_error === true
+      const original = isError ? "Failed" : "Succeeded"
+      return [{ _tag: "Replayed", id: call.id, name: call.name, original, isError, content: seen.content }]
+    })
+    return { turn: i + 1, reply, outcomes }
+  })
+})
+
+const analyseTrial = (
+  live: ScenarioFile.Live,
+  liveFile: string,
+  text: string,
+  options: TrialOptions
+): Result.Result<TrialAnalysis, InvalidScenario> => {
+  const file = options.trace ?? `${liveFile} (trace)`
+  const fail = (path: string, problem: string) => Result.fail(new InvalidScenario({ file, path, problem }))
+  if (JsonText.withoutBom(text).trim() === "") return fail("(trace)", "empty: no trial was traced")
+  const analysis = analyse(file, text)
+  if (Result.isFailure(analysis)) {
+    const { path, problem } = analysis.failure
+    return path === "(trace)" && problem.startsWith("no start event")
+      ? fail(
+          path,
+          "no start event: the trial did not run (its environment was not made?), so there is nothing to replay"
+        )
+      : Result.fail(analysis.failure)
+  }
+  const { captured, sources } = analysis.success
+  const spec = live.file
+  const startLine = at(sources.start, "messages")
+  const wrongCase = (what: string, line: string, traced: unknown, declared: unknown) =>
+    fail(
+      line,
+      `the trace's ${what} is ${Criteria.show(traced)}, the live case's is ${Criteria.show(declared)}: not a trace of a trial of ${liveFile}`
+    )
+  if (captured.system !== spec.system) return wrongCase("system prompt", startLine, captured.system, spec.system)
+  if (captured.user !== spec.user) return wrongCase("prompt", startLine, captured.user, spec.user)
+  const locale = spec.locale ?? "en"
+  if (captured.locale !== locale) return wrongCase("locale", origin(sources, ["locale"]), captured.locale, locale)
+  const maxTurns = spec.maxTurns ?? Loop.defaultMaxTurns
+  if (captured.maxTurns !== maxTurns)
+    return wrongCase("max_turns", at(sources.start, "max_turns"), captured.maxTurns, maxTurns)
+  if (spec.root === undefined && !sameJson(captured.files, spec.files ?? {})) {
+    return wrongCase("files", origin(sources, ["files"]), captured.files, spec.files ?? {})
+  }
+  const outcome = captured.outcome as {
+    readonly stop: Verdict.Stop
+    readonly text?: string
+    readonly files?: Readonly<Record<string, string>>
+  }
+  if (outcome.files === undefined) {
+    return fail(
+      "(trace)",
+      `no '${Conversation.annotations.finalFiles}' annotation: the trial's files after it are not known, so it cannot be judged`
+    )
+  }
+  // A root is kept as a folder when the scenario's folder holds it; otherwise the copy's files as the trace shows them.
+  const root =
+    spec.root === undefined
+      ? undefined
+      : Paths.relative(Paths.dirname(options.out), Paths.join(Paths.dirname(liveFile), spec.root))
+  const keepsRoot = root !== undefined && root !== "" && root !== ".." && !root.startsWith("../")
+  const where = options.trial === undefined ? "a trial" : `trial ${options.trial}`
+  const { system, user, files, mcp, approvals, breaker, stream } = captured
+  const scenario: Captured = {
+    format: 1,
+    kind: "conversation",
+    name: `${live.name}: captured from ${where} of ${liveFile} (variant ${analysis.success.variant})`,
+    locale,
+    ...(system === undefined ? {} : { system }),
+    ...(user === undefined ? {} : { user }),
+    ...(keepsRoot ? { root } : { files }),
+    ...(spec.tools === undefined ? {} : { tools: spec.tools }),
+    // As mounted (`cwd` absolute), so the scenario mounts them from wherever it is written.
+    ...(mcp === undefined ? (spec.mcp === undefined ? {} : { mcp: spec.mcp }) : { mcp }),
+    ...(spec.policy === undefined ? {} : { policy: spec.policy }),
+    ...(approvals === undefined ? {} : { approvals }),
+    ...(spec.untrustedOutput === undefined ? {} : { untrustedOutput: spec.untrustedOutput }),
+    maxTurns,
+    ...(breaker === undefined ? {} : { breaker }),
+    ...(stream === undefined ? {} : { stream }),
+    turns: captured.turns,
+    pass: spec.pass,
+    outcome: captured.outcome
+  }
+  const decoded = parse(options.out, JSON.stringify(scenario))
+  if (Result.isFailure(decoded)) {
+    return fail(origin(sources, pathOf(decoded.failure.path)), decoded.failure.problem)
+  }
+  const run = { ended: Result.succeed(endedOf(scenario, outcome.stop, outcome.text)), files: outcome.files }
+  return Result.succeed({ captured: scenario, sources, variant: analysis.success.variant, run })
+}
+
+/**
+ * The trace of one trial of a live case (the JSON Lines a `Trace.jsonl` writes while
+ * `LiveCase.trial` runs) as a conversation scenario that replays it: the replies as they came,
+ * the observations the model was shown, the live case's environment (its files, or its `root`
+ * made relative to the folder of `options.out` when that folder holds it, else the files of the
+ * trial's copy as the trace shows them; its tools; its MCP servers as mounted; its policy,
+ * untrusted output, locale, prompts and turn cap) and its `pass` criterion unchanged, named
+ * after the trial. So it fails as the trial did, with the scripted model.
+ *
+ * Refused in words, naming the trace line (and the JSON path in it): an empty trace, a trial
+ * that did not run or ended with a model failure (no reply to replay), two trials in one trace,
+ * a trace whose prompt, locale, files or turn cap are not the live case's, and anything
+ * `capture` refuses.
+ *
+ * @since 0.2.0
+ */
+export const trial = (
+  live: ScenarioFile.Live,
+  liveFile: string,
+  traceText: string,
+  options: TrialOptions
+): Result.Result<Captured, InvalidScenario> => {
+  try {
+    return Result.map(analyseTrial(live, liveFile, traceText, options), (analysis) => analysis.captured)
+  } catch (thrown) {
+    return Result.fail(unreadable(liveFile, options, thrown))
+  }
+}
+
+const unreadable = (liveFile: string, options: TrialOptions, thrown: unknown): InvalidScenario =>
+  new InvalidScenario({
+    file: options.trace ?? `${liveFile} (trace)`,
+    path: "(trace)",
+    problem: `cannot be read (${thrown instanceof Error ? thrown.message : "unknown"})`
+  })
+
+/**
+ * A live trial captured and proved: the scenario, the verdict of its replay, and the failures it
+ * had to fail with (the live trial's failing checks).
+ *
+ * @since 0.2.0
+ */
+export interface CheckedTrial {
+  /** The captured scenario, as the JSON of a conversation file. */
+  readonly scenario: Captured
+  /** The replay's verdict: failed with exactly the trial's failing checks (passed when it passed). */
+  readonly verdict: Verdict.Verdict<Verdict.ConversationOutcome>
+  /** The live trial's failing checks, as `pass` failures. */
+  readonly expected: ReadonlyArray<Verdict.Failure>
+}
+
+const oneLine = (failures: ReadonlyArray<Verdict.Failure>): string =>
+  failures.length === 0 ? "(passes)" : failures.map((f) => `[${f.kind}] ${f.message.split("\n").join(" ")}`).join("; ")
+
+/**
+ * `trial`, then the proof that the scenario fails the same way: it is replayed with the scripted
+ * model under the variant the trace was recorded with (`variants` holds the names it may be;
+ * the built-in ones by default), with `options.out` as its file (its `root` is read from there:
+ * a `Roots` in the context), and its verdict's failures must be exactly the live trial's failing
+ * checks (kind `pass`, same messages, in order), none other: a passing trial's scenario must
+ * pass. The trial's failures are `options.judged` (the `verdict` of `LiveCase.trial`) when
+ * given, else the case's criterion judged over the trace. A replay that fails otherwise, or
+ * passes, is refused with both sides shown.
+ *
+ * @since 0.2.0
+ */
+export const checkedTrial = (
+  live: ScenarioFile.Live,
+  liveFile: string,
+  traceText: string,
+  options: TrialOptions & {
+    /** The live trial's verdict (`LiveCase.trial`'s `verdict`); by default judged over the trace. */
+    readonly judged?: Criteria.Judged | undefined
+    /** The variants the trace's may be (default: the built-in ones). */
+    readonly variants?: Readonly<Record<string, Variant.Variant>> | undefined
+  }
+): Effect.Effect<CheckedTrial, InvalidScenario> =>
+  Effect.gen(function* () {
+    const file = options.trace ?? `${liveFile} (trace)`
+    const analysis = yield* Effect.try({
+      try: () => analyseTrial(live, liveFile, traceText, options),
+      catch: (thrown) => unreadable(liveFile, options, thrown)
+    })
+    if (Result.isFailure(analysis)) return yield* analysis.failure
+    const { captured, sources, run } = analysis.success
+    const variants: Readonly<Record<string, Variant.Variant>> = options.variants ?? Variant.byName
+    const variant = variants[analysis.success.variant]
+    if (variant === undefined) {
+      return yield* new InvalidScenario({
+        file,
+        path: at(sources.variant ?? 0, "value"),
+        problem: `recorded under the variant '${analysis.success.variant}', which this harness does not know: its replay cannot be checked`
+      })
+    }
+    const decoded = parse(options.out, JSON.stringify(captured))
+    if (Result.isFailure(decoded) || decoded.success.kind !== "conversation") {
+      return yield* new InvalidScenario({ file, path: "(trace)", problem: "the captured scenario does not decode" })
+    }
+    const expected = Criteria.verdictFailures(options.judged ?? Criteria.evaluate(live.file.pass, run))
+    const verdict = yield* Conversation.run(decoded.success, options.out, { variant })
+    const same =
+      verdict.failures.length === expected.length &&
+      verdict.failures.every((f, i) => f.kind === expected[i]?.kind && f.message === expected[i]?.message)
+    if (same) return { scenario: captured, verdict, expected }
+    return yield* new InvalidScenario({
+      file,
+      path: "(trace)",
+      problem: `the captured scenario does not fail the same way under the variant '${variant.name}'\n  the trial:  ${oneLine(expected)}\n  the replay: ${oneLine(verdict.failures)}`
     })
   })

@@ -6,7 +6,7 @@
  */
 import { Message, Model } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Result } from "effect"
+import { Effect, Result } from "effect"
 import { Conversation, LiveCase, ScenarioFile } from "../src/index.ts"
 import type { Json } from "./fixtures/files.ts"
 
@@ -106,10 +106,8 @@ describe("a conversation's pass criterion", () => {
       const model = Model.fromReply((request) =>
         Effect.succeed(replies[request.messages.filter((m) => m.role === "assistant").length] ?? [])
       )
-      const judged = (yield* Effect.provide(
-        LiveCase.trial(live.success, "live.json"),
-        Layer.succeed(Model.Model, model)
-      )).verdict
+      const judged = (yield* Effect.provideService(LiveCase.trial(live.success, "live.json"), Model.Model, model))
+        .verdict
       expect(judged.failures.map((f) => f.message)).toStrictEqual(verdict.failures.map((f) => f.message))
     })
   )
