@@ -39,6 +39,7 @@
 import { type Message, Model, type ReplyPart } from "@agent-harness/executor"
 import type { LanguageModelV4, LanguageModelV4CallOptions, SharedV4Warning } from "@ai-sdk/provider"
 import { type Duration, Effect, type Layer, Stream } from "effect"
+import * as Backoff from "./Backoff.ts"
 import * as StreamParts from "./internal/streamParts.ts"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
@@ -86,6 +87,13 @@ export interface Options
   readonly strict?: "auto" | boolean | undefined
   /** The schema rules tools are written for (`ProviderSchema.Target`); from the provider id when not given. */
   readonly schemaTarget?: ProviderSchema.Target | undefined
+  /**
+   * A pause shared with every other model given the same one (`Backoff.make()`): when any of
+   * their requests is refused for rate or load (429, 503, 529), all of them wait out the hold
+   * before their next attempt (see `Backoff`, and `Retry.send` for how it meets the retry
+   * budget). Each request retries alone when not given.
+   */
+  readonly backoff?: Backoff.Backoff | undefined
 }
 
 /**
@@ -130,8 +138,8 @@ const restored = (
 
 /**
  * The loop's model over an AI SDK model. Throws a `TypeError` when `model` is not a
- * `LanguageModelV4` and a `RangeError` naming the option when the retry policy or the request
- * timeout is invalid.
+ * `LanguageModelV4`, a `RangeError` naming the option when the retry policy or the request
+ * timeout is invalid, and a `TypeError` naming `backoff` when it is not a `Backoff`.
  *
  * @since 0.1.0
  */
@@ -142,9 +150,10 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
       `AiSdkModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4", as @ai-sdk/* 4.x providers give), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
     )
   }
-  const { retry, errorResults, requestTimeout, strict, schemaTarget, ...settings } = options ?? {}
+  const { retry, errorResults, requestTimeout, strict, schemaTarget, backoff, ...settings } = options ?? {}
   const policy = Retry.resolve(retry)
   const timeout = Retry.timeoutOf(requestTimeout)
+  Backoff.check(backoff, "AiSdkModel")
   const errors = errorResults ?? ProviderPrompt.errorResultsFor(model.provider)
   const media = ProviderPrompt.mediaResultsFor(model.provider)
   const provider = model.provider
@@ -174,6 +183,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
         policy,
         turn: request.turn ?? 0,
         timeout,
+        backoff,
         send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
       }).pipe(
         Effect.tap((result) => warn(result.warnings ?? [])),
@@ -203,6 +213,7 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
           policy,
           turn: request.turn ?? 0,
           timeout,
+          backoff,
           send: (signal) => {
             attempts++
             sentAt = Date.now()

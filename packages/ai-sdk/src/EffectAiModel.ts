@@ -52,6 +52,7 @@ import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
 import type { Options } from "./AiSdkModel.ts"
+import * as Backoff from "./Backoff.ts"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
 import * as Retry from "./Retry.ts"
@@ -192,8 +193,9 @@ const finishReasons: Readonly<Record<string, Response.FinishReason>> = {
 
 /**
  * An effect/ai `LanguageModel` over an AI SDK model (the same options as `AiSdkModel`).
- * Throws like `AiSdkModel.make` on a model that is not a `LanguageModelV4` or an invalid retry
- * policy.
+ * Throws like `AiSdkModel.make` on a model that is not a `LanguageModelV4`, an invalid retry
+ * policy or request timeout, or a `backoff` that is not a `Backoff` (share one with
+ * `AiSdkModel`s and other `EffectAiModel`s to pause them together).
  *
  * @since 0.1.0
  */
@@ -204,9 +206,18 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
       `EffectAiModel: expected an AI SDK LanguageModelV4 (specificationVersion "v4"), got ${version === undefined ? "no specificationVersion" : JSON.stringify(version)}`
     )
   }
-  const { retry, errorResults: _errorResults, requestTimeout, strict, schemaTarget, ...settings } = options ?? {}
+  const {
+    retry,
+    errorResults: _errorResults,
+    requestTimeout,
+    strict,
+    schemaTarget,
+    backoff,
+    ...settings
+  } = options ?? {}
   const policy = Retry.resolve(retry)
   const timeout = Retry.timeoutOf(requestTimeout)
+  Backoff.check(backoff, "EffectAiModel")
   const declaring: ToolAliases.ProviderOptions = { target: schemaTarget, strict: strict ?? "auto" }
   /** Says each tool schema change and notice once per tool. */
   const report = ToolAliases.reporter()
@@ -259,6 +270,7 @@ export const make = (model: LanguageModelV4, options?: Options): Effect.Effect<L
         policy,
         turn: 0,
         timeout,
+        backoff,
         send: (abortSignal) => model.doGenerate({ ...call, abortSignal })
       }).pipe(Effect.mapError(toAiError))
       const parts: Array<Response.PartEncoded> = []

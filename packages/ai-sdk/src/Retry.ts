@@ -10,17 +10,21 @@
  * started). Each retry is a `model.retried` event in the trace (`Retried`, declared here). A refused request (400, 401,
  * 403...) or a missing API key fails at once. A streamed turn (`AiSdkModel`'s `stream`) goes
  * through `send` only until its stream opens (the provider's 2xx answer): once a reply has begun
- * streaming, nothing of it is sent again.
+ * streaming, nothing of it is sent again. Requests given one shared `Backoff` (`send`'s
+ * `backoff`) pause together: a 429, 503 or 529 of any of them holds them all.
  *
  * @since 0.1.0
  */
 import { Trace } from "@agent-harness/executor"
 import { Clock, Duration, Effect, Schedule, Schema } from "effect"
+import * as Backoff from "./Backoff.ts"
 import * as ProviderError from "./ProviderError.ts"
 
 /**
  * A model request failed and is sent again after `delay_ms` (model requests only, never tool
- * calls): `attempt` is the attempt that failed, from 1; `status` its HTTP status, if any.
+ * calls): `attempt` is the attempt that failed, from 1; `status` its HTTP status, if any;
+ * `shared` is `true` when the wait is longer than the request's own because a shared
+ * `Backoff` is held (another request sharing it was refused for rate or load).
  *
  * Declared here, by the edge that retries (it was the executor's `Trace.ModelRetry` before
  * 0.2, `model.retry` in an old trace; `Trace.upgrade` reads it).
@@ -34,13 +38,15 @@ export const Retried: Schema.Struct<{
   readonly delay_ms: Schema.Int
   readonly status: Schema.optionalKey<Schema.Int>
   readonly message: Schema.String
+  readonly shared: Schema.optionalKey<Schema.Boolean>
 }> = Schema.Struct({
   type: Schema.Literal("model.retried"),
   turn: Schema.Int,
   attempt: Schema.Int,
   delay_ms: Schema.Int,
   status: Schema.optionalKey(Schema.Int),
-  message: Schema.String
+  message: Schema.String,
+  shared: Schema.optionalKey(Schema.Boolean)
 })
 
 /** A `model.retried` event. @since 0.2.0 */
@@ -172,6 +178,16 @@ export const resolve = (
  * failure outlasts the policy, `ProviderTimeout` when the last attempt timed out. Interrupting
  * it aborts the request in flight.
  *
+ * With a `backoff` (shared with other requests, see `Backoff`): every attempt, the first
+ * included, waits first until the backoff's hold has passed; a 429, 503 or 529 holds it for
+ * what the provider asked in `retry-after-ms` / `retry-after`, else for this request's own
+ * backoff delay. The wait before a retry is the longer of the request's own delay and the
+ * hold, and counts in the retry budget as any wait does (a hold that would end past the budget
+ * is not waited for: the request fails as when `retry-after` asks too much). The wait before a
+ * first attempt counts in nothing: the retry budget starts at the first failure and the
+ * request timeout when the request is sent, so another request's refusal never fails a
+ * request that has not been sent yet, it only delays it.
+ *
  * @since 0.1.0
  */
 export const send = <A>(options: {
@@ -179,9 +195,10 @@ export const send = <A>(options: {
   readonly policy: ReturnType<typeof resolve>
   readonly turn: number
   readonly timeout?: number | undefined
+  readonly backoff?: Backoff.Backoff | undefined
   readonly send: (signal: AbortSignal) => PromiseLike<A>
 }): Effect.Effect<A, ProviderError.ProviderError> => {
-  const { provider, policy, turn } = options
+  const { provider, policy, turn, backoff } = options
   const timeout =
     options.timeout === undefined || !Number.isFinite(options.timeout) ? undefined : Math.max(0, options.timeout)
   let attempts = 0
@@ -199,7 +216,7 @@ export const send = <A>(options: {
     timeoutMs: ms,
     detail: `no complete reply within ${ProviderError.showMillis(ms)} (the request was aborted)`
   })
-  const attempt = Effect.suspend(() => {
+  const timed = Effect.suspend(() => {
     attempts++
     return timeout === undefined
       ? request
@@ -212,10 +229,14 @@ export const send = <A>(options: {
             })
         })
   })
+  // A shared hold is waited out before the attempt is sent, outside its timeout.
+  const attempt = backoff === undefined ? timed : Effect.andThen(backoff.wait, timed)
   // The schedule is built only once a request has failed transiently: the first attempt, the
   // common case, costs one request and nothing more.
   const retryAfter = (first: ProviderError.Transient, start: number) => {
     let pastBudget: number | undefined
+    /** Whether the last delay was lengthened by a shared hold. */
+    let lengthened = false
     let replay: ProviderError.Transient | undefined = first
     const again = Effect.suspend(() => {
       if (replay === undefined) return attempt
@@ -226,13 +247,23 @@ export const send = <A>(options: {
     const schedule = Schedule.exponential(policy.base).pipe(
       Schedule.setInputType<ProviderError.ProviderError | ProviderError.Transient>(),
       Schedule.jittered,
-      Schedule.modifyDelay(({ input, duration }) =>
-        Effect.succeed(
+      Schedule.modifyDelay(({ input, duration }) => {
+        const own =
           input._tag === "Transient" && input.retryAfterMs !== undefined
             ? input.retryAfterMs
             : Math.min(Duration.toMillis(duration), policy.maxDelay)
+        lengthened = false
+        if (backoff === undefined || input._tag !== "Transient") return Effect.succeed(own)
+        return Effect.andThen(
+          Backoff.holds(input.status) ? backoff.hold(own) : Effect.void,
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            const held = backoff.heldUntil() - now
+            if (!(held > own)) return own
+            lengthened = true
+            return held
+          })
         )
-      ),
+      }),
       Schedule.while(({ input, attempt, now, duration }) => {
         if (input._tag !== "Transient" || attempt >= policy.attempts) return false
         const wait = Duration.toMillis(duration)
@@ -250,7 +281,8 @@ export const send = <A>(options: {
               attempt,
               delay_ms: Math.round(Duration.toMillis(duration)),
               ...(input.status === undefined ? {} : { status: input.status }),
-              message: input.detail
+              message: input.detail,
+              ...(lengthened ? { shared: true } : {})
             })
           : Effect.void
       )

@@ -10,6 +10,8 @@
 
 /** Any AI SDK `LanguageModelV4` as the loop's `Model`: one request per turn, lossless history, bounded retries, typed failures. @since 0.1.0 */
 export * as AiSdkModel from "./AiSdkModel.ts"
+/** One pause shared by many models: a 429, 503 or 529 of any request holds every request given the same `Backoff`. @since 0.1.0 */
+export * as Backoff from "./Backoff.ts"
 /** Any AI SDK `LanguageModelV4` as an effect/ai `LanguageModel`, for your own `generateText` calls (and, through `LanguageModelAdapter`, the loop). @since 0.1.0 */
 export * as EffectAiModel from "./EffectAiModel.ts"
 /** Any effect/ai `LanguageModel` as the executor's `Model`, for the loop and the planner; our executor validates and runs every call. @since 0.1.0 */
