@@ -13,6 +13,7 @@ import { Message, Model, Trace } from "@agent-harness/executor"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer, Result } from "effect"
 import { Capture, Conversation, LiveCase, ScenarioFile } from "../src/index.ts"
+import * as Paths from "../src/internal/paths.ts"
 import * as TreeRoots from "../src/TreeRoots.ts"
 import { decodeLive, handModel, LIVE_FILE, liveJson } from "./fixtures/live.ts"
 
@@ -224,4 +225,52 @@ describe("Capture.trial", () => {
       expect(checked.path).toBe(`line ${line}`)
     })
   )
+
+  it.effect("a trial stopped at its turn cap replays to the same cap and fails the same way", () =>
+    Effect.gen(function* () {
+      const live = decodeLive(liveJson({ maxTurns: 2, pass: [{ stop: "end" }, { text: "done" }] }))
+      const reading = [Message.toolUse("r1", "read", { path: "list.txt" })]
+      const { trial, text } = yield* traced(live, [reading, [Message.toolUse("r2", "read", { path: "list.txt" })]])
+      expect(trial.verdict.failures.map((f) => f.check)).toStrictEqual([0, 1])
+      const checked = yield* Capture.checkedTrial(live, LIVE_FILE, text, { out: OUT, judged: trial.verdict })
+      expect(checked.scenario.maxTurns).toBe(2)
+      expect(checked.verdict.outcome.stop).toBe("turn_cap")
+      expect(checked.verdict.failures.map((f) => f.message.split("\n")[0])).toStrictEqual([
+        "pass[0]: the run stopped with 'turn_cap'",
+        "pass[1]: the run ended without a final text"
+      ])
+    })
+  )
+
+  it.effect("a live case whose fields throw when read is refused in words, not a crash", () =>
+    Effect.gen(function* () {
+      const live = decodeLive(liveJson())
+      const { text } = yield* traced(live, [[Message.text("done")]])
+      const hostile = {
+        ...live,
+        get file(): ScenarioFile.LiveFile {
+          throw new Error("no file here")
+        }
+      }
+      const captured = Capture.trial(hostile, LIVE_FILE, text, { out: OUT })
+      expect(Result.isFailure(captured) && captured.failure.problem).toBe("cannot be read (no file here)")
+      const checked = yield* Effect.flip(Capture.checkedTrial(hostile, LIVE_FILE, text, { out: OUT }))
+      expect(checked.problem).toBe("cannot be read (no file here)")
+    })
+  )
+})
+
+describe("paths as text", () => {
+  it("a folder from another, or undefined when the text cannot say it", () => {
+    expect(Paths.relative("suite", "suite/cases/project")).toBe("cases/project")
+    expect(Paths.relative("suite/out", "suite/cases/project")).toBe("../cases/project")
+    expect(Paths.relative("/a/b", "/a/b")).toBe("")
+    expect(Paths.relative("C:\\x", "c:/x/y")).toBe("y")
+    expect(Paths.relative("/a", "b")).toBeUndefined()
+    expect(Paths.relative("../up", "b")).toBeUndefined()
+    expect(Paths.join(Paths.dirname("cases/live.json"), "./project/")).toBe("cases/project")
+    expect(Paths.join(Paths.dirname("live.json"), "project")).toBe("project")
+    expect(Paths.join("/a/b", "../../../c")).toBe("/c")
+    expect(Paths.dirname("/live.json")).toBe("/")
+  })
 })
