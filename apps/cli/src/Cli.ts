@@ -10,7 +10,7 @@ import { Variant } from "@agent-harness/scenario"
 import { lazy } from "./common/Lazy.ts"
 import * as Version from "./common/Version.ts"
 import type * as Engine from "./engine/Engine.ts"
-import type { ExitCode, Interrupted } from "./common/ExitCode.ts"
+import { type ExitCode, type Interrupted, invalid as invalidExit } from "./common/ExitCode.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDefault(false),
@@ -84,6 +84,33 @@ const capture = Command.make(
     )
 ).pipe(Command.withDescription("Turn a recorded conversation trace into a scenario that replays it: exit 0, or 2"))
 
+/** The first flag given that only a trials run takes (`--concurrency`, a second `--variant`…), if any. */
+const trialsOnly = (flags: {
+  readonly variant: ReadonlyArray<string>
+  readonly concurrency: Option.Option<number>
+  readonly report: Option.Option<string>
+  readonly fresh: boolean
+  readonly baseUrl: Option.Option<string>
+  readonly requestTimeout: Option.Option<string>
+}): string | undefined =>
+  flags.variant.length > 1
+    ? "a second --variant (to compare two)"
+    : Option.isSome(flags.concurrency)
+      ? "--concurrency"
+      : Option.isSome(flags.report)
+        ? "--report"
+        : flags.fresh
+          ? "--fresh"
+          : Option.isSome(flags.baseUrl)
+            ? "--base-url"
+            : Option.isSome(flags.requestTimeout)
+              ? "--request-timeout"
+              : undefined
+
+/** Exit 2 after saying why on stderr. */
+const usageError = (message: string): Effect.Effect<never, ExitCode> =>
+  Effect.andThen(Console.error(message), Effect.fail(invalidExit))
+
 const test = Command.make(
   "test",
   {
@@ -92,7 +119,44 @@ const test = Command.make(
       Argument.atLeast(1)
     ),
     json,
-    variant,
+    variant: Flag.Literals("variant", Variant.names).pipe(
+      Flag.atLeast(0),
+      Flag.withDescription(
+        "the harness variant: fixed (the default) or before; with --trials, give it twice to compare two variants on paired trials (the second against the first)"
+      )
+    ),
+    trials: Flag.Int("trials").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "run every live case N times per variant against --model (the other scenarios once), with pass rates, intervals and thresholds"
+      )
+    ),
+    model: Flag.String("model").pipe(
+      Flag.optional,
+      Flag.withDescription("with --trials: PROVIDER:MODEL, PROVIDER one of anthropic, openai, openai-responses")
+    ),
+    concurrency: Flag.Int("concurrency").pipe(
+      Flag.optional,
+      Flag.withDescription("with --trials: how many trials run at once, over all cases (default 4)")
+    ),
+    report: Flag.String("report").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "with --trials: the report folder (journal.jsonl, report.jsonl, traces/, captured/; default harness-trials); the same folder again resumes"
+      )
+    ),
+    fresh: Flag.Boolean("fresh").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("with --trials: start the report folder's journal over instead of resuming it")
+    ),
+    baseUrl: Flag.String("base-url").pipe(
+      Flag.optional,
+      Flag.withDescription("with --trials: the provider's base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL)")
+    ),
+    requestTimeout: Flag.String("request-timeout").pipe(
+      Flag.optional,
+      Flag.withDescription("with --trials: how long one model request may take (90s, 2m; default 10m)")
+    ),
     traces: Flag.String("traces").pipe(
       Flag.optional,
       Flag.withDescription(
@@ -108,18 +172,46 @@ const test = Command.make(
     engine,
     databaseUrl
   },
-  (flags) =>
-    lazy(
+  (flags) => {
+    const trials = Option.getOrUndefined(flags.trials)
+    const model = Option.getOrUndefined(flags.model)
+    if (trials !== undefined || model !== undefined) {
+      return lazy(
+        () => import("./commands/Trials.ts"),
+        (m) =>
+          m.trials({
+            paths: flags.paths,
+            trials,
+            model,
+            variants: flags.variant,
+            concurrency: Option.getOrUndefined(flags.concurrency),
+            json: flags.json,
+            report: Option.getOrUndefined(flags.report),
+            fresh: flags.fresh,
+            baseUrl: Option.getOrUndefined(flags.baseUrl),
+            requestTimeout: Option.getOrUndefined(flags.requestTimeout)
+          })
+      )
+    }
+    const only = trialsOnly(flags)
+    if (only !== undefined)
+      return usageError(`harness test: ${only} runs only with --trials N --model PROVIDER:MODEL; nothing was run`)
+    return lazy(
       () => import("./commands/Test.ts"),
       (m) =>
         m.test({
-          ...scenarioOptions(flags),
+          ...scenarioOptions({ ...flags, variant: flags.variant[0] ?? "fixed" }),
           paths: flags.paths,
           traces: Option.getOrUndefined(flags.traces),
           workers: Option.getOrUndefined(flags.workers)
         })
     )
-).pipe(Command.withDescription("Run every scenario under the paths; closes with 'N passed, N failed'"))
+  }
+).pipe(
+  Command.withDescription(
+    "Run every scenario under the paths; closes with 'N passed, N failed'. With --trials N --model P:M, every live case runs N times per variant"
+  )
+)
 
 const salmorejo = Command.make(
   "salmorejo",
