@@ -1,8 +1,8 @@
 import { Message, Model } from "@agent-harness/executor"
 import { ScenarioFile, Variant } from "@agent-harness/scenario"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Layer, Result } from "effect"
-import { CaseSet, ReportLines, Statistics } from "../src/index.ts"
+import { Deferred, Effect, Fiber, Layer, Result } from "effect"
+import { CaseSet, Journal, ReportLines, Statistics } from "../src/index.ts"
 import { memoryFiles } from "./fixtures/memoryFiles.ts"
 
 const liveCase = (name: string, extra: Record<string, unknown> = {}): ScenarioFile.Live => {
@@ -141,9 +141,290 @@ describe("CaseSet.run", () => {
       assert.deepStrictEqual(numbers(resumed), numbers(uninterrupted))
     }).pipe(Effect.provide(memoryFilesLayer()))
   )
+
+  it.effect("with a folder: a trace per trial, capture called for the failing ones only, its answer journaled", () => {
+    const fs = memoryFiles()
+    return Effect.gen(function* () {
+      const cases = [caseOf("one"), caseOf("two")]
+      const { model } = stochastic()
+      const captured: Array<string> = []
+      const report = yield* CaseSet.run(cases, {
+        trials: 6,
+        variants: [Variant.before],
+        model,
+        modelName: "fake:model",
+        folder: "/r",
+        concurrency: 3,
+        capture: (info) =>
+          Effect.sync(() => {
+            captured.push(`${info.stem}.${info.variant.name}.${info.index}`)
+            assert.strictEqual(info.trace, `/r/traces/${info.stem}.before.${info.index}.jsonl`)
+            assert.isFalse(info.record.passed)
+            if (info.index === 0) throw new Error("capture blew up")
+            return info.index % 2 === 0
+              ? { scenario: CaseSet.capturedPath(info.stem, info.variant.name, info.index) }
+              : { captureError: "the trace did not replay" }
+          })
+      })
+      const all = report.cases.flatMap((c) => c.records)
+      assert.strictEqual(all.length, 12)
+      for (const record of all) {
+        const stem = record.file === "cases/one.json" ? "one" : "two"
+        assert.strictEqual(record.trace, `traces/${stem}.before.${record.index}.jsonl`)
+        const trace = fs.files.get(`/r/${record.trace}`) ?? ""
+        const events = trace
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l))
+        assert.isAbove(events.length, 1, record.trace)
+        const replied = JSON.stringify(events)
+        assert.include(replied, record.passed ? "done" : "not done")
+      }
+      const failing = all.filter((r) => !r.passed)
+      assert.isAbove(failing.length, 0)
+      assert.sameMembers(
+        captured,
+        failing.map((r) => `${r.file === "cases/one.json" ? "one" : "two"}.before.${r.index}`)
+      )
+      for (const record of failing) {
+        if (record.index === 0) assert.strictEqual(record.captureError, "capture blew up")
+        else if (record.index % 2 === 0) assert.match(record.scenario ?? "", /^captured\/(one|two)\.before\.\d\.json$/)
+        else assert.strictEqual(record.captureError, "the trace did not replay")
+      }
+      for (const record of all.filter((r) => r.passed)) {
+        assert.isUndefined(record.scenario)
+        assert.isUndefined(record.captureError)
+      }
+      const journaled = yield* Journal.read("/r/journal.jsonl")
+      assert.sameDeepMembers([...journaled.records], all)
+    }).pipe(Effect.provide(Layer.merge(fs.layer, fs.path)))
+  })
+
+  it.effect("one pool over all cases: never more than `concurrency` trials at once, and that many", () =>
+    Effect.gen(function* () {
+      let active = 0
+      let most = 0
+      const model = Layer.succeed(
+        Model.Model,
+        Model.fromReply(() =>
+          Effect.gen(function* () {
+            active++
+            most = Math.max(most, active)
+            for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+            active--
+            return [Message.text("done")]
+          })
+        )
+      )
+      const report = yield* CaseSet.run([caseOf("one"), caseOf("two"), caseOf("three")], {
+        trials: 4,
+        variants: both,
+        model,
+        concurrency: 3
+      })
+      assert.strictEqual(most, 3)
+      assert.strictEqual(report.summary.ran, 24)
+      assert.strictEqual(report.summary.met, 3)
+      assert.strictEqual(report.summary.notMet, 0)
+    }).pipe(Effect.provide(memoryFilesLayer()))
+  )
+
+  it.effect("a changed case (another digest) is run again, not resumed", () =>
+    Effect.gen(function* () {
+      const first = stochastic()
+      yield* CaseSet.run([caseOf("one")], { trials: 3, variants: both, model: first.model, folder: "/c" })
+      const same = stochastic()
+      const resumed = yield* CaseSet.run([caseOf("one")], {
+        trials: 3,
+        variants: both,
+        model: same.model,
+        folder: "/c"
+      })
+      assert.strictEqual(same.builds.length, 0)
+      assert.strictEqual(resumed.summary.resumed, 6)
+      assert.deepStrictEqual(
+        resumed.cases.map((c) => c.resumed),
+        [3, 3]
+      )
+      const changed = stochastic()
+      const rerun = yield* CaseSet.run([{ ...caseOf("one"), digest: "another" }], {
+        trials: 3,
+        variants: both,
+        model: changed.model,
+        folder: "/c"
+      })
+      assert.strictEqual(changed.builds.length, 6)
+      assert.strictEqual(rerun.summary.resumed, 0)
+      const other = yield* Effect.flip(
+        CaseSet.run([caseOf("one")], { trials: 4, variants: both, model: changed.model, folder: "/c" })
+      )
+      assert.strictEqual(other._tag, "JournalMismatch")
+    }).pipe(Effect.provide(memoryFilesLayer()))
+  )
+
+  it.effect("the lines: valid JSON, type first, every field of the contract, finite numbers", () =>
+    Effect.gen(function* () {
+      const cases = [caseOf("one", { threshold: { minPassRate: 0.5, minLowerBound: 0.2 } }), caseOf("two")]
+      const report = yield* CaseSet.run(cases, {
+        trials: 8,
+        variants: both,
+        model: stochastic().model,
+        modelName: "fake:model",
+        folder: "/l"
+      })
+      const lines = ReportLines.lines(report)
+      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      assert.deepStrictEqual(
+        parsed.map((line) => line.type),
+        [...Array(4).fill("trials.case"), ...Array(3).fill("trials.comparison"), "trials.summary"]
+      )
+      for (const line of lines) assert.match(line, /^\{"type":/)
+      const numbers = (value: unknown): ReadonlyArray<number> =>
+        typeof value === "number"
+          ? [value]
+          : typeof value === "object" && value !== null
+            ? Object.values(value).flatMap(numbers)
+            : []
+      for (const line of parsed) for (const n of numbers(line)) assert.isTrue(Number.isFinite(n))
+      const caseKeys = [
+        "type",
+        "file",
+        "name",
+        "variant",
+        "reserved",
+        "trials",
+        "passes",
+        "rate",
+        "confidence",
+        "passAtK",
+        "passHatK",
+        "threshold",
+        "met",
+        "failing",
+        "usage",
+        "durationMs",
+        "resumed"
+      ]
+      assert.deepStrictEqual(Object.keys(parsed[0] ?? {}), caseKeys)
+      const first = parsed[0] as Record<string, unknown>
+      const result = report.cases[0]
+      assert.deepStrictEqual(first.rate, result?.rate)
+      assert.deepStrictEqual(first.threshold, { minPassRate: 0.5, minLowerBound: 0.2 })
+      assert.strictEqual((first.passAtK as ReadonlyArray<number>).length, 8)
+      assert.strictEqual(first.confidence, 0.95)
+      const failing = first.failing as ReadonlyArray<Record<string, unknown>>
+      for (const f of failing) {
+        assert.deepStrictEqual(Object.keys(f), ["index", "stop", "failures", "trace"])
+        assert.match(String(f.trace), /^traces\/one\.before\.\d\.jsonl$/)
+      }
+      assert.strictEqual(failing.length, 8 - (result?.rate.passes ?? 0))
+      const comparisonKeys = [
+        "type",
+        "file",
+        "name",
+        "a",
+        "b",
+        "n",
+        "both",
+        "b10",
+        "b01",
+        "neither",
+        "aRate",
+        "bRate",
+        "difference",
+        "interval",
+        "confidence",
+        "pValue",
+        "verdict"
+      ]
+      assert.deepStrictEqual(Object.keys(parsed[4] ?? {}), comparisonKeys)
+      const overall = parsed[6] as Record<string, unknown>
+      assert.strictEqual(overall.file, null)
+      assert.strictEqual(overall.a, "before")
+      assert.strictEqual(overall.b, "fixed")
+      const { file: _f, name: _n, a: _a, b: _b, type: _t, ...comparison } = overall
+      assert.deepStrictEqual(comparison, { ...report.comparisons[2]?.comparison })
+      const summary = parsed[7] as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(summary), [
+        "type",
+        "model",
+        "trialsPerCase",
+        "variants",
+        "cases",
+        "met",
+        "notMet",
+        "usage",
+        "durationMs",
+        "resumed",
+        "ran",
+        "interrupted"
+      ])
+      assert.deepStrictEqual(summary.variants, ["before", "fixed"])
+      assert.strictEqual(summary.model, "fake:model")
+      assert.strictEqual(summary.cases, 2)
+    }).pipe(Effect.provide(memoryFilesLayer()))
+  )
+
+  it.effect("the fiber interrupted: the trials finished so far are in the journal, and a new run resumes them", () =>
+    Effect.gen(function* () {
+      const five = yield* Deferred.make<void>()
+      const first = stochastic()
+      const fiber = yield* Effect.forkChild(
+        CaseSet.run([caseOf("one")], {
+          trials: 20,
+          variants: both,
+          model: first.model,
+          folder: "/i",
+          onTrial: (event) => (event.finished === 5 ? Deferred.succeed(five, undefined) : Effect.void)
+        })
+      )
+      yield* Deferred.await(five)
+      yield* Fiber.interrupt(fiber)
+      const journaled = yield* Journal.read("/i/journal.jsonl")
+      assert.isAtLeast(journaled.records.length, 5)
+      assert.isBelow(journaled.records.length, 40)
+      const again = stochastic()
+      const resumed = yield* CaseSet.run([caseOf("one")], {
+        trials: 20,
+        variants: both,
+        model: again.model,
+        folder: "/i"
+      })
+      assert.strictEqual(resumed.summary.resumed, journaled.records.length)
+      assert.strictEqual(again.builds.length, 40 - journaled.records.length)
+      assert.isFalse(resumed.summary.interrupted)
+    }).pipe(Effect.provide(memoryFilesLayer()))
+  )
+
+  it("bad options are refused, naming the option", () => {
+    const model = stochastic().model
+    assert.throws(() => CaseSet.run([], { trials: 0, variants: both, model }), /'trials' must be a whole number from 1/)
+    assert.throws(() => CaseSet.run([], { trials: 2, variants: both, model, concurrency: 1.5 }), /'concurrency'/)
+    assert.throws(
+      () => CaseSet.run([], { trials: 2, variants: [Variant.fixed, Variant.fixed], model }),
+      /two different names, got fixed twice/
+    )
+    assert.throws(() => CaseSet.run([], { trials: 2, variants: both, model, confidence: 1 }), /confidence/)
+  })
 })
 
 function memoryFilesLayer() {
   const fs = memoryFiles()
   return Layer.merge(fs.layer, fs.path)
 }
+
+describe("CaseSet helpers", () => {
+  it.effect("digest: the sha-256 of the bytes, in hex", () =>
+    Effect.gen(function* () {
+      const expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+      assert.strictEqual(yield* CaseSet.digest("abc"), expected)
+      assert.strictEqual(yield* CaseSet.digest(new TextEncoder().encode("abc")), expected)
+    })
+  )
+
+  it("stems: the path from the common folder, / → -, without .json", () => {
+    assert.deepStrictEqual(CaseSet.stems(["cases/a/b.json", "cases/c.json"]), ["a-b", "c"])
+    assert.deepStrictEqual(CaseSet.stems(["cases/live/one.json"]), ["one"])
+    assert.deepStrictEqual(CaseSet.stems(["x/a.json", "y/a.json"]), ["x-a", "y-a"])
+  })
+})
