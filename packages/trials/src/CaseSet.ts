@@ -11,7 +11,7 @@
  */
 import { type Model, Trace, type Usage } from "@agent-harness/executor"
 import { LiveCase, type ScenarioFile, type Variant } from "@agent-harness/scenario"
-import { Effect, Fiber, type FileSystem, type Layer, Path, type PlatformError } from "effect"
+import { Effect, Fiber, FileSystem, type Layer, Path, type PlatformError } from "effect"
 import { stems as stemsOf } from "./internal/stems.ts"
 import * as Journal from "./Journal.ts"
 import * as Statistics from "./Statistics.ts"
@@ -247,7 +247,8 @@ export const digest = (bytes: Uint8Array | string): Effect.Effect<string> =>
 
 /**
  * The stem of each case file, in order: its path from the files' common folder, `/` → `-`,
- * without `.json` (`cases/a/b.json`, `cases/c.json` → `a-b`, `c`).
+ * without `.json` (`cases/a/b.json`, `cases/c.json` → `a-b`, `c`). Two files that would get the
+ * same stem (`a/b.json`, `a-b.json`) are told apart by a suffix on the later ones (`a-b~2`).
  *
  * @since 0.1.0
  */
@@ -396,6 +397,10 @@ export const run = <E, R>(
             { model: modelName, trials, variants: variants.map((v) => v.name) },
             { fresh: options.fresh }
           )
+    if (folder !== undefined) {
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.makeDirectory(path.join(folder, "traces"), { recursive: true })
+    }
     const slots: Array<TrialRecord.TrialRecord | undefined> = new Array(items.length)
     const wasResumed: Array<boolean> = new Array(items.length).fill(false)
     let stopped = false

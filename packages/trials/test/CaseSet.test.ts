@@ -426,5 +426,6 @@ describe("CaseSet helpers", () => {
     assert.deepStrictEqual(CaseSet.stems(["cases/a/b.json", "cases/c.json"]), ["a-b", "c"])
     assert.deepStrictEqual(CaseSet.stems(["cases/live/one.json"]), ["one"])
     assert.deepStrictEqual(CaseSet.stems(["x/a.json", "y/a.json"]), ["x-a", "y-a"])
+    assert.deepStrictEqual(CaseSet.stems(["c/a/b.json", "c/a-b.json", "c/a-b~2.json"]), ["a-b", "a-b~3", "a-b~2"])
   })
 })

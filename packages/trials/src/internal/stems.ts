@@ -2,7 +2,7 @@
 
 const segments = (file: string): ReadonlyArray<string> => file.replaceAll("\\", "/").split("/")
 
-/** The stem of each file, in order (`cases/a/b.json`, `cases/c.json` → `a-b`, `c`). */
+/** The stem of each file, in order (`cases/a/b.json`, `cases/c.json` → `a-b`, `c`), each different. */
 export const stems = (files: ReadonlyArray<string>): ReadonlyArray<string> => {
   const parts = files.map(segments)
   const folders = parts.map((p) => p.slice(0, -1))
@@ -14,11 +14,25 @@ export const stems = (files: ReadonlyArray<string>): ReadonlyArray<string> => {
   ) {
     common++
   }
-  return parts.map((p) =>
+  const plain = parts.map((p) =>
     p
       .slice(common)
       .filter((s) => s !== "" && s !== ".")
       .join("-")
       .replace(/\.json$/i, "")
   )
+  // Two files with the same stem (`a/b.json`, `a-b.json`) would share their traces: the later get `~2`, `~3`...
+  const taken = new Set(plain)
+  const seen = new Set<string>()
+  return plain.map((stem) => {
+    if (!seen.has(stem)) {
+      seen.add(stem)
+      return stem
+    }
+    let n = 2
+    while (taken.has(`${stem}~${n}`)) n++
+    const unique = `${stem}~${n}`
+    taken.add(unique)
+    return unique
+  })
 }
