@@ -19,7 +19,7 @@ import { ChildProcessSpawner } from "effect/process"
 import * as Cli from "../src/Cli.ts"
 import * as ScenarioServices from "../src/scenarios/ScenarioServices.ts"
 import { apiKey, fakeProviders } from "./fixtures/fakes.ts"
-import { type Json, tempFolder } from "./fixtures/scenarios.ts"
+import { type Json, scenariosDir, tempFolder } from "./fixtures/scenarios.ts"
 
 /** Each test runs the CLI a few times against a loopback server, on a loaded 2-core machine. */
 const SLOW = { timeout: 120_000 }
@@ -290,4 +290,69 @@ describe("harness test --trials", () => {
     assert.strictEqual(again.code, 0, `${again.stdout}\n${again.stderr}`)
     assert.strictEqual(fake.requestsTo("anthropic").length, 6)
   })
+
+  it("a 429 on one trial's request holds the other trials too (one backoff for the run)", SLOW, async () => {
+    const fake = await start({
+      anthropic: [
+        FakeProvider.error(429, { retryAfterMs: 1500 }),
+        ...Array.from({ length: 3 }, () => FakeProvider.reply([Message.text("done")]))
+      ]
+    })
+    const where = caseFolder()
+    // When each request arrived (a lower bound only: a slow machine makes the gaps longer, never shorter).
+    const arrived: Array<number> = []
+    let poll: ReturnType<typeof setInterval> | undefined
+    const r = await harness(
+      [
+        ...trialArgs(fake, 3, ["--report", where.report, where.cases]).filter(
+          (a) => a !== "1" && a !== "--concurrency"
+        ),
+        "--concurrency",
+        "2"
+      ],
+      () => {
+        poll = setInterval(() => {
+          while (arrived.length < fake.requests.length) arrived.push(Date.now())
+        }, 1)
+      }
+    )
+    clearInterval(poll)
+    assert.strictEqual(r.code, 0, `${r.stdout}\n${r.stderr}`)
+    assert.strictEqual(fake.requestsTo("anthropic").length, 4)
+    assert.isTrue(
+      r.lines.some((l) => l.startsWith("PASS  says done (fixed)  3/3 passed")),
+      r.stdout
+    )
+    // Two requests went out at once; one was refused for 1.5 s. The third trial's request, and the
+    // refused one's retry, both waited out the hold, though the third trial's own model was never refused.
+    const [first = 0, , third = 0, fourth = 0] = arrived
+    assert.isAtLeast(third - first, 1200, arrived.join(", "))
+    assert.isAtLeast(fourth - first, 1200, arrived.join(", "))
+  })
+
+  it(
+    "other scenarios run once beside the trials; reserved live cases on their own line; one closing line",
+    SLOW,
+    async () => {
+      const fake = await start({ anthropic: fourOfSix() })
+      const where = caseFolder({ threshold: { minPassRate: 0.6 } })
+      writeFileSync(
+        join(where.cases, "held.json"),
+        JSON.stringify(liveCase({ name: "held out", reserved: true, threshold: { minPassRate: 0.6 } }))
+      )
+      const salmorejo = readFileSync(join(scenariosDir, "en", "salmorejo.json"), "utf8")
+      writeFileSync(join(where.cases, "salmorejo.json"), salmorejo)
+      const r = await harness(trialArgs(fake, 3, ["--report", where.report, where.cases]))
+      assert.strictEqual(r.code, 0, `${r.stdout}\n${r.stderr}`)
+      assert.strictEqual(fake.requestsTo("anthropic").length, 6)
+      assert.isTrue(
+        r.lines.some((l) => l.startsWith("PASS ") && l.includes("salmorejo")),
+        r.stdout
+      )
+      const reserved = r.lines.findIndex((l) => l.startsWith("reserved: PASS  held out (fixed)  2/3 passed"))
+      const open = r.lines.findIndex((l) => l.startsWith("PASS  says done (fixed)  2/3 passed"))
+      assert.isAbove(reserved, open, r.stdout)
+      assert.deepStrictEqual(r.lines.slice(-2), ["reserved: 1 passed, 0 failed", "3 passed, 0 failed"])
+    }
+  )
 })
