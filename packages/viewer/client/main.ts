@@ -16,6 +16,7 @@ const kindWords: { readonly [K in File["kind"]]: string } = {
   conversation: "conversation trace",
   plan: "plan session",
   report: "test report",
+  trials: "trials report",
   unknown: "unreadable file"
 }
 
@@ -26,6 +27,25 @@ const unknownView = (file: File): View => {
     h("h2", { id: `${file.id}-title` }, h("span", { class: "kind" }, "unreadable file"), " ", file.name),
     problems(file.problems, file.id)
   )
+  return {
+    element,
+    show: () => {
+      element.hidden = false
+    },
+    hide: () => {
+      element.hidden = true
+    },
+    step: () => undefined,
+    search: () => undefined
+  }
+}
+
+/** A trials report: its section is drawn in the page's HTML (with SVG charts); the view moves it into place. */
+const trialsView = (file: File): View => {
+  const element =
+    document.getElementById(file.id) ??
+    h("section", { class: "view trials", id: file.id }, "This trials report is missing.")
+  element.hidden = true
   return {
     element,
     show: () => {
@@ -59,7 +79,9 @@ const start = (): void => {
             ? PlanView.make(file, link)
             : file.kind === "report"
               ? ReportView.make(file)
-              : unknownView(file)
+              : file.kind === "trials"
+                ? trialsView(file)
+                : unknownView(file)
       views.set(file.id, view)
       main.appendChild(view.element)
     }
@@ -92,6 +114,11 @@ const start = (): void => {
         )
       : null
   const main = h("main", null)
+  // Drawn in the page's HTML so it shows without the script; hidden until its view is chosen.
+  for (const file of files) {
+    const element = file.kind === "trials" ? document.getElementById(file.id) : null
+    if (element !== null) element.hidden = true
+  }
   root.replaceChildren(h("header", { class: "page-head" }, h("h1", null, page.title), nav), main)
   if (files.length === 0) main.appendChild(h("p", { class: "none" }, "No files were given."))
 

@@ -10,6 +10,7 @@
 import * as Client from "./client.generated.ts"
 import * as Input from "./Input.ts"
 import type * as Model from "./Model.ts"
+import * as TrialsChart from "./TrialsChart.ts"
 
 /**
  * The page's Content-Security-Policy: nothing is allowed but its own inline script and style
@@ -63,7 +64,9 @@ export const fromPage = (page: Model.Page): string =>
     `<style>${Client.style}</style>`,
     "</head>",
     "<body>",
-    '<div id="viewer"><noscript>This page draws its content with JavaScript.</noscript></div>',
+    '<div id="viewer"><noscript>This page draws its content with JavaScript (trials reports below need none).</noscript></div>',
+    // Trials reports are drawn here, in HTML and SVG: the script moves each into its view.
+    ...page.files.flatMap((file) => (file.kind === "trials" ? [TrialsChart.section(file)] : [])),
     `<script id="viewer-data" type="application/json">${embed(page)}</script>`,
     `<script>${Client.script}</script>`,
     "</body>",
@@ -84,7 +87,8 @@ export interface Options {
 /**
  * Renders input files (conversation traces, plan session traces, test reports, told apart by
  * their content) as one self-contained HTML page. Never fails: what cannot be read is named on
- * the page, by line and JSON path.
+ * the page, by line and JSON path. A trials report's bars open the traces it links to only when
+ * they are among the inputs (see `Input.linked`).
  *
  * @since 0.1.0
  */

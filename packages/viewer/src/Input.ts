@@ -1,8 +1,9 @@
 /**
  * The files a page is made of, and what each is. The kind of a file is told from its content,
  * never its name: the first line that is a conversation event makes a conversation trace, a
- * plan session event (or a `SessionResult`) a plan session, a test verdict a test report. Every
- * test report given goes into one report, side by side.
+ * plan session event (or a `SessionResult`) a plan session, a test verdict a test report, a
+ * `trials.case` (or other `trials.` report) line a trials report. Every test report given goes
+ * into one report, side by side.
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
 import * as PlanTrace from "./PlanTrace.ts"
 import * as TestReport from "./TestReport.ts"
+import * as TrialsReport from "./TrialsReport.ts"
 
 /**
  * One input file: a name to show (its path, say) and its text.
@@ -27,7 +29,7 @@ export interface Input {
 
 /**
  * What a file is: a `conversation` trace, a `plan` session (JSON Lines, or `plan-result`: a
- * whole `SessionResult`), a test `report`, or `unknown` (with why).
+ * whole `SessionResult`), a test `report`, a `trials` report, or `unknown` (with why).
  *
  * @since 0.1.0
  */
@@ -36,6 +38,7 @@ export type Kind =
   | { readonly kind: "plan" }
   | { readonly kind: "plan-result"; readonly json: Model.Json }
   | { readonly kind: "report" }
+  | { readonly kind: "trials" }
   | { readonly kind: "unknown"; readonly reason: string }
 
 /**
@@ -57,6 +60,7 @@ export const detect = (text: string, read: Lines.Read): Kind => {
     const json = line.json
     if (!Lines.isObject(json)) continue
     if (typeof json.type === "string") {
+      if (TrialsReport.types.has(json.type)) return { kind: "trials" }
       // Every `session.` event is a plan session's, `session.unencodable` of an old trace too.
       if (json.type.startsWith("session.")) return { kind: "plan" }
       const upgraded = Lines.json(Trace.upgrade(json))
@@ -77,8 +81,26 @@ export const detect = (text: string, read: Lines.Read): Kind => {
     reason:
       read.lines.length === 0
         ? "no line is JSON"
-        : `none of the first ${Math.min(read.lines.length, lookAhead)} JSON lines is a conversation trace event, a plan session event, a SessionResult or a test verdict`
+        : `none of the first ${Math.min(read.lines.length, lookAhead)} JSON lines is a conversation trace event, a plan session event, a SessionResult, a test verdict or a trials report line`
   }
+}
+
+/**
+ * The trace files the trials reports among some inputs link to (each report's failing trials',
+ * from its folder: `DIR/traces/…jsonl` for `DIR/report.jsonl`) that are not inputs already:
+ * the files to read and give `page` with them, so each bar of a chart opens its trace.
+ *
+ * @since 0.1.0
+ */
+export const linked = (inputs: ReadonlyArray<Input>): ReadonlyArray<string> => {
+  const given = new Set(inputs.map((input) => input.name))
+  const out = new Set<string>()
+  for (const input of inputs) {
+    const lines = Lines.read(input.text)
+    if (detect(input.text, lines).kind !== "trials") continue
+    for (const path of TrialsReport.linked(input.name, lines)) if (!given.has(path)) out.add(path)
+  }
+  return [...out]
 }
 
 /**
@@ -93,7 +115,7 @@ export const page = (inputs: ReadonlyArray<Input>, title?: string): Model.Page =
     return { id: `f${i + 1}`, input, lines, kind: detect(input.text, lines) }
   })
   const traces = read
-    .filter((r) => r.kind.kind !== "report" && r.kind.kind !== "unknown")
+    .filter((r) => r.kind.kind !== "report" && r.kind.kind !== "trials" && r.kind.kind !== "unknown")
     .map((r) => ({ id: r.id, name: r.input.name }))
   const reports = read.filter((r) => r.kind.kind === "report")
   const files: Array<Model.File> = []
@@ -119,6 +141,9 @@ export const page = (inputs: ReadonlyArray<Input>, title?: string): Model.Page =
             )
           )
         }
+        break
+      case "trials":
+        files.push(TrialsReport.fromLines(id, input.name, lines, traces))
         break
       case "unknown":
         files.push({

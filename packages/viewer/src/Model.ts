@@ -438,6 +438,130 @@ export interface Report {
 }
 
 /**
+ * A failing trial of a trials report: its index, how it stopped, its failures in words, its
+ * trace (an in-page link when the page holds it) and the captured scenario that replays it.
+ *
+ * @since 0.1.0
+ */
+export interface TrialFailure {
+  /** The trial's index, from 0. */
+  readonly index: number
+  /** How the trial's loop stopped, or `null`. */
+  readonly stop: string | null
+  /** Each failure, in words. */
+  readonly failures: ReadonlyArray<string>
+  /** The trace's path as the page was given it (the report's folder joined with `failing[].trace`), or `null`. */
+  readonly tracePath: string | null
+  /** An in-page link to the trace (`#f3`) when the page holds it, else `null`. */
+  readonly trace: string | null
+  /** The captured scenario's path (relative to the report's folder), or `null` when capture was refused. */
+  readonly scenario: string | null
+  /** Why the trial could not be captured as a scenario, or `null`. */
+  readonly captureError: string | null
+}
+
+/**
+ * One case under one variant of a trials report (`trials.case`): its pass rate and interval,
+ * threshold, pass^k and failing trials.
+ *
+ * @since 0.1.0
+ */
+export interface TrialsCase {
+  /** The case file. */
+  readonly file: string
+  /** The case's name. */
+  readonly name: string
+  /** The harness variant. */
+  readonly variant: string
+  /** Whether the case is reserved (held out). */
+  readonly reserved: boolean
+  /** Trials run. */
+  readonly trials: number
+  /** Trials that passed. */
+  readonly passes: number
+  /** `passes / trials`, in `[0, 1]`. */
+  readonly rate: number
+  /** The interval's lower bound, in `[0, 1]`. */
+  readonly low: number
+  /** The interval's upper bound, in `[0, 1]`. */
+  readonly high: number
+  /** The interval's confidence level (0.95). */
+  readonly confidence: number
+  /** pass^k for k = 1..n: the chance that k trials all pass. */
+  readonly passHatK: ReadonlyArray<number>
+  /** The threshold's minimum pass rate, or `null`. */
+  readonly minPassRate: number | null
+  /** The threshold's minimum lower bound of the interval, or `null`. */
+  readonly minLowerBound: number | null
+  /** Whether the case met its threshold. */
+  readonly met: boolean
+  /** The failing trials. */
+  readonly failing: ReadonlyArray<TrialFailure>
+  /** Tokens spent (every numeric `usage` field ending in `Tokens`, added up), or `null`. */
+  readonly tokens: number | null
+  /** Milliseconds spent. */
+  readonly durationMs: number
+}
+
+/**
+ * Two variants compared on the same trials (`trials.comparison`): one case, or all cases
+ * (`file: null`).
+ *
+ * @since 0.1.0
+ */
+export interface TrialsComparison {
+  /** The case file, or `null` for all cases. */
+  readonly file: string | null
+  /** The case's name, or `all cases`. */
+  readonly name: string
+  /** The first variant. */
+  readonly a: string
+  /** The second variant. */
+  readonly b: string
+  /** Paired trials. */
+  readonly n: number
+  /** `a`'s pass rate. */
+  readonly aRate: number
+  /** `b`'s pass rate. */
+  readonly bRate: number
+  /** `bRate − aRate`, in `[−1, 1]`. */
+  readonly difference: number
+  /** The difference's interval, lower bound. */
+  readonly low: number
+  /** The difference's interval, upper bound. */
+  readonly high: number
+  /** The interval's confidence level. */
+  readonly confidence: number
+  /** The exact McNemar p-value. */
+  readonly pValue: number
+  /** `better`, `worse` or `within noise`. */
+  readonly verdict: string
+}
+
+/**
+ * A trials report (`harness test --trials N`: `trials.case`, `trials.comparison` and
+ * `trials.summary` lines), drawn as charts in the page's HTML (no script needed) and a table.
+ *
+ * @since 0.1.0
+ */
+export interface Trials {
+  /** Discriminates the file. */
+  readonly kind: "trials"
+  /** Its id in the page (`f1`...): its anchor. */
+  readonly id: string
+  /** The report file's name. */
+  readonly name: string
+  /** What could not be read, line by line. */
+  readonly problems: ReadonlyArray<Problem>
+  /** The model the trials ran against (`PROVIDER:MODEL`), or `null` without a summary line. */
+  readonly model: string | null
+  /** Every (case, variant), in the order of the file. */
+  readonly cases: ReadonlyArray<TrialsCase>
+  /** The comparisons, in the order of the file. */
+  readonly comparisons: ReadonlyArray<TrialsComparison>
+}
+
+/**
  * A file that is none of the kinds the viewer reads: why.
  *
  * @since 0.1.0
@@ -458,7 +582,7 @@ export interface Unknown {
  *
  * @since 0.1.0
  */
-export type File = Conversation | Plan | Report | Unknown
+export type File = Conversation | Plan | Report | Trials | Unknown
 
 /**
  * The whole page.

@@ -25,3 +25,7 @@ export * as PlanTrace from "./PlanTrace.ts"
 export * as Server from "./Server.ts"
 /** Test reports (`harness test --json`) read into one table, variants side by side. @since 0.1.0 */
 export * as TestReport from "./TestReport.ts"
+/** Trials reports (`harness test --trials N`) read into what the page draws; traces they link to. @since 0.1.0 */
+export * as TrialsReport from "./TrialsReport.ts"
+/** A trials report drawn as HTML with inline SVG charts (no script needed) and a table of every number. @since 0.1.0 */
+export * as TrialsChart from "./TrialsChart.ts"

@@ -8,9 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
-import { Html, Server } from "../src/index.ts"
+import { Html, Input, Server } from "../src/index.ts"
 import * as Href from "../client/Href.ts"
 import { artifacts, inCI, launch, open, shot, until, type Watch, watch, withoutBrowser, write } from "./browser.ts"
+import { trace, twoVariants } from "./trials.ts"
 import { broken, hostileHrefs, inertHrefs, long, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
 
 const timeout = 180_000
@@ -249,6 +250,34 @@ describe("test reports in the browser", () => {
       await page.locator("#f2-main a.trace-link").first().click()
       await page.waitForSelector("#f1:not([hidden])", { timeout })
       expect(await page.evaluate("location.hash")).toBe("#f1")
+      await quiet(seen, url)
+      await page.close()
+    },
+    timeout
+  )
+})
+
+describe("trials reports in the browser", () => {
+  it(
+    "draws the pass-rate and difference charts, and a bar opens its failing trial's trace",
+    async (ctx) => {
+      const { page, seen } = await fresh(ctx.skip)
+      const report = { name: "out/report.jsonl", text: twoVariants() }
+      const traces = Input.linked([report]).map((name, i) => ({ name, text: trace(i + 1) }))
+      const url = write("trials.html", Html.render([report, ...traces]))
+      await open(page, url)
+      await page.waitForSelector("#f1:not([hidden]) svg.trials-chart.rates", { timeout })
+      expect(await page.locator("#f1 svg.rates rect.bar").count()).toBe(3)
+      const box = await page.locator("#f1 svg.rates rect.bar").first().boundingBox()
+      const track = await page.locator("#f1 svg.rates rect.bar-track").first().boundingBox()
+      // 70% of the axis, as Chromium lays it out.
+      expect((box?.width ?? 0) / (track?.width ?? 1)).toBeCloseTo(0.7, 2)
+      expect(await page.locator("#f1 svg.differences circle").count()).toBe(2)
+      await shot(page, "trials.png")
+      await page.locator("#f1 svg.rates a.bar-link").first().click()
+      await page.waitForSelector("#f2:not([hidden])", { timeout })
+      expect(await page.evaluate("location.hash")).toBe("#f2")
+      expect(await page.locator("#f1").isHidden()).toBe(true)
       await quiet(seen, url)
       await page.close()
     },

@@ -27,7 +27,7 @@ describe("Input.detect: a file's kind from its content", () => {
     expect(Input.detect('{"a":1}', Lines.read('{"a":1}'))).toStrictEqual({
       kind: "unknown",
       reason:
-        "none of the first 1 JSON lines is a conversation trace event, a plan session event, a SessionResult or a test verdict"
+        "none of the first 1 JSON lines is a conversation trace event, a plan session event, a SessionResult, a test verdict or a trials report line"
     })
   })
 })

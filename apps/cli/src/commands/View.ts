@@ -7,7 +7,8 @@
  * 64 MiB, UTF-8); one that cannot be read exits 2 naming it, before anything is written or
  * served. A file that reads but is not a good trace (a line that is not JSON, an event that does
  * not match, another kind of file) is drawn with each problem named on the page, by line and
- * JSON path: exit 0. `--out` may not be one of the inputs, nor a folder.
+ * JSON path: exit 0. `--out` may not be one of the inputs, nor a folder. A trials report
+ * (`DIR/report.jsonl`) brings the traces of its failing trials (`DIR/traces/…`) onto the page.
  *
  * Loaded only when the command runs: `harness run` never loads the viewer.
  *
@@ -45,6 +46,7 @@ export const summary = (page: Model.Page): string => {
     conversation: ["conversation trace", "conversation traces"],
     plan: ["plan session", "plan sessions"],
     report: ["test report", "test reports"],
+    trials: ["trials report", "trials reports"],
     unknown: ["file it cannot read", "files it cannot read"]
   }
   const counts = new Map<Model.File["kind"], number>()
@@ -87,6 +89,12 @@ export const view = (options: Options): Effect.Effect<void, ExitCode.ExitCode, F
       for (const error of unreadable) yield* Console.error(Report.invalid(error, style))
       return yield* ExitCode.invalid
     }
+    // A trials report's bars open its failing trials' traces: read them too (one that cannot be
+    // read is left out, and its bar names its path instead).
+    const traces = yield* Effect.forEach(Input.linked(inputs), (file) =>
+      Effect.map(Effect.result(InputFile.read(file)), (text) => ({ file, text }))
+    )
+    for (const { file, text } of traces) if (Result.isSuccess(text)) inputs.push({ name: file, text: text.success })
     const page = Input.page(inputs)
     const html = Html.fromPage(page)
     if (out !== undefined) {
