@@ -355,4 +355,19 @@ describe("harness test --trials", () => {
       assert.deepStrictEqual(r.lines.slice(-2), ["reserved: 1 passed, 0 failed", "3 passed, 0 failed"])
     }
   )
+
+  it("a report folder under the paths: its captured trials are not taken for cases the next time", SLOW, async () => {
+    const fake = await start({ anthropic: fourOfSix() })
+    const where = caseFolder({ threshold: { minPassRate: 0.6 } })
+    const report = join(where.cases, "report")
+    const first = await harness(trialArgs(fake, 6, ["--report", report, where.cases]))
+    assert.strictEqual(first.code, 0, `${first.stdout}\n${first.stderr}`)
+    assert.isTrue(readFileSync(join(report, "captured", "done.fixed.1.json"), "utf8").length > 0)
+    const again = await harness(trialArgs(fake, 6, ["--report", report, where.cases]))
+    assert.strictEqual(again.code, 0, `${again.stdout}\n${again.stderr}`)
+    assert.include(again.stderr, `2 file(s) under --report ${report} left out`)
+    assert.include(again.stdout, "6 resumed")
+    assert.strictEqual(again.lines.at(-1), "1 passed, 0 failed")
+    assert.strictEqual(fake.requestsTo("anthropic").length, 6)
+  })
 })

@@ -249,7 +249,18 @@ export const trials = (
           : Console.error(Report.invalid(found.failure, style))
         return yield* ExitCode.invalid
       }
-      const { files, skipped } = found.success
+      // The report folder's own files (captured scenarios fail by design) are never cases.
+      const inside = (file: string) => {
+        const relative = path.relative(path.resolve(folder), path.resolve(file))
+        return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+      }
+      const files = found.success.files.filter((file) => !inside(file))
+      const { skipped } = found.success
+      if (!json && files.length < found.success.files.length) {
+        yield* Console.error(
+          `harness test: ${found.success.files.length - files.length} file(s) under --report ${folder} left out (the report's own: captured trials are not cases)`
+        )
+      }
       for (const entry of skipped) {
         yield* Console.log(json ? Report.skippedJson(entry, variants[0].name) : Report.skipped(entry, style))
       }
