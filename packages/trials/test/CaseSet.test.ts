@@ -396,6 +396,27 @@ describe("CaseSet.run", () => {
     }).pipe(Effect.provide(memoryFilesLayer()))
   )
 
+  it.effect("a failing model is a failed trial, its reason kept: stop null, the failure's kind", () =>
+    Effect.gen(function* () {
+      const model = Layer.succeed(
+        Model.Model,
+        Model.fromReply(() => Effect.fail({ _tag: "RateLimited", message: "429 too many" }))
+      )
+      const report = yield* CaseSet.run([caseOf("one")], { trials: 2, variants: [Variant.fixed], model })
+      const [record] = report.cases[0]?.records ?? []
+      assert.isFalse(record?.passed)
+      assert.isNull(record?.stop)
+      assert.strictEqual(record?.failures[0]?.kind, "ModelError")
+      assert.include(record?.failures[0]?.message, "429 too many")
+      assert.deepStrictEqual(report.comparisons, [])
+      assert.deepStrictEqual(
+        ReportLines.objects(report).map((line) => line.type),
+        ["trials.case", "trials.summary"]
+      )
+      assert.strictEqual(report.summary.notMet, 1)
+    }).pipe(Effect.provide(memoryFilesLayer()))
+  )
+
   it("bad options are refused, naming the option", () => {
     const model = stochastic().model
     assert.throws(() => CaseSet.run([], { trials: 0, variants: both, model }), /'trials' must be a whole number from 1/)
