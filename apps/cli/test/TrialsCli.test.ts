@@ -134,14 +134,17 @@ describe("harness test --trials", () => {
     const line = r.lines.find((l) => l.startsWith("PASS  says done (fixed)"))
     assert.isDefined(line, r.stdout)
     assert.include(line ?? "", "4/6 passed")
-    assert.include(line ?? "", "67% [")
+    assert.match(line ?? "", /67% \[30%–90%\] ≥ min 60% · pass\^3 20% · 90 tokens · /)
     assert.include(line ?? "", "\u2265 min 60%")
     assert.include(r.stdout, "trial 1 failed")
     assert.include(r.stdout, "trial 4 failed")
     assert.strictEqual(r.lines.at(-1), "1 passed, 0 failed")
     // The captured scenario replays the failing trial, and fails the same way.
     const captured = join(where.report, "captured", "done.fixed.1.json")
-    assert.include(r.stdout, `trial 1 failed: pass[0]: the final text differs`)
+    assert.include(
+      r.stdout,
+      `trial 1 failed: pass[0]: the final text differs expected: "done" seen: "not done" → ${captured}`
+    )
     assert.include(r.stdout, captured)
     const replay = await harness(["run", captured])
     assert.strictEqual(replay.code, 1, replay.stdout)

@@ -70,10 +70,7 @@ export const caseLine = (result: CaseSet.CaseResult, style: Report.Style): strin
   const k = Math.min(3, n)
   const parts = [
     `${c}/${n} passed`,
-    n === 0
-      ? "no trial"
-      : `${percent(result.rate.rate)} [${percent(result.rate.low)}\u2013${percent(result.rate.high)}]`,
-    thresholdText(result),
+    `${n === 0 ? "no trial" : `${percent(result.rate.rate)} [${percent(result.rate.low)}\u2013${percent(result.rate.high)}]`} ${thresholdText(result)}`,
     ...(k >= 1 ? [`pass^${k} ${percent(result.passHatK[k - 1] ?? 0)}`] : []),
     `${tokens(usageTokens(result.usage))} tokens`,
     duration(result.durationMs),
@@ -91,7 +88,8 @@ export const caseLine = (result: CaseSet.CaseResult, style: Report.Style): strin
  */
 export const failingLines = (result: CaseSet.CaseResult, folder: string, join: (a: string, b: string) => string) =>
   result.failing.map((record) => {
-    const why = record.failures.map((f) => f.message.split("\n").join(" ")).join("; ") || `stopped: ${record.stop}`
+    const why =
+      record.failures.map((f) => f.message.replace(/\s+/g, " ").trim()).join("; ") || `stopped: ${record.stop}`
     const where =
       record.scenario !== undefined
         ? ` \u2192 ${join(folder, record.scenario)}`
