@@ -556,10 +556,17 @@ table.steps pre {
   fill: var(--fg);
 }
 .trials-chart .bar.met {
-  fill: var(--ok-fg);
+  fill: var(--ok-bg);
+  stroke: var(--ok-fg);
 }
 .trials-chart .bar.not-met {
-  fill: var(--failed-fg);
+  fill: var(--failed-bg);
+  stroke: var(--failed-fg);
+}
+.trials-chart .whisker,
+.trials-chart .whisker-cap,
+.trials-chart .zero {
+  stroke: var(--fg);
 }
 .trials-chart .mark.met {
   fill: var(--ok-fg);
@@ -592,4 +599,4 @@ table.steps pre {
 }`
 
 /** The CSP source that allows the style sheet. @since 0.1.0 */
-export const styleHash: string = "'sha256-oet6e8eKoVtHM0/d5O5wrq7eOghosTIE6cdYV9ae8V4='"
+export const styleHash: string = "'sha256-WubiXSYtlSzN1lphpZLce0yTmxHfvTHFWnIM1tD8i/k='"
