@@ -416,7 +416,7 @@ export const run = <E, R>(
     const runItem = (item: Item) =>
       Effect.gen(function* () {
         const { at } = item
-        const prior = journal?.done.get(TrialRecord.key(at.case.digest, at.variant.name, at.index))
+        const prior = journal?.done.get(TrialRecord.key(at.case.file, at.case.digest, at.variant.name, at.index))
         if (prior !== undefined) {
           const record = { ...prior, file: at.case.file }
           slots[item.slot] = record

@@ -211,7 +211,7 @@ export const open = (
         if (difference !== undefined) return yield* new JournalMismatch({ file, differs: difference })
         start = false
         for (const record of read.records)
-          done.set(TrialRecord.key(record.digest, record.variant, record.index), record)
+          done.set(TrialRecord.key(record.file, record.digest, record.variant, record.index), record)
         if (read.kept < text.length) {
           const keptText = text.slice(0, read.kept)
           yield* fs.truncate(file, new TextEncoder().encode(keptText).length)
@@ -236,7 +236,7 @@ export const open = (
   })
 
 /**
- * The trials a journal held when opened, by `TrialRecord.key(digest, variant, index)`.
+ * The trials a journal held when opened, by `TrialRecord.key(file, digest, variant, index)`.
  *
  * @since 0.1.0
  */

@@ -55,11 +55,13 @@ export interface TrialRecord {
 }
 
 /**
- * The key of a trial: the same case bytes (`digest`), variant and index are the same trial.
+ * The key of a trial: the same case file with the same bytes (`digest`), variant and index are
+ * the same trial. Two files with identical bytes are two cases, each with its own trials.
  *
  * @since 0.1.0
  */
-export const key = (digest: string, variant: string, index: number): string => `${digest}\u0000${variant}\u0000${index}`
+export const key = (file: string, digest: string, variant: string, index: number): string =>
+  `${file}\u0000${digest}\u0000${variant}\u0000${index}`
 
 const failuresOf = (trial: LiveCase.Trial): ReadonlyArray<Failure> => {
   const ended = Result.isFailure(trial.result) ? trial.result.failure : undefined

@@ -262,6 +262,23 @@ describe("CaseSet.run", () => {
     }).pipe(Effect.provide(memoryFilesLayer()))
   )
 
+  it.effect("two files with the same bytes are two cases: each runs its own trials, neither resumes the other's", () =>
+    Effect.gen(function* () {
+      const twin = (name: string): CaseSet.Case => ({ ...caseOf(name), digest: "the-same-bytes" })
+      const first = stochastic()
+      yield* CaseSet.run([twin("one")], { trials: 2, variants: both, model: first.model, folder: "/t" })
+      const second = stochastic()
+      const report = yield* CaseSet.run([twin("one"), twin("two")], {
+        trials: 2,
+        variants: both,
+        model: second.model,
+        folder: "/t"
+      })
+      assert.deepStrictEqual(second.builds, ["two.before.0", "two.fixed.0", "two.before.1", "two.fixed.1"])
+      assert.strictEqual(report.summary.resumed, 4)
+    }).pipe(Effect.provide(memoryFilesLayer()))
+  )
+
   it.effect("the lines: valid JSON, type first, every field of the contract, finite numbers", () =>
     Effect.gen(function* () {
       const cases = [caseOf("one", { threshold: { minPassRate: 0.5, minLowerBound: 0.2 } }), caseOf("two")]

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Result } from "effect"
-import { Journal, type TrialRecord } from "../src/index.ts"
+import { Journal, TrialRecord } from "../src/index.ts"
 import { memoryFiles } from "./fixtures/memoryFiles.ts"
 
 const header: Journal.Header = { model: "fake:model", trials: 3, variants: ["before", "fixed"] }
@@ -42,7 +42,10 @@ describe("Journal", () => {
       yield* journal.append(record(1, false))
       const again = yield* Journal.open("/dir", header)
       assert.deepStrictEqual([...Journal.done(again).values()], [record(0), record(1, false)])
-      assert.deepStrictEqual(Journal.done(again).get("abc\u0000fixed\u00001"), record(1, false))
+      assert.deepStrictEqual(
+        Journal.done(again).get(TrialRecord.key("cases/a.json", "abc", "fixed", 1)),
+        record(1, false)
+      )
       const read = yield* Journal.read("/dir/journal.jsonl")
       assert.deepStrictEqual(read.header, header)
       assert.strictEqual(read.records.length, 2)
