@@ -450,7 +450,7 @@ export interface TrialFailure {
   readonly stop: string | null
   /** Each failure, in words. */
   readonly failures: ReadonlyArray<string>
-  /** The trace's path as the page was given it (the report's folder joined with `failing[].trace`), or `null`. */
+  /** The trace's path (the report's folder joined with `failing[].trace`; as written when it is outside the folder), or `null` without one. */
   readonly tracePath: string | null
   /** An in-page link to the trace (`#f3`) when the page holds it, else `null`. */
   readonly trace: string | null

@@ -259,9 +259,11 @@ const failingList = (c: Model.TrialsCase): string => {
   if (c.failing.length === 0) return "none"
   const items = c.failing.map((f) => {
     const trace =
-      f.trace === null
-        ? `trace <code>${escapeHtml(f.tracePath ?? "(none)")}</code> (not loaded)`
-        : `<a class="trace-link" href="${escapeHtml(f.trace)}">trace</a> <code>${escapeHtml(f.tracePath ?? "")}</code>`
+      f.tracePath === null
+        ? "no trace"
+        : f.trace === null
+          ? `trace <code>${escapeHtml(f.tracePath)}</code> (not loaded)`
+          : `<a class="trace-link" href="${escapeHtml(f.trace)}">trace</a> <code>${escapeHtml(f.tracePath ?? "")}</code>`
     const scenario =
       f.scenario !== null
         ? ` · scenario <code>${escapeHtml(f.scenario)}</code>`

@@ -31,7 +31,7 @@ const Failing = Schema.Struct({
   index: Schema.Finite,
   stop: Schema.NullOr(Schema.String),
   failures: Schema.Array(Schema.Struct({ kind: Schema.String, message: Schema.String })),
-  trace: Schema.String,
+  trace: Schema.optionalKey(Schema.String),
   scenario: Schema.optionalKey(Schema.String),
   captureError: Schema.optionalKey(Schema.String)
 })
@@ -233,13 +233,13 @@ export const fromLines = (
         minLowerBound: c.threshold.minLowerBound ?? null,
         met: c.met,
         failing: c.failing.map((f) => {
-          const tracePath = resolve(name, f.trace)
+          const tracePath = f.trace === undefined ? null : (resolve(name, f.trace) ?? f.trace)
           const traceId = tracePath === null ? undefined : byName.get(tracePath)
           return {
             index: f.index,
             stop: f.stop,
             failures: f.failures.map((x) => `${x.kind}: ${x.message}`),
-            tracePath: tracePath ?? f.trace,
+            tracePath,
             trace: traceId === undefined ? null : `#${traceId}`,
             scenario: f.scenario ?? null,
             captureError: f.captureError ?? null

@@ -60,10 +60,14 @@ describe("TrialsReport.fromLines", () => {
       JSON.stringify(comparisonLine({ difference: "NaN" })),
       "{ not json",
       JSON.stringify({ type: "trials.case" }),
+      JSON.stringify(caseLine({ failing: [{ index: 0, stop: null, trace: "t.jsonl" }] })),
+      // A failing trial without a trace (the runner wrote none) reads.
       JSON.stringify(caseLine({ failing: [{ index: 0, stop: null, failures: [] }] }))
     ].join("\n")
     const r = read(body)
-    expect(r.cases).toHaveLength(1)
+    expect(r.cases).toHaveLength(2)
+    expect(r.cases[1]?.failing.map((f) => [f.tracePath, f.trace])).toStrictEqual([[null, null]])
+    expect(TrialsChart.table(r)).toContain("trial 0: no trace")
     expect(r.comparisons).toHaveLength(0)
     const seen = r.problems.map((p) => [p.line, p.path])
     expect(seen).toStrictEqual([
@@ -76,7 +80,7 @@ describe("TrialsReport.fromLines", () => {
       [7, "interval"],
       [8, "difference"],
       [10, "file"],
-      [11, "failing[0].trace"]
+      [11, "failing[0].failures"]
     ])
     for (const p of r.problems.slice(1)) expect(p.message).toMatch(/^trials\.(case|comparison): /)
   })
