@@ -21,13 +21,14 @@ import * as ScenarioRows from "./ScenarioRows.ts"
 import * as StreamRows from "./StreamRows.ts"
 import * as Table from "./Table.ts"
 import * as TreeRows from "./TreeRows.ts"
+import * as TrialsRows from "./TrialsRows.ts"
 import * as ViewerRows from "./ViewerRows.ts"
 
 const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
-// `pnpm bench --only tree|stream [--quick]`: row 13, or rows 14a–b, alone, printed only.
-const alone = { tree: TreeRows.measure, stream: StreamRows.measure }
+// `pnpm bench --only tree|stream|trials [--quick]`: row 13, rows 14a–b or rows 15a–b, alone, printed only.
+const alone = { tree: TreeRows.measure, stream: StreamRows.measure, trials: TrialsRows.measure }
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
-if (only === "tree" || only === "stream") {
+if (only === "tree" || only === "stream" || only === "trials") {
   console.log(Table.markdown(await alone[only](settings)))
   process.exit(0)
 }
@@ -57,6 +58,7 @@ rows.push(...(await step("row 11", () => DurableRows.measure(settings, execute.a
 rows.push(...(await step("row 12", () => ParallelRows.measure(settings))))
 rows.push(...(await step("row 13", () => TreeRows.measure(settings))))
 rows.push(...(await step("row 14", () => StreamRows.measure(settings))))
+rows.push(...(await step("row 15", () => TrialsRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
