@@ -4,7 +4,8 @@
  * scenario's name (`[reserved]` added for a held-out case). Each test loads and runs its file
  * the way `harness test` does, and fails with the verdict's failures, or with the JSON path of
  * the first bad field of an invalid file. Pass `{ variant: "before" }` to run them under another
- * harness variant, as `harness test --variant before` does.
+ * harness variant, as `harness test --variant before` does. Live cases (`kind: live`) are left
+ * out: they run as trials against a live model (`harness test --trials N --model P:M`).
  *
  * A scenario that declares a permission `policy`, MCP servers (`mcp`) or a `root` folder needs
  * the service that enforces, mounts or copies it, as `harness test` has them: pass their layers
@@ -134,12 +135,18 @@ const parsed = (file: string): Result.Result<ScenarioFile.Scenario, ScenarioFile
  *
  * @since 0.1.0
  */
-export const entry = (file: string): Entry => {
+export const entry = (file: string): Entry => read(file).entry
+
+/** A file's entry, and whether it is a valid live case (which `scenarioTests` leaves out). */
+const read = (file: string): { readonly entry: Entry; readonly live: boolean } => {
   const loaded = parsed(file)
   const scenario = Result.isSuccess(loaded) ? loaded.success : undefined
   const name = scenario?.name ?? baseName(file)
   const reserved = scenario?.reserved ?? false
-  return { file, name, reserved, title: reserved ? `${name} [reserved]` : name }
+  return {
+    entry: { file, name, reserved, title: reserved ? `${name} [reserved]` : name },
+    live: scenario?.kind === "live"
+  }
 }
 
 /**
@@ -173,7 +180,8 @@ export class ScenarioError extends Error {
  * Loads and runs one scenario file (`Suite.load`, then `Suite.run` under the variant, on Node's
  * file system, with the services of `options.layer`). Resolves with the verdict when it passed;
  * rejects with a `ScenarioError` otherwise (an unknown variant name rejects with an `Error`, a
- * layer that fails to build with its error).
+ * layer that fails to build with its error). A live case is not run (it needs a live model): it
+ * rejects with a `ScenarioError` whose message says it needs `--model`.
  *
  * @since 0.1.0
  */
@@ -199,6 +207,12 @@ export const check = async (file: string, options?: Pick<Options, "variant" | "l
  * order. Paths that cannot be read and unknown variant names throw at once, failing the test
  * file's collection.
  *
+ * A live case (`kind: live`) is left out: no test, neither failing nor skipped, and not in the
+ * result. It needs a live model, and what it asserts is a pass rate over repeated trials, not
+ * one run: run it with `harness test --trials N --model PROVIDER:MODEL`, or with `Trials.run` of
+ * `@agent-harness/trials` in a test of your own. (An invalid file is registered whatever its
+ * kind, so that its test fails with the reason.)
+ *
  * @since 0.1.0
  */
 export const scenarioTests = (paths: string | ReadonlyArray<string>, options?: Options): ReadonlyArray<Entry> => {
@@ -207,7 +221,7 @@ export const scenarioTests = (paths: string | ReadonlyArray<string>, options?: O
   // Shown as skipped in vitest's report, as `harness test` prints a SKIP line: never run, never
   // counted as passed.
   for (const skipped of found.skipped) it.skip(Report.skipped(skipped))
-  const entries = found.files.map(entry)
+  const entries = found.files.map(read).flatMap((found) => (found.live ? [] : [found.entry]))
   for (const e of entries) {
     it(
       e.title,

@@ -70,6 +70,16 @@ const timeout = write("cases/timeout.json", {
   ]
 })
 const notJson = write("failing/broken.json", '{ "format": 1,')
+// A folder with a live case beside a conversation.
+const mixed = path.join(root, "mixed")
+const liveCase = write("mixed/live.json", {
+  format: 1,
+  kind: "live",
+  name: "says done",
+  user: "Say done.",
+  pass: [{ text: "done" }]
+})
+write("mixed/conversation.json", conversation({ name: "a conversation" }))
 
 describe("discover", () => {
   it("finds every *.json under the folders, nested ones too, sorted; other files ignored", () => {
@@ -204,6 +214,23 @@ describe("scenarioTests", () => {
 
   it("registered one test per file, in order, reserved ones marked", () => {
     expect(registered.map((e) => e.title)).toStrictEqual(["a", "second", "deep", "held out [reserved]"])
+  })
+})
+
+describe("scenarioTests with live cases", () => {
+  const registered = scenarioTests(mixed)
+
+  it("leaves a live case out: no test for it, failing or skipped, and not in the result", () => {
+    expect(discover(mixed)).toContain(liveCase)
+    expect(entry(liveCase).title).toBe("says done")
+    expect(registered.map((e) => e.title)).toStrictEqual(["a conversation"])
+  })
+
+  it("check of a live case rejects: it needs a live model", async () => {
+    const error = await check(liveCase).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ScenarioError)
+    expect((error as ScenarioError).message).toContain("needs --model")
+    expect((error as ScenarioError).verdict?.notRun).toBeDefined()
   })
 })
 
