@@ -113,7 +113,7 @@ const verdictText = (c: CaseSet.CaseComparison): string => {
 export const comparisonLine = (c: CaseSet.CaseComparison): string => {
   const { difference, interval, pValue, n } = c.comparison
   const head = c.file === null ? "all cases" : Report.printable(c.name)
-  return `  ${head}: ${c.b} vs ${c.a}: ${points(difference)} points [${points(interval.low)}, ${points(interval.high)}] \u00b7 p = ${pValue < 0.001 ? "< 0.001" : pValue.toFixed(2)} \u00b7 ${n} pairs \u00b7 ${verdictText(c)}`
+  return `  ${head}: ${c.b} vs ${c.a}: ${points(difference)} points [${points(interval.low)}, ${points(interval.high)}] \u00b7 p ${pValue < 0.001 ? "< 0.001" : `= ${pValue.toFixed(pValue < 0.01 ? 3 : 2)}`} \u00b7 ${n} pairs \u00b7 ${verdictText(c)}`
 }
 
 /**
