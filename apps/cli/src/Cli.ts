@@ -176,6 +176,16 @@ const test = Command.make(
     const trials = Option.getOrUndefined(flags.trials)
     const model = Option.getOrUndefined(flags.model)
     if (trials !== undefined || model !== undefined) {
+      const unused = Option.isSome(flags.traces)
+        ? "--traces (each trial's trace is written under --report DIR/traces)"
+        : Option.isSome(flags.workers)
+          ? "--workers (trials run in this process, --concurrency at once)"
+          : flags.engine !== "local" || Option.isSome(flags.databaseUrl)
+            ? "--engine postgres (trials run on the local engine)"
+            : undefined
+      if (unused !== undefined) {
+        return usageError(`harness test: ${unused} does not apply with --trials; nothing was run`)
+      }
       return lazy(
         () => import("./commands/Trials.ts"),
         (m) =>

@@ -206,6 +206,8 @@ describe("harness test --trials", () => {
       [["test", "--trials", "2", "--model", "anthropic:m", "--concurrency", "0", where.cases], "--concurrency"],
       [trialArgs(fake, 2, ["--report", where.file, where.cases]), `--report ${where.file}`],
       [["test", "--concurrency", "2", where.cases], "--concurrency runs only with --trials"],
+      [trialArgs(fake, 2, ["--traces", where.report, where.cases]), "--traces (each trial's trace"],
+      [trialArgs(fake, 2, ["--workers", "2", where.cases]), "--workers (trials run in this process"],
       [["test", "--trials", "2", "--model", "nope:m", where.cases], "--model"]
     ]
     for (const [args, says] of cases) {
