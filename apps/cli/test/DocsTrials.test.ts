@@ -111,6 +111,27 @@ const assertShown = (shown: ReadonlyArray<string>, printed: string, what: string
 }
 
 describe("docs/trials.md", () => {
+  it("without --model the live case is not run: a SKIP line for harness test, exit 2 for harness run", {
+    timeout: 120_000
+  }, async () => {
+    const fake = await start({ anthropic: [] })
+    mkdirSync(join(work, "docs/guide/live"), { recursive: true })
+    copyFileSync(live, join(work, "docs/guide/live/catalogue.json"))
+    const tested = await harness(fake.url, ["test", "docs/guide/live"])
+    assert.strictEqual(tested.code, 0, `${tested.stdout}\n${tested.stderr}`)
+    assert.include(
+      tested.stdout,
+      "SKIP catalogue timeout: say it could not be checked: needs --model: a live case runs as trials against a live model (harness test --trials N --model PROVIDER:MODEL)"
+    )
+    const ran = await harness(fake.url, ["run", "docs/guide/live/catalogue.json"])
+    assert.strictEqual(ran.code, 2, `${ran.stdout}\n${ran.stderr}`)
+    assert.include(
+      ran.stderr,
+      "docs/guide/live/catalogue.json is a live case: it runs as trials against a live model, not once with a script; run it with harness test --trials N --model PROVIDER:MODEL docs/guide/live/catalogue.json"
+    )
+    assert.strictEqual(fake.requests.length, 0)
+  })
+
   it("the walk-through: a flaky run, a captured trial replayed, the variants compared", {
     timeout: 300_000
   }, async () => {

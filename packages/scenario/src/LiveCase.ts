@@ -191,7 +191,8 @@ export const trial = (
  *
  * @since 0.2.0
  */
-export const needsModel = "needs --model: a live case runs against a live model (harness test --model PROVIDER:MODEL)"
+export const needsModel =
+  "needs --model: a live case runs as trials against a live model (harness test --trials N --model PROVIDER:MODEL)"
 
 /**
  * The verdict on a live case in a run without a live model: not run (`notRun` says why), so it

@@ -147,7 +147,8 @@ export const traceNames = (
  * Runs one scenario file under a harness variant: its verdict (or why the file is invalid),
  * exit 0 / 1 / 2. With `trace`, the run is recorded there (a conversation or a plan session; a
  * `response-cases` scenario runs no model and no tools, so there is nothing to record: exit 2),
- * and the `--json` line names it in a `trace` field.
+ * and the `--json` line names it in a `trace` field. A live case is not run (exit 2): it runs
+ * as trials, with `harness test --trials N --model PROVIDER:MODEL`.
  *
  * @since 0.1.0
  */
@@ -165,9 +166,15 @@ export const run = (options: RunOptions): Effect.Effect<void, ExitCode.ExitCode,
       )
       return yield* ExitCode.invalid
     }
+    if (scenario.kind === "live") {
+      yield* Console.error(
+        `${file} is a live case: it runs as trials against a live model, not once with a script; run it with harness test --trials N --model PROVIDER:MODEL ${file}`
+      )
+      return yield* ExitCode.invalid
+    }
     yield* announce(variant, json, style)
     const verdict =
-      trace === undefined || scenario.kind === "response-cases" || scenario.kind === "live"
+      trace === undefined || scenario.kind === "response-cases"
         ? yield* runner(scenario, file, variant)
         : yield* Effect.catch(traced(scenario, file, variant, trace), traceFailed("--trace", trace))
     yield* Console.log(json ? verdictJson(verdict, trace) : Report.verdict(verdict, style))
