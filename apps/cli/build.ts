@@ -41,7 +41,11 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
     name: "durable",
     root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]engine[\\/]Postgres\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
   },
-  { name: "agent", root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/]Agent\.ts$/ },
+  // `harness test --trials` too: it runs a real model through the same providers.
+  {
+    name: "agent",
+    root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/](Agent|Trials)\.ts$/
+  },
   { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ }
 ]
 
