@@ -175,5 +175,13 @@ describe("docs/trials.md", () => {
     const report = readFileSync(join(work, "trials/first/report.jsonl"), "utf8").split("\n")[0] ?? ""
     assert.include(report, '"type":"trials.case"')
     assert.include(readFileSync(join(work, "trials/first/journal.jsonl"), "utf8"), '"type":"trials.journal"')
+    // The page's harness view of the first run's report: the chart, its bars linked to the
+    // failing trials' traces, which it brings from the report's folder.
+    const viewed = await harness(fake.url, ["view", "trials/first/report.jsonl", "--out", "first.html"])
+    assert.strictEqual(viewed.code, 0, viewed.stderr)
+    assert.include(viewed.stderr, "1 trials report, 4 conversation traces")
+    const html = readFileSync(join(work, "first.html"), "utf8")
+    assert.include(html, '<svg class="trials-chart rates"')
+    assert.include(html, '<a class="bar-link" href="#f')
   })
 })
