@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { Render } from "@agent-harness/tool-schema"
-import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema } from "effect"
+import { Context, Effect, FileSystem, Layer, type PlatformError, Ref, Schema, Semaphore } from "effect"
 import * as Ended from "./Ended.ts"
 import { FinishReason } from "./FinishReason.ts"
 import * as Message from "./Message.ts"
@@ -637,11 +637,13 @@ export const memory: Effect.Effect<{
 }))
 
 /**
- * A trace written to a JSON Lines file: the file is created (or emptied) when the layer is
- * built, and every event is appended as one line as it happens, so a crash keeps what came
- * before it. A write that fails stops the trace: the failure is logged as a warning, nothing
- * more is written (the file ends without its `run.ended` event, so `harness capture` refuses it as
- * unfinished instead of replaying a trace with holes), and the run goes on unchanged.
+ * A trace written to a JSON Lines file: the file is opened (created, or emptied) once when the
+ * layer is built and closed when the layer's scope closes, and every event is written as one line
+ * as it happens, with a write of its own (no buffering), so a crash keeps what came before it.
+ * Events recorded at once are written one at a time, so lines never interleave. A write that
+ * fails stops the trace: the failure is logged as a warning, nothing more is written (the file
+ * ends without its `run.ended` event, so `harness capture` refuses it as unfinished instead of
+ * replaying a trace with holes), and the run goes on unchanged.
  *
  * @since 0.1.0
  */
@@ -650,20 +652,24 @@ export const jsonl = (path: string): Layer.Layer<never, PlatformError.PlatformEr
     Trace,
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(path, "")
+      const file = yield* fs.open(path, { flag: "w" })
+      const one = yield* Semaphore.make(1)
+      const encoder = new TextEncoder()
       let stopped = false
+      const write = (event: Entry) =>
+        Effect.suspend(() => (stopped ? Effect.void : file.writeAll(encoder.encode(`${line(event)}\n`))))
       return {
         record: (event: Entry) =>
           stopped
             ? Effect.void
-            : Effect.catch(
-                Effect.suspend(() => fs.writeFileString(path, `${line(event)}\n`, { flag: "a" })),
-                (error) => {
+            : Semaphore.withPermit(
+                one,
+                Effect.catch(write(event), (error) => {
                   stopped = true
                   return Effect.logWarning(
                     `Trace.jsonl: writing ${path} failed (${error.message}); the trace stops here, the run goes on`
                   )
-                }
+                })
               )
       }
     })

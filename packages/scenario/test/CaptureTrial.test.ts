@@ -21,9 +21,30 @@ const temp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-harness-capture-trial-
 afterAll(() => fs.rmSync(temp, { recursive: true, force: true }))
 let traces = 0
 
-/** A file system that writes (and appends) text with node's calls: what `Trace.jsonl` needs. */
+/** A file handle whose `writeAll` writes with node's calls (the rest is not needed here). */
+const nodeHandle = (fd: number): FileSystem.File => ({
+  [FileSystem.FileTypeId]: FileSystem.FileTypeId,
+  stat: Effect.die("disk: stat is not supported"),
+  seek: () => Effect.die("disk: seek is not supported"),
+  sync: Effect.sync(() => fs.fsyncSync(fd)),
+  read: () => Effect.die("disk: read is not supported"),
+  readAlloc: () => Effect.die("disk: readAlloc is not supported"),
+  truncate: () => Effect.die("disk: truncate is not supported"),
+  write: (buffer) => Effect.sync(() => fs.writeSync(fd, buffer)),
+  writeAll: (buffer) => Effect.sync(() => void fs.writeFileSync(fd, buffer))
+})
+
+/** A file system that writes (and appends) text and opens files with node's calls: what `Trace.jsonl` needs. */
 const disk = Layer.succeed(FileSystem.FileSystem)(
   FileSystem.makeNoop({
+    open: (file, options) =>
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.sync(() => fs.openSync(file, options?.flag ?? "r")),
+          (fd) => Effect.sync(() => fs.closeSync(fd))
+        ),
+        nodeHandle
+      ),
     writeFileString: (file, data, options) =>
       Effect.sync(() => fs.writeFileSync(file, data, options?.flag === undefined ? {} : { flag: options.flag }))
   })
