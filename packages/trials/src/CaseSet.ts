@@ -386,158 +386,161 @@ export const run = <E, R>(
       })
     }
   })
-  return Effect.gen(function* () {
-    const path = yield* Path.Path
-    const folder = options.folder
-    const journal =
-      folder === undefined
-        ? undefined
-        : yield* Journal.open(
-            folder,
-            { model: modelName, trials, variants: variants.map((v) => v.name) },
-            { fresh: options.fresh }
-          )
-    if (folder !== undefined) {
-      const fs = yield* FileSystem.FileSystem
-      yield* fs.makeDirectory(path.join(folder, "traces"), { recursive: true })
-    }
-    const slots: Array<TrialRecord.TrialRecord | undefined> = new Array(items.length)
-    const wasResumed: Array<boolean> = new Array(items.length).fill(false)
-    let stopped = false
-    let watcher: Fiber.Fiber<void> | undefined
-    let finished = 0
-    let ran = 0
-    const total = items.length
-    const report = (record: TrialRecord.TrialRecord, at: TrialAt, resumed: boolean) =>
-      Effect.suspend(() => {
-        finished++
-        return options.onTrial === undefined ? Effect.void : options.onTrial({ at, record, resumed, finished, total })
-      })
-    const runItem = (item: Item) =>
-      Effect.gen(function* () {
-        const { at } = item
-        const prior = journal?.done.get(TrialRecord.key(at.case.file, at.case.digest, at.variant.name, at.index))
-        if (prior !== undefined) {
-          const record = { ...prior, file: at.case.file }
-          slots[item.slot] = record
-          wasResumed[item.slot] = true
-          yield* report(record, at, true)
-          return
-        }
-        // Let the `interrupt` watcher run first, so that a stop requested by the last trial holds.
-        if (watcher !== undefined) yield* Effect.yieldNow
-        if (stopped) return
-        const relative = folder === undefined ? undefined : tracePath(at.stem, at.variant.name, at.index)
-        const traceFile = folder === undefined || relative === undefined ? undefined : path.join(folder, relative)
-        const one = LiveCase.trial(at.case.live, at.case.file, { variant: at.variant }).pipe(
-          Effect.provide(layerFor(at), { local: true })
-        )
-        const trial = yield* traceFile === undefined
-          ? one
-          : Effect.provide(one, Trace.jsonl(traceFile), { local: true })
-        let record: TrialRecord.TrialRecord = {
-          ...TrialRecord.fromTrial(trial, {
-            file: at.case.file,
-            digest: at.case.digest,
-            variant: at.variant.name,
-            index: at.index
-          }),
-          ...(relative === undefined ? {} : { trace: relative })
-        }
-        if (!record.passed && options.capture !== undefined && traceFile !== undefined) {
-          const captured = yield* options
-            .capture({ ...at, trace: traceFile, record })
-            .pipe(Effect.catchDefect((defect) => Effect.succeed<Captured>({ captureError: describe(defect) })))
-          record = {
-            ...record,
-            ...(captured.scenario === undefined ? {} : { scenario: captured.scenario }),
-            ...(captured.captureError === undefined ? {} : { captureError: captured.captureError })
-          }
-        }
-        if (journal !== undefined) yield* journal.append(record)
-        slots[item.slot] = record
-        ran++
-        yield* report(record, at, false)
-      })
-    watcher =
-      options.interrupt === undefined
-        ? undefined
-        : yield* Effect.forkChild(
-            Effect.andThen(options.interrupt, () =>
-              Effect.sync(() => {
-                stopped = true
-              })
+  // The journal's file stays open for the run: its scope is the run's.
+  return Effect.scoped(
+    Effect.gen(function* () {
+      const path = yield* Path.Path
+      const folder = options.folder
+      const journal =
+        folder === undefined
+          ? undefined
+          : yield* Journal.open(
+              folder,
+              { model: modelName, trials, variants: variants.map((v) => v.name) },
+              { fresh: options.fresh }
             )
-          )
-    yield* Effect.forEach(items, runItem, { concurrency: options.concurrency ?? 1, discard: true }).pipe(
-      Effect.ensuring(watcher === undefined ? Effect.void : Fiber.interrupt(watcher))
-    )
-    const results: Array<CaseResult> = []
-    const comparisons: Array<CaseComparison> = []
-    const pooled: Array<Statistics.Pair> = []
-    let metCases = 0
-    cases.forEach((c, caseIndex) => {
-      const perVariant = variants.map((variant, variantIndex) => {
-        const base = (caseIndex * variants.length + variantIndex) * trials
-        const records: Array<TrialRecord.TrialRecord> = []
-        let resumed = 0
-        for (let index = 0; index < trials; index++) {
-          const record = slots[base + index]
-          if (record === undefined) continue
-          records.push(record)
-          if (wasResumed[base + index]) resumed++
-        }
-        const result = caseResult({ case: c, variant: variant.name, stem: caseStems[caseIndex] ?? "" }, records, {
-          confidence,
-          resumed
+      if (folder !== undefined) {
+        const fs = yield* FileSystem.FileSystem
+        yield* fs.makeDirectory(path.join(folder, "traces"), { recursive: true })
+      }
+      const slots: Array<TrialRecord.TrialRecord | undefined> = new Array(items.length)
+      const wasResumed: Array<boolean> = new Array(items.length).fill(false)
+      let stopped = false
+      let watcher: Fiber.Fiber<void> | undefined
+      let finished = 0
+      let ran = 0
+      const total = items.length
+      const report = (record: TrialRecord.TrialRecord, at: TrialAt, resumed: boolean) =>
+        Effect.suspend(() => {
+          finished++
+          return options.onTrial === undefined ? Effect.void : options.onTrial({ at, record, resumed, finished, total })
         })
-        results.push(result)
-        return result
+      const runItem = (item: Item) =>
+        Effect.gen(function* () {
+          const { at } = item
+          const prior = journal?.done.get(TrialRecord.key(at.case.file, at.case.digest, at.variant.name, at.index))
+          if (prior !== undefined) {
+            const record = { ...prior, file: at.case.file }
+            slots[item.slot] = record
+            wasResumed[item.slot] = true
+            yield* report(record, at, true)
+            return
+          }
+          // Let the `interrupt` watcher run first, so that a stop requested by the last trial holds.
+          if (watcher !== undefined) yield* Effect.yieldNow
+          if (stopped) return
+          const relative = folder === undefined ? undefined : tracePath(at.stem, at.variant.name, at.index)
+          const traceFile = folder === undefined || relative === undefined ? undefined : path.join(folder, relative)
+          const one = LiveCase.trial(at.case.live, at.case.file, { variant: at.variant }).pipe(
+            Effect.provide(layerFor(at), { local: true })
+          )
+          const trial = yield* traceFile === undefined
+            ? one
+            : Effect.provide(one, Trace.jsonl(traceFile), { local: true })
+          let record: TrialRecord.TrialRecord = {
+            ...TrialRecord.fromTrial(trial, {
+              file: at.case.file,
+              digest: at.case.digest,
+              variant: at.variant.name,
+              index: at.index
+            }),
+            ...(relative === undefined ? {} : { trace: relative })
+          }
+          if (!record.passed && options.capture !== undefined && traceFile !== undefined) {
+            const captured = yield* options
+              .capture({ ...at, trace: traceFile, record })
+              .pipe(Effect.catchDefect((defect) => Effect.succeed<Captured>({ captureError: describe(defect) })))
+            record = {
+              ...record,
+              ...(captured.scenario === undefined ? {} : { scenario: captured.scenario }),
+              ...(captured.captureError === undefined ? {} : { captureError: captured.captureError })
+            }
+          }
+          if (journal !== undefined) yield* journal.append(record)
+          slots[item.slot] = record
+          ran++
+          yield* report(record, at, false)
+        })
+      watcher =
+        options.interrupt === undefined
+          ? undefined
+          : yield* Effect.forkChild(
+              Effect.andThen(options.interrupt, () =>
+                Effect.sync(() => {
+                  stopped = true
+                })
+              )
+            )
+      yield* Effect.forEach(items, runItem, { concurrency: options.concurrency ?? 1, discard: true }).pipe(
+        Effect.ensuring(watcher === undefined ? Effect.void : Fiber.interrupt(watcher))
+      )
+      const results: Array<CaseResult> = []
+      const comparisons: Array<CaseComparison> = []
+      const pooled: Array<Statistics.Pair> = []
+      let metCases = 0
+      cases.forEach((c, caseIndex) => {
+        const perVariant = variants.map((variant, variantIndex) => {
+          const base = (caseIndex * variants.length + variantIndex) * trials
+          const records: Array<TrialRecord.TrialRecord> = []
+          let resumed = 0
+          for (let index = 0; index < trials; index++) {
+            const record = slots[base + index]
+            if (record === undefined) continue
+            records.push(record)
+            if (wasResumed[base + index]) resumed++
+          }
+          const result = caseResult({ case: c, variant: variant.name, stem: caseStems[caseIndex] ?? "" }, records, {
+            confidence,
+            resumed
+          })
+          results.push(result)
+          return result
+        })
+        if (perVariant.every((r) => r.met)) metCases++
+        const [a, b] = perVariant
+        if (a !== undefined && b !== undefined) {
+          const pairs = pairsOf(a.records, b.records)
+          pooled.push(...pairs)
+          comparisons.push({
+            file: c.file,
+            name: c.live.name,
+            a: a.variant,
+            b: b.variant,
+            comparison: Statistics.compare(pairs, { confidence })
+          })
+        }
       })
-      if (perVariant.every((r) => r.met)) metCases++
-      const [a, b] = perVariant
-      if (a !== undefined && b !== undefined) {
-        const pairs = pairsOf(a.records, b.records)
-        pooled.push(...pairs)
+      const [first, second] = variants
+      if (second !== undefined) {
         comparisons.push({
-          file: c.file,
-          name: c.live.name,
-          a: a.variant,
-          b: b.variant,
-          comparison: Statistics.compare(pairs, { confidence })
+          file: null,
+          name: "all cases",
+          a: first.name,
+          b: second.name,
+          comparison: Statistics.compare(pooled, { confidence })
         })
       }
+      const summary: Summary = {
+        cases: cases.length,
+        met: metCases,
+        notMet: cases.length - metCases,
+        usage: LiveCase.sumUsage(results.map((r) => r.usage)),
+        durationMs: results.reduce((sum, r) => sum + r.durationMs, 0),
+        resumed: results.reduce((sum, r) => sum + r.resumed, 0),
+        ran,
+        interrupted: slots.filter((s) => s !== undefined).length < total
+      }
+      return {
+        model: modelName,
+        trialsPerCase: trials,
+        variants: variants.map((v) => v.name),
+        confidence,
+        cases: results,
+        comparisons,
+        summary
+      }
     })
-    const [first, second] = variants
-    if (second !== undefined) {
-      comparisons.push({
-        file: null,
-        name: "all cases",
-        a: first.name,
-        b: second.name,
-        comparison: Statistics.compare(pooled, { confidence })
-      })
-    }
-    const summary: Summary = {
-      cases: cases.length,
-      met: metCases,
-      notMet: cases.length - metCases,
-      usage: LiveCase.sumUsage(results.map((r) => r.usage)),
-      durationMs: results.reduce((sum, r) => sum + r.durationMs, 0),
-      resumed: results.reduce((sum, r) => sum + r.resumed, 0),
-      ran,
-      interrupted: slots.filter((s) => s !== undefined).length < total
-    }
-    return {
-      model: modelName,
-      trialsPerCase: trials,
-      variants: variants.map((v) => v.name),
-      confidence,
-      cases: results,
-      comparisons,
-      summary
-    }
-  })
+  )
 }
 
 const describe = (defect: unknown): string => {

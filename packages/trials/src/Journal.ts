@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type Cause, Data, Effect, FileSystem, Path, type PlatformError, Semaphore } from "effect"
+import { type Cause, Data, Effect, FileSystem, Path, type PlatformError, type Scope, Semaphore } from "effect"
 import * as Line from "./internal/journalLine.ts"
 import * as TrialRecord from "./TrialRecord.ts"
 
@@ -180,6 +180,8 @@ export const read = (
  * off the file, so the next line starts clean) and must have the same header, otherwise it fails
  * with `JournalMismatch` unless `fresh`. A bad line that is not the last fails with
  * `MalformedJournal`. With `fresh` the file is replaced by a new journal without being read.
+ * The file is then opened once for appending and closed when the scope closes; each `append` is
+ * one write of its own (no buffering), so a trial journaled is on disk before the next starts.
  *
  * @since 0.1.0
  */
@@ -190,7 +192,7 @@ export const open = (
 ): Effect.Effect<
   Journal,
   JournalMismatch | MalformedJournal | PlatformError.PlatformError,
-  FileSystem.FileSystem | Path.Path
+  FileSystem.FileSystem | Path.Path | Scope.Scope
 > =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
@@ -200,6 +202,7 @@ export const open = (
     const done = new Map<string, TrialRecord.TrialRecord>()
     const exists = options?.fresh === true ? false : yield* fs.exists(file)
     let start = true
+    let endLine = false
     if (exists) {
       const text = yield* fs.readFileString(file)
       const read = Line.read(text)
@@ -212,16 +215,20 @@ export const open = (
         start = false
         for (const record of read.records)
           done.set(TrialRecord.key(record.file, record.digest, record.variant, record.index), record)
+        // Cut a torn last line off before the file is opened for appending.
         if (read.kept < text.length) {
           const keptText = text.slice(0, read.kept)
           yield* fs.truncate(file, new TextEncoder().encode(keptText).length)
-          if (!keptText.endsWith("\n")) yield* fs.writeFileString(file, "\n", { flag: "a" })
-        } else if (!text.endsWith("\n")) {
-          yield* fs.writeFileString(file, "\n", { flag: "a" })
+          endLine = !keptText.endsWith("\n")
+        } else {
+          endLine = !text.endsWith("\n")
         }
       }
     }
     if (start) yield* fs.writeFileString(file, `${headerLine(header)}\n`)
+    const handle = yield* fs.open(file, { flag: "a" })
+    const encoder = new TextEncoder()
+    if (endLine) yield* handle.writeAll(encoder.encode("\n"))
     const one = yield* Semaphore.make(1)
     return {
       file,
@@ -230,7 +237,7 @@ export const open = (
       append: (record) =>
         Semaphore.withPermit(
           one,
-          Effect.suspend(() => fs.writeFileString(file, `${trialLine(record)}\n`, { flag: "a" }))
+          Effect.suspend(() => handle.writeAll(encoder.encode(`${trialLine(record)}\n`)))
         )
     }
   })
