@@ -86,6 +86,6 @@ describe("harness run PLAN.json --trace", () => {
     const r = harness(["run", replanOnce, "--trace", trace])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe("")
-    expect(r.stderr).toBe(`--trace ${trace}: NotFound: FileSystem.writeFile (${trace})\n`)
+    expect(r.stderr).toBe(`--trace ${trace}: NotFound: FileSystem.open (${trace})\n`)
   })
 })
