@@ -88,13 +88,13 @@ const walkThrough = (): ReadonlyArray<{
   return steps
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 /** A shown line as a pattern: `…` anything, a time (`747 ms`, `2 s`) any time. */
 const linePattern = (line: string): RegExp =>
   new RegExp(
     `^${line
       .split("…")
-      .map((part) => escape(part).replace(/\d+(?:\.\d+)? (?:ms|s)\b/g, "\\d+(?:\\.\\d+)? (?:ms|s)"))
+      .map((part) => escapeRegExp(part).replace(/\d+(?:\.\d+)? (?:ms|s)\b/g, "\\d+(?:\\.\\d+)? (?:ms|s)"))
       .join(".*")}$`
   )
 
