@@ -283,10 +283,8 @@ export const caseResult = (
   const confidence = options?.confidence ?? 0.95
   const n = records.length
   const failing = records.filter((record) => !record.passed)
-  const passes = n - failing.length
-  const rate = Statistics.wilson(passes, n, confidence)
-  const ks = Array.from({ length: n }, (_, i) => i + 1)
   const threshold = LiveCase.threshold(at.case.live)
+  const { rate, passAtK, passHatK, met } = Trials.numbers(n - failing.length, n, threshold, confidence)
   return {
     file: at.case.file,
     name: at.case.live.name,
@@ -297,10 +295,10 @@ export const caseResult = (
     records,
     rate,
     confidence,
-    passAtK: ks.map((k) => Statistics.passAtK(n, passes, k)),
-    passHatK: ks.map((k) => Statistics.passHatK(n, passes, k)),
+    passAtK,
+    passHatK,
     threshold,
-    met: n > 0 && Trials.meets(rate, threshold),
+    met,
     failing,
     usage: LiveCase.sumUsage(records.map((record) => record.usage)),
     durationMs: records.reduce((sum, record) => sum + record.durationMs, 0),

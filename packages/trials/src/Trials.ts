@@ -68,6 +68,34 @@ export const meets = (rate: Statistics.Interval, threshold: ScenarioFile.LiveThr
   (threshold.minLowerBound === undefined || rate.low >= threshold.minLowerBound)
 
 /**
+ * The numbers of `passes` of `n` trials against a threshold: the pass rate with its Wilson
+ * interval, pass@k and pass^k for k = 1 … n, and whether the threshold is met (never with no
+ * trials).
+ *
+ * @since 0.1.0
+ */
+export const numbers = (
+  passes: number,
+  n: number,
+  threshold: ScenarioFile.LiveThreshold,
+  confidence = 0.95
+): {
+  readonly rate: Statistics.Interval
+  readonly passAtK: ReadonlyArray<number>
+  readonly passHatK: ReadonlyArray<number>
+  readonly met: boolean
+} => {
+  const rate = Statistics.wilson(passes, n, confidence)
+  const ks = Array.from({ length: n }, (_, i) => i + 1)
+  return {
+    rate,
+    passAtK: ks.map((k) => Statistics.passAtK(n, passes, k)),
+    passHatK: ks.map((k) => Statistics.passHatK(n, passes, k)),
+    met: n > 0 && meets(rate, threshold)
+  }
+}
+
+/**
  * A case's numbers from its trials (see `CaseReport`).
  *
  * @since 0.1.0
@@ -80,18 +108,16 @@ export const report = (
 ): CaseReport => {
   const n = trials.length
   const failing = trials.flatMap((trial, i) => (trial.verdict.passed ? [] : [i]))
-  const passes = n - failing.length
-  const rate = Statistics.wilson(passes, n, confidence)
-  const ks = Array.from({ length: n }, (_, i) => i + 1)
   const threshold = LiveCase.threshold(live)
+  const { rate, passAtK, passHatK, met } = numbers(n - failing.length, n, threshold, confidence)
   return {
     file,
     trials,
     rate,
-    passAtK: ks.map((k) => Statistics.passAtK(n, passes, k)),
-    passHatK: ks.map((k) => Statistics.passHatK(n, passes, k)),
+    passAtK,
+    passHatK,
     threshold,
-    met: n > 0 && meets(rate, threshold),
+    met,
     failing,
     usage: LiveCase.sumUsage(trials.map((trial) => trial.usage)),
     duration: trials.reduce((sum, trial) => Duration.sum(sum, trial.duration), Duration.zero)

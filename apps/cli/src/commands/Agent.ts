@@ -50,6 +50,7 @@ import * as Providers from "../agent/Providers.ts"
 import * as RootFolder from "../common/RootFolder.ts"
 import * as Signal from "../common/Signal.ts"
 import * as Style from "../printing/Style.ts"
+import * as Warnings from "../printing/Warnings.ts"
 import * as Transcript from "../printing/Transcript.ts"
 
 /**
@@ -227,20 +228,6 @@ const checkOutputs = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
     }
   })
 
-/**
- * Log lines (the provider's warnings: an unknown model's output limit, a setting it ignores) on
- * stderr, each text once: stdout stays the transcript.
- */
-const stderrOnce = (): Logger.Logger<unknown, void> => {
-  const seen = new Set<string>()
-  return Logger.make(({ message, logLevel }) => {
-    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-    if (seen.has(text)) return
-    seen.add(text)
-    process.stderr.write(`harness agent: ${logLevel.toLowerCase()}: ${Report.printable(text)}\n`)
-  })
-}
-
 /** What the loop's usage adds up to, or `undefined` when the provider reported none. */
 const usageLine = (turns: ReadonlyArray<Loop.Turn>): string | undefined => {
   let input = 0
@@ -322,7 +309,7 @@ export const agent = (
         Effect.provideService(Approver.Approver, asking.approver),
         Effect.provideService(Files.Files, files),
         Effect.provideService(MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang]),
-        Effect.provide(Logger.layer([stderrOnce()]))
+        Effect.provide(Logger.layer([Warnings.stderrOnce("agent")]))
       )
     })
   )

@@ -25,6 +25,7 @@ import * as Providers from "../agent/Providers.ts"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as Signal from "../common/Signal.ts"
 import * as Style from "../printing/Style.ts"
+import * as Warnings from "../printing/Warnings.ts"
 import * as Print from "../trials/Print.ts"
 
 /**
@@ -197,20 +198,6 @@ const captureWith =
       Effect.catchDefect((defect) => Effect.succeed<CaseSet.Captured>({ captureError: messageOf(defect) }))
     )
 
-/**
- * Log lines (the provider's warnings: an unknown model's output limit) on stderr, each text
- * once: stdout stays the report (and `--json` lines only).
- */
-const stderrOnce = (): Logger.Logger<unknown, void> => {
-  const seen = new Set<string>()
-  return Logger.make(({ message, logLevel }) => {
-    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-    if (seen.has(text)) return
-    seen.add(text)
-    process.stderr.write(`harness test: ${logLevel.toLowerCase()}: ${Report.printable(text)}\n`)
-  })
-}
-
 /** A trial's progress line on stderr (only on a terminal). */
 const progress = (event: CaseSet.TrialEvent): Effect.Effect<void> =>
   process.stderr.isTTY !== true
@@ -312,7 +299,7 @@ export const trials = (
           MalformedJournal: (e) => folderFailed(folder, e.message)
         }),
         Effect.catch((error) => folderFailed(folder, messageOf(error))),
-        Effect.provide(Logger.layer([stderrOnce()]))
+        Effect.provide(Logger.layer([Warnings.stderrOnce("test")]))
       )
       const jsonLines = ReportLines.lines(report)
       yield* Effect.catch(fs.writeFileString(path.join(folder, "report.jsonl"), `${jsonLines.join("\n")}\n`), (e) =>
