@@ -79,10 +79,6 @@ const ComparisonLine = Schema.Struct({
 
 const SummaryLine = Schema.Struct({ model: Schema.String })
 
-const decodeCase = Lines.decode(CaseLine)
-const decodeComparison = Lines.decode(ComparisonLine)
-const decodeSummary = Lines.decode(SummaryLine)
-
 /**
  * How many failing trials' traces one report links (and the page loads); the others are named
  * by path only.
@@ -178,6 +174,30 @@ const comparisonProblem = (
   return undefined
 }
 
+/**
+ * A reader of one line type: the line decoded with `schema`, then its numbers checked with
+ * `check`; or the problem naming the line, the JSON path, and `type` before what is wrong.
+ */
+const reader = <S extends Schema.ConstraintDecoder<unknown>>(
+  type: string,
+  schema: S,
+  check: (decoded: S["Type"]) => { readonly path: string; readonly problem: string } | undefined
+): ((line: Lines.Line) => Result.Result<S["Type"], Model.Problem>) => {
+  const decode = Lines.decode(schema)
+  return (line) => {
+    const refuse = (why: { readonly path: string; readonly problem: string }) =>
+      Result.fail(Lines.problem(line, why.path, `${type}: ${why.problem}`))
+    const decoded = decode(line.json)
+    if (Result.isFailure(decoded)) return refuse(decoded.failure)
+    const why = check(decoded.success)
+    return why === undefined ? Result.succeed(decoded.success) : refuse(why)
+  }
+}
+
+const readCase = reader("trials.case", CaseLine, caseProblem)
+const readComparison = reader("trials.comparison", ComparisonLine, comparisonProblem)
+const readSummary = reader("trials.summary", SummaryLine, () => undefined)
+
 /** Every numeric usage field named `…Tokens`, added up; `null` when there is none. */
 const tokensOf = (usage: { readonly [key: string]: unknown }): number | null => {
   let sum: number | null = null
@@ -209,11 +229,9 @@ export const fromLines = (
     const json = line.json
     const type = Lines.isObject(json) ? json.type : undefined
     if (type === "trials.case") {
-      const decoded = decodeCase(json)
-      const bad = Result.isSuccess(decoded) ? caseProblem(decoded.success) : decoded.failure
-      if (bad !== undefined || Result.isFailure(decoded)) {
-        const why = bad ?? { path: "(root)", problem: "unreadable" }
-        problems.push(Lines.problem(line, why.path, `trials.case: ${why.problem}`))
+      const decoded = readCase(line)
+      if (Result.isFailure(decoded)) {
+        problems.push(decoded.failure)
         continue
       }
       const c = decoded.success
@@ -249,11 +267,9 @@ export const fromLines = (
         durationMs: c.durationMs
       })
     } else if (type === "trials.comparison") {
-      const decoded = decodeComparison(json)
-      const bad = Result.isSuccess(decoded) ? comparisonProblem(decoded.success) : decoded.failure
-      if (bad !== undefined || Result.isFailure(decoded)) {
-        const why = bad ?? { path: "(root)", problem: "unreadable" }
-        problems.push(Lines.problem(line, why.path, `trials.comparison: ${why.problem}`))
+      const decoded = readComparison(line)
+      if (Result.isFailure(decoded)) {
+        problems.push(decoded.failure)
         continue
       }
       const c = decoded.success
@@ -273,9 +289,9 @@ export const fromLines = (
         verdict: c.verdict
       })
     } else if (type === "trials.summary") {
-      const decoded = decodeSummary(json)
+      const decoded = readSummary(line)
       if (Result.isSuccess(decoded)) model = decoded.success.model
-      else problems.push(Lines.problem(line, decoded.failure.path, `trials.summary: ${decoded.failure.problem}`))
+      else problems.push(decoded.failure)
     } else {
       problems.push(
         Lines.problem(line, "type", "not a line of a trials report (trials.case, trials.comparison, trials.summary)")
