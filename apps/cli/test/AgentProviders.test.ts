@@ -117,14 +117,14 @@ describe("harness agent against a provider that misbehaves", () => {
       const fake = await start({
         openai: [FakeProvider.hang(), FakeProvider.hang(), FakeProvider.hang(), FakeProvider.hang()]
       })
-      const started = Date.now()
-      const r = await agent(fake, "openai:test-model", ["--root", rootWith("x\n"), "--request-timeout", "300ms", "hi"])
+      // 2 s: long enough for each request to reach the fake (which counts it) on a loaded machine
+      // before it is aborted; without the flag the default (10 minutes) outlasts the run's limit.
+      const r = await agent(fake, "openai:test-model", ["--root", rootWith("x\n"), "--request-timeout", "2s", "hi"])
       assert.strictEqual(r.code, 1, r.stderr)
       expect(r.stderr).toContain(
-        "harness agent: the model failed: model call 1: openai.chat gave no complete reply within the request timeout of 300 ms, after 4 attempts"
+        "harness agent: the model failed: model call 1: openai.chat gave no complete reply within the request timeout of 2 s, after 4 attempts"
       )
       assert.strictEqual(fake.requestsTo("openai").length, 4)
-      expect(Date.now() - started).toBeLessThan(60_000)
     }
   )
 
@@ -133,7 +133,9 @@ describe("harness agent against a provider that misbehaves", () => {
     SPAWNS,
     async () => {
       const fake = await start({ openai: [FakeProvider.hang(), FakeProvider.reply([Message.text("Here.")])] })
-      const r = await agent(fake, "openai:test-model", ["--root", rootWith("x\n"), "--request-timeout", "0.5s", "hi"])
+      // 5 s: the retry's whole reply arrives well within it on a loaded machine; without the flag
+      // the hang would last the default 10 minutes, past the run's limit.
+      const r = await agent(fake, "openai:test-model", ["--root", rootWith("x\n"), "--request-timeout", "5s", "hi"])
       assert.strictEqual(r.code, 0, r.stderr)
       expect(r.lines).toContain("final answer: Here.")
       assert.strictEqual(fake.requestsTo("openai").length, 2)
