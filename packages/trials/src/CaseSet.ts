@@ -48,6 +48,21 @@ export interface TrialAt {
   readonly index: number
   /** The case's path from the cases' common folder, `/` → `-`, without `.json` (names its files). */
   readonly stem: string
+  /** The run's id (`Journal.Header.run`; a fresh UUID without a report folder): with the rest, names the trial anywhere. */
+  readonly run: string
+}
+
+/**
+ * A trial that ran, wherever it ran: its record (without the report folder's `trace`,
+ * `scenario` and `captureError`, which the run adds) and its trace as JSON Lines text.
+ *
+ * @since 0.1.0
+ */
+export interface TrialRun {
+  /** What it gave. */
+  readonly record: TrialRecord.TrialRecord
+  /** Its trace: one JSON line per event (`Trace.line`), each ending with a newline. */
+  readonly trace: string
 }
 
 /**
@@ -56,8 +71,10 @@ export interface TrialAt {
  * @since 0.1.0
  */
 export interface CaptureInfo extends TrialAt {
-  /** The trial's trace file (`DIR/traces/<stem>.<variant>.<i>.jsonl`, the folder joined). */
+  /** The trial's trace file (`DIR/traces/<stem>.<variant>.<i>.jsonl`, the folder joined), written before `capture` is called. */
   readonly trace: string
+  /** The trace's text (what the file holds). */
+  readonly traceText: string
   /** The trial's record, as it will be journaled (without `scenario`). */
   readonly record: TrialRecord.TrialRecord
 }
@@ -103,8 +120,21 @@ export interface Options<E, R> {
   readonly trials: number
   /** One variant, or two to compare (`[a, b]`: `b` is compared with `a`). */
   readonly variants: readonly [Variant.Variant] | readonly [Variant.Variant, Variant.Variant]
-  /** The model of a trial, built anew for each: one layer for all, or a layer per trial. */
-  readonly model: Layer.Layer<Model.Model, E, R> | ((at: TrialAt) => Layer.Layer<Model.Model, E, R>)
+  /**
+   * The model of a trial, built anew for each: one layer for all, or a layer per trial. Needed
+   * unless `runTrial` is given.
+   */
+  readonly model?: Layer.Layer<Model.Model, E, R> | ((at: TrialAt) => Layer.Layer<Model.Model, E, R>) | undefined
+  /**
+   * Where a trial runs (default: in this process, {@link trial} with `model`). Another place
+   * (the durable engine's runners) gives back the same `TrialRun`.
+   */
+  readonly runTrial?: ((at: TrialAt) => Effect.Effect<TrialRun, E, R>) | undefined
+  /**
+   * Which trials' traces are written to the report folder: `failing` (the default; a passing
+   * trial's trace is kept in memory until it is judged, then dropped) or `all`.
+   */
+  readonly traces?: "failing" | "all" | undefined
   /** The model's name for the journal and the summary (`PROVIDER:MODEL`; default `model`). */
   readonly modelName?: string | undefined
   /** How many trials run at once, over all cases (default 1). */
@@ -306,6 +336,35 @@ export const caseResult = (
   }
 }
 
+/**
+ * Runs one trial in this process: `LiveCase.trial` with the model's layer built for it alone,
+ * traced in memory (`Trace.line` per event). What `run` does for each trial unless given
+ * `runTrial`; a runner of the durable engine does the same.
+ *
+ * @since 0.1.0
+ */
+export const trial = <E, R>(at: TrialAt, model: Layer.Layer<Model.Model, E, R>): Effect.Effect<TrialRun, E, R> =>
+  Effect.gen(function* () {
+    const lines: Array<string> = []
+    const trace: Trace.Trace = {
+      record: (event) =>
+        Effect.sync(() => {
+          lines.push(`${Trace.line(event)}\n`)
+        })
+    }
+    const ran = yield* LiveCase.trial(at.case.live, at.case.file, { variant: at.variant }).pipe(
+      Effect.provide(model, { local: true }),
+      Effect.provideService(Trace.Trace, trace)
+    )
+    const record = TrialRecord.fromTrial(ran, {
+      file: at.case.file,
+      digest: at.case.digest,
+      variant: at.variant.name,
+      index: at.index
+    })
+    return { record, trace: lines.join("") }
+  })
+
 const pairsOf = (
   a: ReadonlyArray<TrialRecord.TrialRecord>,
   b: ReadonlyArray<TrialRecord.TrialRecord>
@@ -326,7 +385,7 @@ const check = (name: string, value: unknown, min: number, max: number): void => 
 }
 
 interface Item {
-  readonly at: TrialAt
+  readonly at: Omit<TrialAt, "run">
   readonly slot: number
 }
 
@@ -370,8 +429,18 @@ export const run = <E, R>(
   const trials = options.trials
   const modelName = options.modelName ?? "model"
   const modelFor = options.model
-  const layerFor = (at: TrialAt): Layer.Layer<Model.Model, E, R> =>
-    typeof modelFor === "function" ? modelFor(at) : modelFor
+  const runOne =
+    options.runTrial ??
+    (modelFor === undefined
+      ? undefined
+      : (at: TrialAt) => trial(at, typeof modelFor === "function" ? modelFor(at) : modelFor))
+  if (runOne === undefined) {
+    throw new RangeError("CaseSet.run: give 'model' (the trials run in this process) or 'runTrial'")
+  }
+  const keepAll = options.traces === "all"
+  if (options.traces !== undefined && options.traces !== "all" && options.traces !== "failing") {
+    throw new RangeError(`CaseSet.run: 'traces' must be "failing" or "all", got ${String(options.traces)}`)
+  }
   const caseStems = stems(cases.map((c) => c.file))
   const items: Array<Item> = []
   cases.forEach((c, caseIndex) => {
@@ -388,6 +457,7 @@ export const run = <E, R>(
   return Effect.scoped(
     Effect.gen(function* () {
       const path = yield* Path.Path
+      const fs = yield* FileSystem.FileSystem
       const folder = options.folder
       const journal =
         folder === undefined
@@ -397,10 +467,8 @@ export const run = <E, R>(
               { model: modelName, trials, variants: variants.map((v) => v.name) },
               { fresh: options.fresh }
             )
-      if (folder !== undefined) {
-        const fs = yield* FileSystem.FileSystem
-        yield* fs.makeDirectory(path.join(folder, "traces"), { recursive: true })
-      }
+      if (folder !== undefined) yield* fs.makeDirectory(path.join(folder, "traces"), { recursive: true })
+      const run = journal?.run ?? globalThis.crypto.randomUUID()
       const slots: Array<TrialRecord.TrialRecord | undefined> = new Array(items.length)
       const wasResumed: Array<boolean> = new Array(items.length).fill(false)
       let stopped = false
@@ -415,7 +483,7 @@ export const run = <E, R>(
         })
       const runItem = (item: Item) =>
         Effect.gen(function* () {
-          const { at } = item
+          const at: TrialAt = { ...item.at, run }
           const prior = journal?.done.get(TrialRecord.key(at.case.file, at.case.digest, at.variant.name, at.index))
           if (prior !== undefined) {
             const record = { ...prior, file: at.case.file }
@@ -427,26 +495,17 @@ export const run = <E, R>(
           // Let the `interrupt` watcher run first, so that a stop requested by the last trial holds.
           if (watcher !== undefined) yield* Effect.yieldNow
           if (stopped) return
-          const relative = folder === undefined ? undefined : tracePath(at.stem, at.variant.name, at.index)
-          const traceFile = folder === undefined || relative === undefined ? undefined : path.join(folder, relative)
-          const one = LiveCase.trial(at.case.live, at.case.file, { variant: at.variant }).pipe(
-            Effect.provide(layerFor(at), { local: true })
-          )
-          const trial = yield* traceFile === undefined
-            ? one
-            : Effect.provide(one, Trace.jsonl(traceFile), { local: true })
-          let record: TrialRecord.TrialRecord = {
-            ...TrialRecord.fromTrial(trial, {
-              file: at.case.file,
-              digest: at.case.digest,
-              variant: at.variant.name,
-              index: at.index
-            }),
-            ...(relative === undefined ? {} : { trace: relative })
+          const done = yield* runOne(at)
+          let record: TrialRecord.TrialRecord = { ...done.record, file: at.case.file, index: at.index }
+          const relative = tracePath(at.stem, at.variant.name, at.index)
+          const traceFile = folder === undefined ? undefined : path.join(folder, relative)
+          if (traceFile !== undefined && (keepAll || !record.passed)) {
+            yield* fs.writeFileString(traceFile, done.trace)
+            record = { ...record, trace: relative }
           }
           if (!record.passed && options.capture !== undefined && traceFile !== undefined) {
             const captured = yield* options
-              .capture({ ...at, trace: traceFile, record })
+              .capture({ ...at, trace: traceFile, traceText: done.trace, record })
               .pipe(Effect.catchDefect((defect) => Effect.succeed<Captured>({ captureError: describe(defect) })))
             record = {
               ...record,

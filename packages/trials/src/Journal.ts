@@ -7,7 +7,17 @@
  *
  * @since 0.1.0
  */
-import { type Cause, Data, Effect, FileSystem, Path, type PlatformError, type Scope, Semaphore } from "effect"
+import {
+  type Cause,
+  Data,
+  Effect,
+  FileSystem,
+  Path,
+  type PlatformError,
+  type Result,
+  type Scope,
+  Semaphore
+} from "effect"
 import * as Line from "./internal/journalLine.ts"
 import * as TrialRecord from "./TrialRecord.ts"
 
@@ -23,6 +33,12 @@ export interface Header {
   readonly trials: number
   /** The variants' names, in order. */
   readonly variants: ReadonlyArray<string>
+  /**
+   * The run's id: made when the journal is created (`--fresh` makes a new one), kept while it is
+   * resumed, so that what a run started elsewhere (trials on the durable engine's runners) is
+   * found again by a resumed run. Absent in journals written before run ids: their run is `""`.
+   */
+  readonly run?: string | undefined
 }
 
 const JournalMismatchBase: new (args: {
@@ -86,6 +102,8 @@ export interface Journal {
   readonly file: string
   /** What it is of. */
   readonly header: Header
+  /** The run's id: the journal's `run`, `""` for a journal written before run ids. */
+  readonly run: string
   /** The trials it held when opened, by `TrialRecord.key`. */
   readonly done: ReadonlyMap<string, TrialRecord.TrialRecord>
   /** Appends one finished trial's line. */
@@ -110,7 +128,8 @@ export const headerLine = (header: Header): string =>
     format: 1,
     model: header.model,
     trials: header.trials,
-    variants: header.variants
+    variants: header.variants,
+    ...(header.run === undefined ? {} : { run: header.run })
   })
 
 /**
@@ -132,8 +151,16 @@ export const trialLine = (record: TrialRecord.TrialRecord): string =>
     durationMs: record.durationMs,
     ...(record.trace === undefined ? {} : { trace: record.trace }),
     ...(record.scenario === undefined ? {} : { scenario: record.scenario }),
-    ...(record.captureError === undefined ? {} : { captureError: record.captureError })
+    ...(record.captureError === undefined ? {} : { captureError: record.captureError }),
+    ...(record.runner === undefined ? {} : { runner: record.runner })
   })
+
+/**
+ * A finished trial's line read back (what `trialLine` writes), or what is wrong with it.
+ *
+ * @since 0.1.0
+ */
+export const readTrialLine = (text: string): Result.Result<TrialRecord.TrialRecord, string> => Line.trial(text)
 
 /**
  * What differs between a journal's header and this run's, in words; `undefined` when nothing does.
@@ -180,6 +207,8 @@ export const read = (
  * off the file, so the next line starts clean) and must have the same header, otherwise it fails
  * with `JournalMismatch` unless `fresh`. A bad line that is not the last fails with
  * `MalformedJournal`. With `fresh` the file is replaced by a new journal without being read.
+ * A new journal's header gets a new run id (`Header.run`, a UUID); a resumed one keeps its own
+ * (the `header` given needs none: it is not compared).
  * The file is then opened once for appending and closed when the scope closes; each `append` is
  * one write of its own (no buffering), so a trial journaled is on disk before the next starts.
  *
@@ -203,6 +232,7 @@ export const open = (
     const exists = options?.fresh === true ? false : yield* fs.exists(file)
     let start = true
     let endLine = false
+    let run = ""
     if (exists) {
       const text = yield* fs.readFileString(file)
       const read = Line.read(text)
@@ -213,6 +243,7 @@ export const open = (
         const difference = differs(read.header, header)
         if (difference !== undefined) return yield* new JournalMismatch({ file, differs: difference })
         start = false
+        run = read.header.run ?? ""
         for (const record of read.records)
           done.set(TrialRecord.key(record.file, record.digest, record.variant, record.index), record)
         // Cut a torn last line off before the file is opened for appending.
@@ -225,14 +256,18 @@ export const open = (
         }
       }
     }
-    if (start) yield* fs.writeFileString(file, `${headerLine(header)}\n`)
+    if (start) {
+      run = globalThis.crypto.randomUUID()
+      yield* fs.writeFileString(file, `${headerLine({ ...header, run })}\n`)
+    }
     const handle = yield* fs.open(file, { flag: "a" })
     const encoder = new TextEncoder()
     if (endLine) yield* handle.writeAll(encoder.encode("\n"))
     const one = yield* Semaphore.make(1)
     return {
       file,
-      header,
+      header: { ...header, run },
+      run,
       done,
       append: (record) =>
         Semaphore.withPermit(

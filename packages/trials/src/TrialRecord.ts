@@ -52,6 +52,8 @@ export interface TrialRecord {
   readonly scenario?: string | undefined
   /** Why capturing it failed, when it did. */
   readonly captureError?: string | undefined
+  /** Where it ran, when not in this process (a runner's `host:port` on the durable engine). */
+  readonly runner?: string | undefined
 }
 
 /**

@@ -155,10 +155,12 @@ describe("CaseSet.run", () => {
         modelName: "fake:model",
         folder: "/r",
         concurrency: 3,
+        traces: "all",
         capture: (info) =>
           Effect.sync(() => {
             captured.push(`${info.stem}.${info.variant.name}.${info.index}`)
             assert.strictEqual(info.trace, `/r/traces/${info.stem}.before.${info.index}.jsonl`)
+            assert.strictEqual(fs.files.get(info.trace), info.traceText)
             assert.isFalse(info.record.passed)
             if (info.index === 0) throw new Error("capture blew up")
             return info.index % 2 === 0
@@ -198,6 +200,98 @@ describe("CaseSet.run", () => {
       const journaled = yield* Journal.read("/r/journal.jsonl")
       assert.sameDeepMembers([...journaled.records], all)
     }).pipe(Effect.provide(Layer.merge(fs.layer, fs.path)))
+  })
+
+  it.effect("by default only the failing trials' traces are written; the passing ones stay in memory", () => {
+    const fs = memoryFiles()
+    return Effect.gen(function* () {
+      const { model } = stochastic()
+      const report = yield* CaseSet.run([caseOf("one")], {
+        trials: 8,
+        variants: [Variant.before],
+        model,
+        folder: "/r"
+      })
+      const records = report.cases[0]?.records ?? []
+      assert.isAbove(records.filter((r) => r.passed).length, 0)
+      assert.isAbove(records.filter((r) => !r.passed).length, 0)
+      for (const record of records) {
+        const file = `/r/traces/one.before.${record.index}.jsonl`
+        if (record.passed) {
+          assert.isUndefined(record.trace)
+          assert.isFalse(fs.files.has(file))
+        } else {
+          assert.strictEqual(record.trace, `traces/one.before.${record.index}.jsonl`)
+          assert.include(fs.files.get(file) ?? "", "not done")
+        }
+      }
+    }).pipe(Effect.provide(Layer.merge(fs.layer, fs.path)))
+  })
+
+  it.effect("runTrial: the trials run where it says, named by the journal's run id, kept across a resume", () => {
+    const fs = memoryFiles()
+    return Effect.gen(function* () {
+      const seen: Array<CaseSet.TrialAt> = []
+      const runTrial = (at: CaseSet.TrialAt) =>
+        Effect.sync((): CaseSet.TrialRun => {
+          seen.push(at)
+          const passed = at.index % 2 === 0
+          return {
+            record: {
+              file: "ignored: the run's own file is kept",
+              digest: at.case.digest,
+              variant: at.variant.name,
+              index: at.index,
+              passed,
+              stop: "end",
+              failures: passed ? [] : [{ kind: "check", message: "pass[0]: expected done" }],
+              usage: { inputTokens: 3, outputTokens: 1 },
+              durationMs: 1,
+              runner: "127.0.0.1:40001"
+            },
+            trace: '{"type":"run.started"}\n'
+          }
+        })
+      const options = { trials: 4, variants: [Variant.before] as const, runTrial, modelName: "x:y", folder: "/r" }
+      const first = yield* CaseSet.run([caseOf("one")], options)
+      const records = first.cases[0]?.records ?? []
+      assert.deepStrictEqual(
+        records.map((r) => [r.file, r.passed, r.runner, r.trace]),
+        [
+          ["cases/one.json", true, "127.0.0.1:40001", undefined],
+          ["cases/one.json", false, "127.0.0.1:40001", "traces/one.before.1.jsonl"],
+          ["cases/one.json", true, "127.0.0.1:40001", undefined],
+          ["cases/one.json", false, "127.0.0.1:40001", "traces/one.before.3.jsonl"]
+        ]
+      )
+      assert.strictEqual(fs.files.get("/r/traces/one.before.1.jsonl"), '{"type":"run.started"}\n')
+      const journal = yield* Journal.read("/r/journal.jsonl")
+      const run = journal.header?.run ?? ""
+      assert.match(run, /^[0-9a-f-]{36}$/)
+      assert.deepStrictEqual(new Set(seen.map((at) => at.run)), new Set([run]))
+      // Resumed: nothing runs again; a fresh run gets a new id.
+      seen.length = 0
+      const again = yield* CaseSet.run([caseOf("one"), caseOf("two")], options)
+      assert.strictEqual(again.summary.resumed, 4)
+      assert.deepStrictEqual(
+        seen.map((at) => [at.case.live.name, at.index, at.run]),
+        [0, 1, 2, 3].map((i) => ["two", i, run])
+      )
+      seen.length = 0
+      yield* CaseSet.run([caseOf("one")], { ...options, fresh: true })
+      assert.strictEqual(seen.length, 4)
+      assert.notStrictEqual(seen[0]?.run, run)
+    }).pipe(Effect.provide(Layer.merge(fs.layer, fs.path)))
+  })
+
+  it("neither model nor runTrial, or traces of another name: a RangeError naming the option", () => {
+    assert.throws(() => CaseSet.run([caseOf("one")], { trials: 1, variants: [Variant.fixed] }), /'model'.*'runTrial'/)
+    const { model } = stochastic()
+    assert.throws(
+      // @ts-expect-error: not one of the modes
+      () => CaseSet.run([caseOf("one")], { trials: 1, variants: [Variant.fixed], model, traces: "some" }),
+      /'traces' must be "failing" or "all", got some/
+    )
   })
 
   it.effect("one pool over all cases: never more than `concurrency` trials at once, and that many", () =>

@@ -35,19 +35,23 @@ describe("Journal", () => {
         format: 1,
         model: "fake:model",
         trials: 3,
-        variants: ["before", "fixed"]
+        variants: ["before", "fixed"],
+        run: journal.run
       })
+      assert.match(journal.run, /^[0-9a-f-]{36}$/)
       yield* journal.append(record(0))
       assert.strictEqual(files.get("/dir/journal.jsonl")?.split("\n").length, 3)
       yield* journal.append(record(1, false))
       const again = yield* Journal.open("/dir", header)
+      // A resumed journal keeps its run id.
+      assert.strictEqual(again.run, journal.run)
       assert.deepStrictEqual([...Journal.done(again).values()], [record(0), record(1, false)])
       assert.deepStrictEqual(
         Journal.done(again).get(TrialRecord.key("cases/a.json", "abc", "fixed", 1)),
         record(1, false)
       )
       const read = yield* Journal.read("/dir/journal.jsonl")
-      assert.deepStrictEqual(read.header, header)
+      assert.deepStrictEqual(read.header, { ...header, run: journal.run })
       assert.strictEqual(read.records.length, 2)
     }).pipe(Effect.provide(layer))
   })
@@ -73,7 +77,7 @@ describe("Journal", () => {
       files.set("/dir/journal.jsonl", '{"type":"trials.jour')
       const fresh = yield* Journal.open("/dir", header)
       assert.strictEqual(fresh.done.size, 0)
-      assert.strictEqual(files.get("/dir/journal.jsonl"), `${Journal.headerLine(header)}\n`)
+      assert.strictEqual(files.get("/dir/journal.jsonl"), `${Journal.headerLine({ ...header, run: fresh.run })}\n`)
     }).pipe(Effect.provide(layer))
   })
 
@@ -98,9 +102,15 @@ describe("Journal", () => {
       assert.include(variants.message, 'variants: journal ["before","fixed"], this run ["fixed"]')
       // Nothing was overwritten by the refusals.
       assert.strictEqual((yield* Journal.open("/dir", header)).done.size, 1)
+      const before = (yield* Journal.open("/dir", header)).run
       const fresh = yield* Journal.open("/dir", { ...header, trials: 5 }, { fresh: true })
       assert.strictEqual(fresh.done.size, 0)
-      assert.strictEqual(files.get("/dir/journal.jsonl"), `${Journal.headerLine({ ...header, trials: 5 })}\n`)
+      // Starting fresh is a new run: a new id.
+      assert.notStrictEqual(fresh.run, before)
+      assert.strictEqual(
+        files.get("/dir/journal.jsonl"),
+        `${Journal.headerLine({ ...header, trials: 5, run: fresh.run })}\n`
+      )
     }).pipe(Effect.provide(layer))
   })
 
@@ -127,6 +137,20 @@ describe("Journal", () => {
         const read = yield* Effect.flip(Journal.read("/dir/journal.jsonl"))
         assert.strictEqual(read._tag, "MalformedJournal")
       }
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect('a journal written before run ids resumes as run ""; where a trial ran (runner) is kept', () => {
+    const { files, layer } = setup()
+    return Effect.gen(function* () {
+      const old = `${JSON.stringify({ type: "trials.journal", format: 1, ...header })}\n`
+      const remote: TrialRecord.TrialRecord = { ...record(0), runner: "127.0.0.1:34431" }
+      files.set("/dir/journal.jsonl", `${old}${Journal.trialLine(remote)}\n`)
+      const journal = yield* Journal.open("/dir", header)
+      assert.strictEqual(journal.run, "")
+      assert.deepStrictEqual([...journal.done.values()], [remote])
+      // Its header is left as it was.
+      assert.isTrue(files.get("/dir/journal.jsonl")?.startsWith(old))
     }).pipe(Effect.provide(layer))
   })
 })

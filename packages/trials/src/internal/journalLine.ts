@@ -9,7 +9,8 @@ export const Header = Schema.Struct({
   format: Schema.Literal(1),
   model: Schema.String,
   trials: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
-  variants: Schema.Array(Schema.String)
+  variants: Schema.Array(Schema.String),
+  run: Schema.optionalKey(Schema.String)
 })
 
 const Failure = Schema.Struct({ kind: Schema.String, message: Schema.String })
@@ -28,7 +29,8 @@ export const Trial = Schema.Struct({
   durationMs: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
   trace: Schema.optionalKey(Schema.String),
   scenario: Schema.optionalKey(Schema.String),
-  captureError: Schema.optionalKey(Schema.String)
+  captureError: Schema.optionalKey(Schema.String),
+  runner: Schema.optionalKey(Schema.String)
 })
 
 const decodeHeader = Schema.decodeUnknownResult(Header)
@@ -43,6 +45,16 @@ const parse = (text: string): Result.Result<unknown, string> => {
 }
 
 const firstLine = (message: string): string => message.split("\n").join(" ")
+
+/** One trial line's text read back as a record, or what is wrong with it. */
+export const trial = (text: string): Result.Result<TrialRecord, string> => {
+  const json = parse(text)
+  if (Result.isFailure(json)) return Result.fail(json.failure)
+  return Result.match(decodeTrial(json.success), {
+    onFailure: (error) => Result.fail(`not a trial line: ${firstLine(error.message)}`),
+    onSuccess: ({ type: _type, ...record }) => Result.succeed(record)
+  })
+}
 
 /** A header's fields. */
 export type HeaderFields = Omit<typeof Header.Type, "type" | "format">
@@ -84,7 +96,12 @@ export const read = (text: string): Read => {
         ? Result.match(decodeHeader(json.success), {
             onFailure: (error) => `not a journal header: ${firstLine(error.message)}`,
             onSuccess: (decoded) => {
-              header = { model: decoded.model, trials: decoded.trials, variants: decoded.variants }
+              header = {
+                model: decoded.model,
+                trials: decoded.trials,
+                variants: decoded.variants,
+                ...(decoded.run === undefined ? {} : { run: decoded.run })
+              }
               return undefined
             }
           })
