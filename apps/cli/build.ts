@@ -6,7 +6,8 @@
  * commands use stays out of the shared chunk, in a chunk of its own that only they load: the MCP
  * package, the MCP SDK and its dependencies (the MCP commands, a scenario that mounts a server),
  * the viewer (`harness view`), and the durable engine with effect/cluster and the Postgres driver
- * (`--engine postgres`), the AI SDK's providers (`harness agent`), and the permission package
+ * (`--engine postgres`), the AI SDK's providers (`harness agent`, `harness test --trials`,
+ * `harness runner`), and the permission package
  * (`harness agent`, a scenario that declares a policy). `harness run` never loads any of them.
  *
  *   node build.ts [OUT]     (OUT: the output folder, `dist/` by default)
@@ -41,10 +42,10 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
     name: "durable",
     root: /[\\/]packages[\\/]durable[\\/]src[\\/]index\.ts$|[\\/]src[\\/]engine[\\/]Postgres\.ts$|[\\/]effect[\\/]dist[\\/](cluster|workflow|sql)[\\/]|[\\/]platform-node(-shared)?[\\/]dist[\\/]NodeCluster/
   },
-  // `harness test --trials` too: it runs a real model through the same providers.
+  // `harness test --trials` and `harness runner` too: they run a real model through the same providers.
   {
     name: "agent",
-    root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/](Agent|Trials)\.ts$/
+    root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/](Agent|Trials|Runner)\.ts$/
   },
   { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ }
 ]

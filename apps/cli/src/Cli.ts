@@ -92,6 +92,8 @@ const trialsOnly = (flags: {
   readonly fresh: boolean
   readonly baseUrl: Option.Option<string>
   readonly requestTimeout: Option.Option<string>
+  readonly allTraces: boolean
+  readonly cluster: boolean
 }): string | undefined =>
   flags.variant.length > 1
     ? "a second --variant (to compare two)"
@@ -105,7 +107,11 @@ const trialsOnly = (flags: {
             ? "--base-url"
             : Option.isSome(flags.requestTimeout)
               ? "--request-timeout"
-              : undefined
+              : flags.allTraces
+                ? "--all-traces"
+                : flags.cluster
+                  ? "--cluster"
+                  : undefined
 
 /** Exit 2 after saying why on stderr. */
 const usageError = (message: string): Effect.Effect<never, ExitCode> =>
@@ -157,6 +163,18 @@ const test = Command.make(
       Flag.optional,
       Flag.withDescription("with --trials: how long one model request may take (90s, 2m; default 10m)")
     ),
+    allTraces: Flag.Boolean("all-traces").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "with --trials: write every trial's trace under --report DIR/traces (default: only the failing trials')"
+      )
+    ),
+    cluster: Flag.Boolean("cluster").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "with --trials --engine postgres: run the trials on the runners of the database (harness runner) instead of in this process"
+      )
+    ),
     traces: Flag.String("traces").pipe(
       Flag.optional,
       Flag.withDescription(
@@ -179,10 +197,8 @@ const test = Command.make(
       const unused = Option.isSome(flags.traces)
         ? "--traces (each trial's trace is written under --report DIR/traces)"
         : Option.isSome(flags.workers)
-          ? "--workers (trials run in this process, --concurrency at once)"
-          : flags.engine !== "local" || Option.isSome(flags.databaseUrl)
-            ? "--engine postgres (trials run on the local engine)"
-            : undefined
+          ? "--workers (trials run --concurrency at once, in this process or on the runners of --engine postgres --cluster)"
+          : undefined
       if (unused !== undefined) {
         return usageError(`harness test: ${unused} does not apply with --trials; nothing was run`)
       }
@@ -199,7 +215,10 @@ const test = Command.make(
             report: Option.getOrUndefined(flags.report),
             fresh: flags.fresh,
             baseUrl: Option.getOrUndefined(flags.baseUrl),
-            requestTimeout: Option.getOrUndefined(flags.requestTimeout)
+            requestTimeout: Option.getOrUndefined(flags.requestTimeout),
+            allTraces: flags.allTraces,
+            engine: { engine: flags.engine, databaseUrl: Option.getOrUndefined(flags.databaseUrl) },
+            cluster: flags.cluster
           })
       )
     }
@@ -436,6 +455,35 @@ const agent = Command.make(
   )
 )
 
+const runner = Command.make(
+  "runner",
+  {
+    databaseUrl,
+    port: Flag.Int("port").pipe(
+      Flag.withDefault(34431),
+      Flag.withDescription("the port the other processes of the cluster reach this runner at (default 34431)")
+    ),
+    host: Flag.String("host").pipe(
+      Flag.optional,
+      Flag.withDescription("the address the other processes reach this runner at (default 127.0.0.1)")
+    )
+  },
+  (o) =>
+    lazy(
+      () => import("./commands/Runner.ts"),
+      (m) =>
+        m.runner({
+          databaseUrl: Option.getOrUndefined(o.databaseUrl),
+          port: o.port,
+          host: Option.getOrUndefined(o.host)
+        })
+    )
+).pipe(
+  Command.withDescription(
+    "Run trials for harness test --trials --engine postgres --cluster as one runner of the durable engine, until Ctrl-C: exit 0, or 2"
+  )
+)
+
 /**
  * The whole command tree.
  *
@@ -443,7 +491,7 @@ const agent = Command.make(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, view, agent, demo, mcp])
+  Command.withSubcommands([run, test, capture, view, agent, demo, mcp, runner])
 )
 
 /**

@@ -207,7 +207,13 @@ describe("harness test --trials", () => {
       [trialArgs(fake, 2, ["--report", where.file, where.cases]), `--report ${where.file}`],
       [["test", "--concurrency", "2", where.cases], "--concurrency runs only with --trials"],
       [trialArgs(fake, 2, ["--traces", where.report, where.cases]), "--traces (each trial's trace"],
-      [trialArgs(fake, 2, ["--workers", "2", where.cases]), "--workers (trials run in this process"],
+      [trialArgs(fake, 2, ["--workers", "2", where.cases]), "--workers (trials run --concurrency at once"],
+      [trialArgs(fake, 2, ["--cluster", where.cases]), "--cluster runs the trials on the runners of --engine postgres"],
+      [
+        trialArgs(fake, 2, ["--database-url", "postgres://u@127.0.0.1:1/db", where.cases]),
+        "--database-url is for --engine postgres"
+      ],
+      [["test", "--all-traces", where.cases], "--all-traces runs only with --trials"],
       [["test", "--trials", "2", "--model", "nope:m", where.cases], "--model"]
     ]
     for (const [args, says] of cases) {

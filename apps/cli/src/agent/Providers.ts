@@ -96,7 +96,7 @@ const isProvider = (name: string): name is Provider => (providers as ReadonlyArr
 /**
  * `--model`, the key and the base URL from the flags and the environment, or what is wrong (in
  * words, naming the flag or the variable): a `--model` that is not `PROVIDER:MODEL` with a
- * known provider, a missing or empty key, a base URL that is not an `http(s)://` URL, a
+ * known provider, a missing or empty key (unless it is looked for elsewhere), a base URL that is not an `http(s)://` URL, a
  * `--request-timeout` that is not a duration (`requestTimeoutMs`).
  *
  * @since 0.1.0
@@ -105,7 +105,11 @@ export const resolve = (
   model: string,
   baseUrl: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
-  requestTimeout?: string | undefined
+  requestTimeout?: string | undefined,
+  options?: {
+    /** The key is another process's (a runner's): not looked for here, `apiKey` is `""`. */
+    readonly keyElsewhere?: boolean | undefined
+  }
 ): Result.Result<Resolved, string> => {
   const colon = model.indexOf(":")
   const provider = colon < 0 ? model : model.slice(0, colon)
@@ -120,8 +124,8 @@ export const resolve = (
     return Result.fail(`--model ${JSON.stringify(model)}: no model after '${provider}:' (${provider}:<model id>)`)
   }
   const names = variables[provider]
-  const apiKey = env[names.key]
-  if (apiKey === undefined || apiKey.trim() === "") {
+  const apiKey = options?.keyElsewhere === true ? "" : env[names.key]
+  if (options?.keyElsewhere !== true && (apiKey === undefined || apiKey.trim() === "")) {
     return Result.fail(
       `no API key for ${provider}: set ${names.key}${apiKey === undefined ? "" : " (it is empty)"}; nothing was sent`
     )
@@ -143,7 +147,7 @@ export const resolve = (
   return Result.succeed({
     provider,
     model: id,
-    apiKey,
+    apiKey: apiKey ?? "",
     baseUrl: url,
     ...(timeout === undefined ? {} : { requestTimeoutMs: timeout })
   })

@@ -23,6 +23,7 @@ import { CaseSet, ReportLines, Statistics } from "@agent-harness/trials"
 import { Console, Effect, FileSystem, Logger, Path, Result } from "effect"
 import * as Providers from "../agent/Providers.ts"
 import * as ExitCode from "../common/ExitCode.ts"
+import * as Engine from "../engine/Engine.ts"
 import * as Signal from "../common/Signal.ts"
 import * as Style from "../printing/Style.ts"
 import * as Warnings from "../printing/Warnings.ts"
@@ -54,6 +55,12 @@ export interface Options {
   readonly baseUrl?: string | undefined
   /** `--request-timeout`: how long one model request may take (`90s`). */
   readonly requestTimeout?: string | undefined
+  /** `--all-traces`: write every trial's trace, not only the failing ones'. */
+  readonly allTraces?: boolean | undefined
+  /** `--engine`, `--database-url`: `postgres` runs every trial as a workflow on the durable engine. */
+  readonly engine?: Engine.Choice | undefined
+  /** `--cluster` (with `--engine postgres`): the trials spread over the runners of the database. */
+  readonly cluster?: boolean | undefined
 }
 
 /** The report folder when `--report` is not given, in the working folder. @since 0.1.0 */
@@ -112,6 +119,10 @@ export const check = (options: Options): Result.Result<Checked, string> => {
 /** Ends the command with exit 2 after saying why on stderr. */
 const usage = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
   Effect.andThen(Console.error(`harness test: ${message}; nothing was run`), Effect.fail(ExitCode.invalid))
+
+/** Ends the command with exit 2 after a trials run that could not go on, saying why on stderr. */
+const stopped = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
+  Effect.andThen(Console.error(`harness test: ${message}`), Effect.fail(ExitCode.invalid))
 
 /** Ends the command with exit 2 for a report folder that cannot be used or written. */
 const folderFailed = (folder: string, message: string): Effect.Effect<never, ExitCode.ExitCode> =>
@@ -184,8 +195,7 @@ const captureWith =
     Effect.gen(function* () {
       const relative = CaseSet.capturedPath(info.stem, info.variant.name, info.index)
       const out = path.join(folder, relative)
-      const text = yield* fs.readFileString(info.trace)
-      const checked = yield* Capture.checkedTrial(info.case.live, info.case.file, text, {
+      const checked = yield* Capture.checkedTrial(info.case.live, info.case.file, info.traceText, {
         out,
         trial: info.index,
         trace: info.trace
@@ -226,8 +236,22 @@ export const trials = (
       const checked = check(options)
       if (Result.isFailure(checked)) return yield* usage(checked.failure)
       const { trials, model, variants, concurrency } = checked.success
-      const resolved = Providers.resolve(model, options.baseUrl, process.env, options.requestTimeout)
+      const onEngine = options.engine !== undefined && Engine.isPostgres(options.engine)
+      if (options.cluster === true && !onEngine) {
+        return yield* usage("--cluster runs the trials on the runners of --engine postgres: add --engine postgres")
+      }
+      if (options.engine?.engine === "local" && options.engine.databaseUrl !== undefined) {
+        return yield* usage("--database-url is for --engine postgres: add --engine postgres, or drop --database-url")
+      }
+      // On the cluster the runners build the model with their own key: only its name is checked here.
+      const resolved = Providers.resolve(model, options.baseUrl, process.env, options.requestTimeout, {
+        keyElsewhere: options.cluster === true
+      })
       if (Result.isFailure(resolved)) return yield* usage(resolved.failure)
+      const pg = onEngine
+        ? yield* Effect.promise(() => Promise.all([import("../engine/Postgres.ts"), import("../engine/PgTrials.ts")]))
+        : undefined
+      const url = pg === undefined ? undefined : yield* pg[0].databaseUrl(options.engine?.databaseUrl)
       const folder = options.report ?? defaultFolder
       const found = yield* Effect.result(Suite.find(options.paths))
       if (Result.isFailure(found)) {
@@ -282,23 +306,54 @@ export const trials = (
 
       const cases = loaded.flatMap((one) => (one._tag === "Live" ? [one.case] : []))
       const { requested } = yield* Signal.interruptOnSigint()
-      const report = yield* CaseSet.run(cases, {
+      const common = {
         trials,
         variants,
-        model: layer,
         modelName: model,
         concurrency,
         folder,
         fresh: options.fresh,
+        traces: options.allTraces === true ? ("all" as const) : ("failing" as const),
         capture: captureWith(folder, fs, path),
         onTrial: json ? undefined : progress,
         interrupt: requested
-      }).pipe(
+      }
+      const running =
+        pg === undefined || url === undefined
+          ? CaseSet.run(cases, { ...common, model: layer })
+          : pg[1]
+              .withRunTrial(
+                {
+                  url,
+                  cluster: options.cluster === true,
+                  model,
+                  baseUrl: options.baseUrl,
+                  requestTimeout: options.requestTimeout,
+                  folder
+                },
+                (runTrial) => CaseSet.run(cases, { ...common, runTrial })
+              )
+              .pipe(
+                Effect.catchTags({
+                  ModelUnavailable: (e) =>
+                    stopped(
+                      `${e.message}; set it there and run the same command again (the trials that ended are kept)`
+                    ),
+                  ConnectionLost: (e) =>
+                    stopped(
+                      `${e.message}; run the same command again once it answers (the trials that ended are kept)`
+                    ),
+                  TrialsRefused: (e) => usage(e.message)
+                })
+              )
+      const report = yield* running.pipe(
         Effect.catchTags({
           JournalMismatch: (e) => folderFailed(folder, `${e.message}; run with --fresh to start over`),
           MalformedJournal: (e) => folderFailed(folder, e.message)
         }),
-        Effect.catch((error) => folderFailed(folder, messageOf(error))),
+        Effect.catch((error) =>
+          error instanceof ExitCode.ExitCode ? Effect.fail(error) : folderFailed(folder, messageOf(error))
+        ),
         Effect.provide(Logger.layer([Warnings.stderrOnce("test")]))
       )
       const jsonLines = ReportLines.lines(report)

@@ -18,17 +18,20 @@ import * as Style from "../printing/Style.ts"
 
 /**
  * The database URL: `--database-url`, else `$DATABASE_URL`; exit 2 naming what is wrong when
- * there is none or it is not a Postgres URL.
+ * there is none (saying `who` needs one) or it is not a Postgres URL.
  *
  * @since 0.1.0
  */
-export const databaseUrl = (given: string | undefined): Effect.Effect<string, ExitCode.ExitCode> =>
+export const databaseUrl = (
+  given: string | undefined,
+  who = "--engine postgres"
+): Effect.Effect<string, ExitCode.ExitCode> =>
   Effect.gen(function* () {
     const fromEnv = process.env.DATABASE_URL
     const url = given ?? (fromEnv === "" ? undefined : fromEnv)
     if (url === undefined) {
       yield* Console.error(
-        "--engine postgres needs a database: --database-url postgres://user@host:port/database, or DATABASE_URL"
+        `${who} needs a database: --database-url postgres://user@host:port/database, or DATABASE_URL`
       )
       return yield* ExitCode.invalid
     }
