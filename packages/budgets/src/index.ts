@@ -11,3 +11,7 @@ export * as Budget from "./Budget.ts"
 export * as Deadline from "./Deadline.ts"
 /** Budgets spent inside Effect: a `Meter` holds them in a `Ref` and fails with `Exhausted`. @since 0.1.0 */
 export * as Meter from "./Meter.ts"
+/** A model's price per million tokens, the cost of a call's tokens, its worst case, and the `--price` flag. @since 0.1.0 */
+export * as Price from "./Price.ts"
+/** The shipped price table of the common Anthropic and OpenAI models (checked dates, sources) and `find`. @since 0.1.0 */
+export * as Prices from "./Prices.ts"
