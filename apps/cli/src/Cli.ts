@@ -428,6 +428,30 @@ const agent = Command.make(
       Flag.withDefault(false),
       Flag.withDescription("mark tool output as untrusted data for the model")
     ),
+    tokenBudget: Flag.Int("token-budget").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "input and output tokens at most, every call's: a call whose prompt and --max-output-tokens could pass it is not made (stop token_budget)"
+      )
+    ),
+    costBudget: Flag.Finite("cost-budget").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "USD at most (0.50), priced by --price or the shipped price table: a call that could pass it is not made (stop cost_budget)"
+      )
+    ),
+    price: Flag.String("price").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "the model's price in USD per million tokens: input=3,output=15[,cached=0.3,cache-write=3.75,reasoning=15] (default: the shipped table)"
+      )
+    ),
+    maxOutputTokens: Flag.Int("max-output-tokens").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "the most output tokens one reply may have, sent to the provider (default 8192 with a budget)"
+      )
+    ),
     stream: Flag.Boolean("stream").pipe(
       Flag.withDefault(true),
       Flag.withDescription(
@@ -446,7 +470,11 @@ const agent = Command.make(
           maxTurns: Option.getOrUndefined(o.maxTurns),
           trace: Option.getOrUndefined(o.trace),
           journal: Option.getOrUndefined(o.journal),
-          policy: Option.getOrUndefined(o.policy)
+          policy: Option.getOrUndefined(o.policy),
+          tokenBudget: Option.getOrUndefined(o.tokenBudget),
+          costBudget: Option.getOrUndefined(o.costBudget),
+          price: Option.getOrUndefined(o.price),
+          maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens)
         })
     )
 ).pipe(

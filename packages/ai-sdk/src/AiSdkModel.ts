@@ -231,7 +231,9 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
         })
       })
     )
-  return typeof model.doStream === "function" ? { respond, stream } : { respond }
+  // The output cap the provider is sent is the loop's worst case of a call under a spend.
+  const cap = typeof settings.maxOutputTokens === "number" ? { maxOutputTokens: settings.maxOutputTokens } : {}
+  return typeof model.doStream === "function" ? { respond, stream, ...cap } : { respond, ...cap }
 }
 
 /**

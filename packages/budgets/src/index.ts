@@ -15,3 +15,5 @@ export * as Meter from "./Meter.ts"
 export * as Price from "./Price.ts"
 /** The shipped price table of the common Anthropic and OpenAI models (checked dates, sources) and `find`. @since 0.1.0 */
 export * as Prices from "./Prices.ts"
+/** Tokens and money as a value: limits, reservations before each call, settlements after, and `Exhausted` (`token_budget`, `cost_budget`). @since 0.1.0 */
+export * as Spend from "./Spend.ts"

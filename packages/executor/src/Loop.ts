@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import type { Budget } from "@agent-harness/budgets"
+import type { Budget, Spend } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Data, type Duration, Effect, Queue, Stream } from "effect"
 import type * as Breaker from "./Breaker.ts"
@@ -56,6 +56,19 @@ export interface Options<T extends Tool.Any> {
   readonly turns?: Budget.Budget | undefined
   /** Wall-clock time for the whole run, checked before each model call. */
   readonly timeLimit?: Duration.Input | undefined
+  /**
+   * Tokens and money (`Spend.make(limits, { price })`; a partly spent one continues where it
+   * was): before each model call its worst case is reserved (`Spending.requestTokens` of the
+   * request and `maxOutputTokens`, at the dearest prices) and the call is refused, the run
+   * stopping with `token_budget` or `cost_budget`, when that does not fit; after it the reported
+   * usage settles the reservation (an unreported one spends it whole).
+   */
+  readonly spend?: Spend.Spend | undefined
+  /**
+   * The most output tokens one reply may have: the output side of a call's worst case (default:
+   * the model's own `maxOutputTokens`). Needed with a limited `spend`.
+   */
+  readonly maxOutputTokens?: number | undefined
   /**
    * How many calls of one turn without a lane (`Tool.lane`) run at once; default 1. Calls of a
    * lane (a mounted MCP server's tools: `mcp:<prefix>`) run one after another in call order,
@@ -120,6 +133,8 @@ export interface RunResult {
   readonly turns: ReadonlyArray<Turn>
   /** The turn budget at the end. */
   readonly budget: Budget.Budget
+  /** The tokens and money spent, when the run was given a `spend`. */
+  readonly spend?: Spend.Spend | undefined
 }
 
 /**

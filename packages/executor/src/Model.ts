@@ -191,6 +191,11 @@ export interface Shape {
    * no reply is left over and that the last results are the expected ones.
    */
   readonly complete?: ((messages: ReadonlyArray<Message.Message>) => Effect.Effect<void, Failure>) | undefined
+  /**
+   * The most output tokens one reply may have, as the model asks its provider for: the loop's
+   * worst case of a call under a token or money budget (`Loop.Options.spend`).
+   */
+  readonly maxOutputTokens?: number | undefined
 }
 
 /**

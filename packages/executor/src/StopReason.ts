@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Budget } from "@agent-harness/budgets"
+import { Budget, Spend } from "@agent-harness/budgets"
 import { Schema } from "effect"
 
 /**
@@ -17,8 +17,17 @@ import { Schema } from "effect"
  *
  * @since 0.1.0
  */
-export const StopReason: Schema.Literals<readonly ["end", "turn_cap", "time_budget", "repeated_call", "interrupted"]> =
-  Schema.Literals(["end", Budget.reasons.turns, Budget.reasons.time, "repeated_call", "interrupted"])
+export const StopReason: Schema.Literals<
+  readonly ["end", "turn_cap", "time_budget", "token_budget", "cost_budget", "repeated_call", "interrupted"]
+> = Schema.Literals([
+  "end",
+  Budget.reasons.turns,
+  Budget.reasons.time,
+  Spend.reasons.total_tokens,
+  Spend.reasons.cost,
+  "repeated_call",
+  "interrupted"
+])
 
 /** Why the loop stopped: `end`, `turn_cap`, `time_budget`, `repeated_call` or `interrupted`. @since 0.1.0 */
 export type StopReason = typeof StopReason.Type

@@ -24,6 +24,8 @@ export * as Outcome from "./Outcome.ts"
 export * as Progress from "./Progress.ts"
 /** A streamed reply, part by part (text and reasoning deltas, a call's start, argument pieces and end, usage, finish), and its fold into a reply. @since 0.2.0 */
 export * as ReplyPart from "./ReplyPart.ts"
+/** Tokens and money: the request's bound a reservation counts, and the `spend.settled` / `spend.refused` trace events. @since 0.2.0 */
+export * as Spending from "./Spending.ts"
 /** Why the loop stopped: the closed list, as a Schema. @since 0.1.0 */
 export * as StopReason from "./StopReason.ts"
 /** Traces as JSON Lines, one event grammar (`run.started`, `call.answered`...): the events, their Schemas, where they go (`jsonl`, `memory`), and `upgrade` for old traces. @since 0.1.0 */

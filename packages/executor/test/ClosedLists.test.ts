@@ -4,7 +4,7 @@
  * through it (an unknown word refused with a message naming the words it knows; the lines
  * traces hold today still read).
  */
-import { Budget } from "@agent-harness/budgets"
+import { Budget, Spend } from "@agent-harness/budgets"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Result, Schema } from "effect"
@@ -18,16 +18,20 @@ const problem = (result: Result.Result<unknown, Schema.SchemaError>): string =>
 const read = (line: string) => Schema.decodeUnknownSync(Trace.Event)(Trace.upgrade(JSON.parse(line)))
 
 describe("StopReason", () => {
-  it("is the loop's five words, the budgets' two among them", () => {
+  it("is the loop's seven words, the budgets' four among them", () => {
     assert.deepStrictEqual(StopReason.StopReason.literals, [
       "end",
       "turn_cap",
       "time_budget",
+      "token_budget",
+      "cost_budget",
       "repeated_call",
       "interrupted"
     ])
     assert.strictEqual(StopReason.StopReason.literals[1], Budget.reasons.turns)
     assert.strictEqual(StopReason.StopReason.literals[2], Budget.reasons.time)
+    assert.strictEqual(StopReason.StopReason.literals[3], Spend.reasons.total_tokens)
+    assert.strictEqual(StopReason.StopReason.literals[4], Spend.reasons.cost)
   })
 
   it("the trace's stop event and Ended decode through it", () => {
@@ -37,7 +41,7 @@ describe("StopReason", () => {
 
   it("an unknown stop reason is refused with the words it knows, by the trace and by Ended", () => {
     const line = { type: "run.ended", stop: "finished", turns: 2 }
-    const expected = `Expected "end" | "turn_cap" | "time_budget" | "repeated_call" | "interrupted", got "finished"\n  at ["stop"]`
+    const expected = `Expected "end" | "turn_cap" | "time_budget" | "token_budget" | "cost_budget" | "repeated_call" | "interrupted", got "finished"\n  at ["stop"]`
     assert.strictEqual(problem(Schema.decodeUnknownResult(Trace.Stop)(line, { reportInput: true })), expected)
     assert.include(problem(decodeEvent(line, { reportInput: true })), `got "finished"`)
     assert.throws(() => Ended.decode({ stop: "finished", turns: 2 }), /"end" \| "turn_cap"/)

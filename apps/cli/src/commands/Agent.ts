@@ -46,6 +46,7 @@ import * as ExitCode from "../common/ExitCode.ts"
 import * as McpConfig from "@agent-harness/mcp/config"
 import * as Live from "../printing/Live.ts"
 import * as Outputs from "../printing/Outputs.ts"
+import * as Budgets from "../agent/Budgets.ts"
 import * as Providers from "../agent/Providers.ts"
 import * as RootFolder from "../common/RootFolder.ts"
 import * as Signal from "../common/Signal.ts"
@@ -92,6 +93,14 @@ export interface Options {
   readonly prompt: string
   /** Print each reply as it streams (`Loop.stream`; the default), or each turn once complete (`--no-stream`). */
   readonly stream?: boolean | undefined
+  /** `--token-budget N`: input and output tokens, every call's, at most. */
+  readonly tokenBudget?: number | undefined
+  /** `--cost-budget USD`: money at most, priced by `--price` or the shipped table (`Prices`). */
+  readonly costBudget?: number | undefined
+  /** `--price input=3,output=15,...`: USD per million tokens, over the shipped table's. */
+  readonly price?: string | undefined
+  /** `--max-output-tokens N`: the per-reply output cap sent to the provider (default 8192 with a budget). */
+  readonly maxOutputTokens?: number | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -272,9 +281,15 @@ export const agent = (
         }),
         usage
       )
+      const spent = Budgets.spendingOf(options, resolved.success)
+      if (Result.isFailure(spent)) return yield* usage(spent.failure)
+      const spending = spent.success
       const model = yield* Effect.try({
         try: () =>
-          AiSdkModel.layer(Providers.languageModel(resolved.success), Providers.modelOptions(resolved.success)),
+          AiSdkModel.layer(Providers.languageModel(resolved.success), {
+            ...Providers.modelOptions(resolved.success),
+            ...(spending === undefined ? {} : { maxOutputTokens: spending.maxOutputTokens })
+          }),
         catch: (error) => (error instanceof Error ? error.message : String(error))
       }).pipe(Effect.catch(usage))
       const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>
@@ -302,7 +317,7 @@ export const agent = (
       const names = [...FileTools.forLocale(options.lang).tools, ...mounted.toolset.tools].map((tool) => tool.name)
       for (const line of AgentPolicy.warnings(policy, names)) yield* Console.error(line)
       const asking = AgentApprover.make(AgentApprover.terminalOf(process))
-      return yield* session(options, { policy, maxTurns, mounted, files }, asking.answers).pipe(
+      return yield* session(options, { policy, maxTurns, mounted, files, spending }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
         Effect.provideService(Execute.Middleware, Execute.compose(gate, ...journal, ...mounted.outcomes)),
@@ -328,6 +343,7 @@ const session = (
       readonly declared: ReadonlyArray<Mounter.Declaration>
     }
     readonly files: Files.FilesShape
+    readonly spending: Budgets.Spending | undefined
   },
   answers: ReadonlyArray<Approver.ScriptedAnswer>
 ) =>
@@ -354,7 +370,10 @@ const session = (
     const loop = {
       toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
       messages,
-      maxTurns: setup.maxTurns
+      maxTurns: setup.maxTurns,
+      ...(setup.spending === undefined
+        ? {}
+        : { spend: setup.spending.spend, maxOutputTokens: setup.spending.maxOutputTokens })
     }
     const played = yield* Effect.result(
       (streamed
@@ -387,12 +406,15 @@ const session = (
     yield* Console.log(`${w.stop}: ${result.stop}`)
     const tokens = usageLine(result.turns)
     if (tokens !== undefined) yield* Console.log(style.dim(tokens))
+    if (result.spend !== undefined) yield* Console.log(style.dim(Budgets.spentLine(result.spend)))
     if (result.stop === "end") return
     if (result.stop === "interrupted") return yield* ExitCode.interrupted
     yield* Console.error(
       result.stop === "turn_cap"
         ? `harness agent: the model did not finish within ${setup.maxTurns} model calls (--max-turns)`
-        : `harness agent: the run stopped (${result.stop}) before the model finished`
+        : result.stop === "token_budget" || result.stop === "cost_budget"
+          ? `harness agent: stopped before a model call that could pass ${result.stop === "cost_budget" ? "--cost-budget" : "--token-budget"} (its prompt and --max-output-tokens at most); nothing past the budget was spent`
+          : `harness agent: the run stopped (${result.stop}) before the model finished`
     )
     return yield* ExitCode.failed
   })

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Budget, Deadline } from "@agent-harness/budgets"
+import { Budget, Deadline, Spend } from "@agent-harness/budgets"
 import type { Tool } from "@agent-harness/tool-schema"
 import { Deferred, Effect, Fiber, Result } from "effect"
 import * as Boundary from "../Boundary.ts"
@@ -17,6 +17,7 @@ import { Model, type ModelError } from "../Model.ts"
 import * as Outcome from "../Outcome.ts"
 import * as Progress from "../Progress.ts"
 import * as ReplyPart from "../ReplyPart.ts"
+import * as Spending from "../Spending.ts"
 import * as Trace from "../Trace.ts"
 import * as Steps from "./steps.ts"
 
@@ -42,6 +43,16 @@ export const drive = <T extends Tool.Any>(
     const problem = Boundary.optionProblem(options)
     if (problem !== undefined) return yield* invalid(problem)
     const model = yield* Model
+    let spend = options.spend
+    const outputCap = options.maxOutputTokens ?? model.maxOutputTokens
+    if (spend !== undefined && Spend.isLimited(spend)) {
+      if (outputCap === undefined || !Number.isSafeInteger(outputCap) || outputCap < 1) {
+        return yield* invalid({
+          option: "maxOutputTokens",
+          problem: `must be a whole number of at least 1 with a limited 'spend' (the output side of each call's worst case), got ${String(outputCap)}`
+        })
+      }
+    }
     const trace = yield* Effect.service(Trace.Trace)
     const record = (event: Trace.Event) => Trace.recordOn(trace, event)
     let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
@@ -81,7 +92,14 @@ export const drive = <T extends Tool.Any>(
       Effect.gen(function* () {
         ended = true
         yield* record({ type: "run.ended", stop, ...(text === undefined ? {} : { text }), turns: turns.length })
-        const result: Loop.RunResult = { stop, text, messages, turns, budget }
+        const result: Loop.RunResult = {
+          stop,
+          text,
+          messages,
+          turns,
+          budget,
+          ...(spend === undefined ? {} : { spend })
+        }
         if (stop !== "interrupted") yield* Steps.complete(model, Math.max(turns.length, 1), messages)
         if (emit !== undefined) yield* emit({ type: "run.ended", result })
         return result
@@ -111,8 +129,22 @@ export const drive = <T extends Tool.Any>(
         if (deadline !== undefined && Result.isFailure(yield* Effect.result(Deadline.check(deadline)))) {
           return yield* finish("time_budget", undefined)
         }
-        budget = spent.success
         const turn = turns.length + 1
+        let reservation: Spend.Reservation | undefined
+        if (spend !== undefined && Spend.isLimited(spend)) {
+          const worst = Spend.worstCase(spend, Spending.requestTokens(messages, options.toolset), outputCap ?? 0)
+          const reserved = Spend.reserve(spend, worst)
+          if (Result.isFailure(reserved)) {
+            const { kind, limit, committed, requested, reason } = reserved.failure
+            yield* Trace.recordOn(
+              trace,
+              Spending.refused.entry({ type: "spend.refused", turn, reason, kind, limit, committed, requested })
+            )
+            return yield* finish(reason, undefined)
+          }
+          ;[spend, reservation] = reserved.success
+        }
+        budget = spent.success
         yield* record({ type: "model.requested", turn, messages: messages.length })
         if (emit !== undefined) yield* emit({ type: "turn.started", turn })
         const request = { messages: [...messages], toolset: options.toolset, turn }
@@ -125,9 +157,36 @@ export const drive = <T extends Tool.Any>(
           stop === undefined
             ? yield* asking
             : yield* Effect.raceFirst(asking, Effect.as(Deferred.await(stop), cut as typeof cut))
-        if (asked === cut) return yield* finish("interrupted", partialText())
+        if (asked === cut) {
+          // What a cut-off call spent is not known: its whole reservation is spent.
+          if (spend !== undefined && reservation !== undefined) spend = Spend.settle(spend, reservation, undefined)
+          return yield* finish("interrupted", partialText())
+        }
         partial = undefined
         const { reply, about } = asked
+        if (spend !== undefined) {
+          const before = spend.spent
+          spend = Spend.settle(
+            spend,
+            reservation ?? { amount: Spend.zero },
+            about.usage ?? (reservation === undefined ? {} : undefined)
+          )
+          const after = spend.spent
+          yield* Trace.recordOn(
+            trace,
+            Spending.settled.entry({
+              type: "spend.settled",
+              turn,
+              reported: about.usage !== undefined,
+              spent: Spending.wire({
+                inputTokens: after.inputTokens - before.inputTokens,
+                outputTokens: after.outputTokens - before.outputTokens,
+                cost: after.cost - before.cost
+              }),
+              total: Spending.wire(after)
+            })
+          )
+        }
         messages.push(Message.assistant(reply))
         const { usage, finishReason } = about
         const seen = {
