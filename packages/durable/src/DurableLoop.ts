@@ -24,6 +24,7 @@ import {
   Usage
 } from "@agent-harness/executor"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
+import { type Price, Spend } from "@agent-harness/budgets"
 import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
 import { Activity, type Workflow as W, Workflow, WorkflowEngine } from "effect/workflow"
 import * as DurableJournal from "./DurableJournal.ts"
@@ -41,6 +42,13 @@ export const Payload: Schema.Struct<{
 /** What starts a conversation. @since 0.1.0 */
 export type Payload = typeof Payload.Type
 
+/** What a conversation spent: tokens in and out, and USD (0 without a price). */
+const Spent = Schema.Struct({
+  input_tokens: Schema.Finite,
+  output_tokens: Schema.Finite,
+  cost: Schema.Finite
+})
+
 /**
  * How a conversation ended: the loop's one JSON form of how a run ended (`Ended`: the stop
  * reason, the number of model calls) with the final text (`null` rather than absent when
@@ -54,14 +62,17 @@ export const Result: Schema.Struct<{
   readonly text: Schema.NullOr<Schema.String>
   readonly messages: Schema.$Array<typeof Message.Message>
   readonly turns: Schema.Int
+  readonly spent: Schema.optionalKey<typeof Spent>
 }> = Schema.Struct({
   stop: Ended.Ended.fields.stop,
   text: Schema.NullOr(Schema.String),
   messages: Schema.Array(Message.Message),
-  turns: Ended.Ended.fields.turns
+  turns: Ended.Ended.fields.turns,
+  /** What the conversation spent, when its kind has a `spend` (rebuilt from the recorded turns on every run). */
+  spent: Schema.optionalKey(Spent)
 })
 
-/** How a conversation ended. @since 0.1.0 */
+/** How a conversation ended (`spent` with a `spend`). @since 0.1.0 */
 export type Result = typeof Result.Type
 
 const ConversationFailedBase: Schema.Class<
@@ -135,7 +146,11 @@ export const journaledModel = (
         Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
         Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
       )
-    return { respond, complete: model.complete }
+    return {
+      respond,
+      complete: model.complete,
+      ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens })
+    }
   })
 
 /**
@@ -154,6 +169,19 @@ export interface Definition<T extends Tool.Any> {
   readonly timeout?: Execute.Options["timeout"]
   /** Sees each call's outcome as the loop gets it (ran, replayed, outcome unknown), with the conversation id. */
   readonly onOutcome?: ((outcome: Outcome.Outcome, conversationId: string) => Effect.Effect<void>) | undefined
+  /**
+   * Token and money limits for each conversation (`Loop.Options.spend`), with the price and the
+   * per-reply output cap its worst case counts. The turns are recorded with their usage, so a
+   * conversation run again (a restart, another runner) settles the same usage in the same order:
+   * what it spent is rebuilt, never reset nor counted twice.
+   */
+  readonly spend?:
+    | {
+        readonly limits: Spend.Limits
+        readonly price?: Price.Price | undefined
+        readonly maxOutputTokens: number
+      }
+    | undefined
 }
 
 /**
@@ -218,7 +246,13 @@ export const make = <const Name extends string, T extends Tool.Any>(
         messages: payload.messages,
         maxTurns: definition.maxTurns,
         concurrency: definition.concurrency,
-        timeout: definition.timeout
+        timeout: definition.timeout,
+        ...(definition.spend === undefined
+          ? {}
+          : {
+              spend: Spend.make(definition.spend.limits, { price: definition.spend.price }),
+              maxOutputTokens: definition.spend.maxOutputTokens
+            })
       }).pipe(
         Effect.provideService(Model.Model, model),
         Effect.provideService(Execute.Middleware, middleware),
@@ -231,7 +265,16 @@ export const make = <const Name extends string, T extends Tool.Any>(
         stop: result.stop,
         text: result.text ?? null,
         messages: result.messages,
-        turns: result.turns.length
+        turns: result.turns.length,
+        ...(result.spend === undefined
+          ? {}
+          : {
+              spent: {
+                input_tokens: result.spend.spent.inputTokens,
+                output_tokens: result.spend.spent.outputTokens,
+                cost: result.spend.spent.cost
+              }
+            })
       }
       return ended
     })

@@ -111,4 +111,45 @@ describe("DurableLoop on one process", () => {
     },
     timeout
   )
+
+  it(
+    "with a spend: stops before the call that could pass it, and the same id gives the same spent, the model not asked again",
+    async (ctx) => {
+      const url = db.url(ctx)
+      const asked = { count: 0 }
+      // Reads forever, each reply reporting 1,000 tokens in and 50 out.
+      const reading: Model.Shape = {
+        respond: () =>
+          Effect.sync(() => {
+            asked.count++
+            return {
+              content: [Message.toolUse(`r${asked.count}`, "read", { path: "notes.txt" })],
+              usage: { inputTokens: 1000, outputTokens: 50 },
+              finishReason: "tool-calls" as const
+            }
+          })
+      }
+      const kind = DurableLoop.make("test/spend", {
+        toolset: FileTools.english,
+        maxTurns: 50,
+        spend: { limits: { totalTokens: 20_000 }, maxOutputTokens: 500 }
+      })
+      const files = Files.makeFiles({ "notes.txt": "hello\n" })
+      const { first, again, calls } = await Effect.runPromise(
+        Effect.gen(function* () {
+          const first = yield* kind.run({ conversation_id: "s1", messages: opening })
+          const calls = asked.count
+          const again = yield* kind.run({ conversation_id: "s1", messages: opening })
+          return { first, again, calls }
+        }).pipe(Effect.provide(engine(url, kind, reading, files)))
+      )
+      assert.strictEqual(first.stop, "token_budget")
+      assert.strictEqual(first.turns, calls)
+      assert.deepStrictEqual(first.spent, { input_tokens: 1000 * calls, output_tokens: 50 * calls, cost: 0 })
+      assert.isAtMost(1050 * calls, 20_000)
+      assert.deepStrictEqual(again, first)
+      assert.strictEqual(asked.count, calls)
+    },
+    timeout
+  )
 })
