@@ -35,7 +35,7 @@ export const floors: Floors = {
   core: [
     ["tool-schema", "budgets", "diff"],
     ["executor", "file-tools"],
-    ["idempotency", "planner", "scripted-model"],
+    ["idempotency", "planner", "scripted-model", "compaction"],
     ["scenario", "testing", "trials"]
   ],
   edges: ["ai-sdk", "mcp", "permission", "viewer", "durable"]
