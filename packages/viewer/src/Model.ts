@@ -168,6 +168,16 @@ export interface Conversation {
   readonly usage: { readonly [key: string]: number } | null
   /** `retry` events. */
   readonly retries: number
+  /**
+   * What the run spent (its last `spend.settled` event's total: tokens in and out, USD) and,
+   * when a call was refused for a budget, its `spend.refused` in words; `null` without either.
+   */
+  readonly spend: {
+    readonly inputTokens: number
+    readonly outputTokens: number
+    readonly cost: number
+    readonly refused: string | null
+  } | null
   /** Unknown events outside any turn. */
   readonly other: ReadonlyArray<Generic>
 }

@@ -278,3 +278,38 @@ describe("ConversationTrace.fromLines: streamed turns", () => {
     expect(read(text).turns.map((t) => t.streamed)).toStrictEqual([false])
   })
 })
+
+describe("ConversationTrace.fromLines: spend", () => {
+  it("the run's spend is its last spend.settled total; a refusal is said in words; each stays under its turn", () => {
+    const settled = (turn: number, total: number) =>
+      JSON.stringify({
+        type: "spend.settled",
+        turn,
+        reported: true,
+        spent: { input_tokens: 1000, output_tokens: 50, cost: 0.00375 },
+        total: { input_tokens: total * 1000, output_tokens: total * 50, cost: total * 0.00375 }
+      })
+    const refused = JSON.stringify({
+      type: "spend.refused",
+      turn: 3,
+      reason: "token_budget",
+      kind: "total_tokens",
+      limit: 3000,
+      committed: 2100,
+      requested: 1500
+    })
+    const file = read([oneCall, settled(1, 1), settled(2, 2), refused].join("\n"))
+    expect(file.spend).toStrictEqual({
+      inputTokens: 2000,
+      outputTokens: 100,
+      cost: 0.0075,
+      refused: "token_budget: total_tokens 3,000; 2,100 spent or reserved, the next call needed up to 1,500 more"
+    })
+    expect(read(oneCall).spend).toBeNull()
+    // A malformed total keeps what was known.
+    expect(
+      read([settled(1, 1), JSON.stringify({ type: "spend.settled", turn: 2, total: "x" })].join("\n")).spend
+        ?.inputTokens
+    ).toBe(1000)
+  })
+})
