@@ -13,3 +13,5 @@ export * as Estimate from "./Estimate.ts"
 export * as Strategy from "./Strategy.ts"
 /** `compact` near a window (`CannotCompact` when it cannot fit) and `pairingProblem`, the protocol check. @since 0.1.0 */
 export * as Compaction from "./Compaction.ts"
+/** Compaction in the loop: the `compact` hook for `Loop.Options`, and its trace events (`context.compacted`, `context.refused`). @since 0.1.0 */
+export * as Compactor from "./Compactor.ts"

@@ -70,6 +70,13 @@ export interface Options<T extends Tool.Any> {
    */
   readonly maxOutputTokens?: number | undefined
   /**
+   * Compaction (`Compactor.make` of @agent-harness/compaction, or your own): called once before
+   * each model call with the history about to be sent; the history it gives (`Compacted`) is
+   * sent, and kept, instead; `TooLarge` stops the run with `context_window` instead of sending a
+   * request the provider would refuse. It must keep every `tool_use` with its one `tool_result`.
+   */
+  readonly compact?: Compact | undefined
+  /**
    * How many calls of one turn without a lane (`Tool.lane`) run at once; default 1. Calls of a
    * lane (a mounted MCP server's tools: `mcp:<prefix>`) run one after another in call order,
    * and the lanes, the calls without one among them, run at the same time. Results stay in call
@@ -95,6 +102,41 @@ export interface Options<T extends Tool.Any> {
    */
   readonly interrupt?: Effect.Effect<void> | undefined
 }
+
+/**
+ * What a compaction hook is given before a model call: the history about to be sent, the turn,
+ * and the input tokens the provider reported for the previous call (to calibrate an estimate).
+ *
+ * @since 0.2.0
+ */
+export interface CompactRequest {
+  /** The history about to be sent. */
+  readonly messages: ReadonlyArray<Message.Message>
+  /** The model call about to be made, from 1. */
+  readonly turn: number
+  /** The input tokens the provider reported for the previous call, when it did. */
+  readonly reportedInputTokens?: number | undefined
+  /** The history that previous call was sent, when there was one. */
+  readonly previousMessages?: ReadonlyArray<Message.Message> | undefined
+}
+
+/**
+ * What a compaction hook decides: keep the history, send a compacted one, or stop the run
+ * (`context_window`) because it cannot fit the window.
+ *
+ * @since 0.2.0
+ */
+export type Compacting =
+  | { readonly _tag: "Kept" }
+  | { readonly _tag: "Compacted"; readonly messages: ReadonlyArray<Message.Message> }
+  | { readonly _tag: "TooLarge"; readonly message: string }
+
+/**
+ * A compaction hook (`Options.compact`).
+ *
+ * @since 0.2.0
+ */
+export type Compact = (request: CompactRequest) => Effect.Effect<Compacting>
 
 /**
  * One model call and what came of it.

@@ -18,13 +18,23 @@ import { Schema } from "effect"
  * @since 0.1.0
  */
 export const StopReason: Schema.Literals<
-  readonly ["end", "turn_cap", "time_budget", "token_budget", "cost_budget", "repeated_call", "interrupted"]
+  readonly [
+    "end",
+    "turn_cap",
+    "time_budget",
+    "token_budget",
+    "cost_budget",
+    "context_window",
+    "repeated_call",
+    "interrupted"
+  ]
 > = Schema.Literals([
   "end",
   Budget.reasons.turns,
   Budget.reasons.time,
   Spend.reasons.total_tokens,
   Spend.reasons.cost,
+  "context_window",
   "repeated_call",
   "interrupted"
 ])

@@ -18,13 +18,14 @@ const problem = (result: Result.Result<unknown, Schema.SchemaError>): string =>
 const read = (line: string) => Schema.decodeUnknownSync(Trace.Event)(Trace.upgrade(JSON.parse(line)))
 
 describe("StopReason", () => {
-  it("is the loop's seven words, the budgets' four among them", () => {
+  it("is the loop's eight words, the budgets' four among them", () => {
     assert.deepStrictEqual(StopReason.StopReason.literals, [
       "end",
       "turn_cap",
       "time_budget",
       "token_budget",
       "cost_budget",
+      "context_window",
       "repeated_call",
       "interrupted"
     ])
@@ -41,7 +42,7 @@ describe("StopReason", () => {
 
   it("an unknown stop reason is refused with the words it knows, by the trace and by Ended", () => {
     const line = { type: "run.ended", stop: "finished", turns: 2 }
-    const expected = `Expected "end" | "turn_cap" | "time_budget" | "token_budget" | "cost_budget" | "repeated_call" | "interrupted", got "finished"\n  at ["stop"]`
+    const expected = `Expected "end" | "turn_cap" | "time_budget" | "token_budget" | "cost_budget" | "context_window" | "repeated_call" | "interrupted", got "finished"\n  at ["stop"]`
     assert.strictEqual(problem(Schema.decodeUnknownResult(Trace.Stop)(line, { reportInput: true })), expected)
     assert.include(problem(decodeEvent(line, { reportInput: true })), `got "finished"`)
     assert.throws(() => Ended.decode({ stop: "finished", turns: 2 }), /"end" \| "turn_cap"/)

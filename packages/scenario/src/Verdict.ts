@@ -14,7 +14,17 @@ import { Schema } from "effect"
  * @since 0.1.0
  */
 export const Stop: Schema.Literals<
-  readonly ["end", "turn_cap", "time_budget", "token_budget", "cost_budget", "repeated_call", "interrupted", "diverged"]
+  readonly [
+    "end",
+    "turn_cap",
+    "time_budget",
+    "token_budget",
+    "cost_budget",
+    "context_window",
+    "repeated_call",
+    "interrupted",
+    "diverged"
+  ]
 > = Schema.Literals([...StopReason.StopReason.literals, "diverged"])
 
 /** How a scenario's conversation stopped: a stop reason or `diverged`. @since 0.1.0 */

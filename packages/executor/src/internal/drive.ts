@@ -87,6 +87,7 @@ export const drive = <T extends Tool.Any>(
         Effect.suspend(() => (stopped ? Effect.succeed(Outcome.stopped(call, harness.catalog)) : run))
       )
     let partial: ReplyPart.Folder | undefined
+    let lastSent: ReadonlyArray<Message.Message> | undefined
     let ended = false
     const finish = (stop: Loop.StopReason, text: string | undefined) =>
       Effect.gen(function* () {
@@ -130,6 +131,18 @@ export const drive = <T extends Tool.Any>(
           return yield* finish("time_budget", undefined)
         }
         const turn = turns.length + 1
+        if (options.compact !== undefined) {
+          const previous = turns.at(-1)
+          const compacting = yield* options.compact({
+            messages: [...messages],
+            turn,
+            ...(previous?.usage?.inputTokens === undefined
+              ? {}
+              : { reportedInputTokens: previous.usage.inputTokens, previousMessages: lastSent })
+          })
+          if (compacting._tag === "TooLarge") return yield* finish("context_window", undefined)
+          if (compacting._tag === "Compacted") messages.splice(0, messages.length, ...compacting.messages)
+        }
         let reservation: Spend.Reservation | undefined
         if (spend !== undefined && Spend.isLimited(spend)) {
           const worst = Spend.worstCase(spend, Spending.requestTokens(messages, options.toolset), outputCap ?? 0)
@@ -148,6 +161,7 @@ export const drive = <T extends Tool.Any>(
         yield* record({ type: "model.requested", turn, messages: messages.length })
         if (emit !== undefined) yield* emit({ type: "turn.started", turn })
         const request = { messages: [...messages], toolset: options.toolset, turn }
+        lastSent = request.messages
         partial = emit === undefined ? undefined : ReplyPart.folder()
         const asking =
           told === undefined || partial === undefined

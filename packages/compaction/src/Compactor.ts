@@ -1,0 +1,152 @@
+/**
+ * Compaction in the loop: `make` gives the loop's `compact` hook (`Loop.Options.compact` of
+ * @agent-harness/executor). Before each model call it estimates the history (the approximation,
+ * calibrated by the input tokens the provider reported for the previous call), and near the
+ * window applies the strategy once (`Compaction.compact`); the history it gives is what the model
+ * is sent. Each compaction is a trace event, `context.compacted` (what was elided, dropped or
+ * summarized, and the estimates before and after); a history that cannot get under the window
+ * is `context.refused` and stops the run with `context_window` instead of sending a request the
+ * provider would refuse. It never loops: one strategy application per model call.
+ *
+ * @since 0.1.0
+ */
+import { type Loop, Trace } from "@agent-harness/executor"
+import { Effect, Schema } from "effect"
+import * as Compaction from "./Compaction.ts"
+import * as Estimate from "./Estimate.ts"
+import { defaultStrategy, Removed, type Strategy } from "./Strategy.ts"
+
+/**
+ * The trace event of a compaction: the turn about to be sent, the estimates before and after
+ * (tokens), the window, and what was removed.
+ *
+ * @since 0.1.0
+ */
+export const Compacted: Schema.Struct<{
+  readonly type: Schema.Literal<"context.compacted">
+  readonly turn: Schema.Int
+  readonly before: Schema.Finite
+  readonly after: Schema.Finite
+  readonly window: Schema.Finite
+  readonly removed: Schema.$Array<typeof Removed>
+}> = Schema.Struct({
+  type: Schema.Literal("context.compacted"),
+  turn: Schema.Int,
+  before: Schema.Finite,
+  after: Schema.Finite,
+  window: Schema.Finite,
+  removed: Schema.Array(Removed)
+})
+
+/**
+ * The trace event of a history that could not get under the window: the run stops
+ * (`context_window`) before the call.
+ *
+ * @since 0.1.0
+ */
+export const Refused: Schema.Struct<{
+  readonly type: Schema.Literal<"context.refused">
+  readonly turn: Schema.Int
+  readonly before: Schema.Number
+  readonly after: Schema.Number
+  readonly window: Schema.Finite
+  readonly message: Schema.String
+}> = Schema.Struct({
+  type: Schema.Literal("context.refused"),
+  turn: Schema.Int,
+  before: Schema.Number,
+  after: Schema.Number,
+  window: Schema.Finite,
+  message: Schema.String
+})
+
+/** `context.compacted`, declared. @since 0.1.0 */
+export const compacted: Trace.Declared<typeof Compacted> = Trace.declare(Compacted)
+
+/** `context.refused`, declared. @since 0.1.0 */
+export const refused: Trace.Declared<typeof Refused> = Trace.declare(Refused)
+
+/**
+ * Options of the loop's compaction: the window, the threshold and target (fractions of it), the
+ * strategy (with no error and no services: a summarizer's model call is the strategy's own), and
+ * whether reported usage calibrates the estimate (default true).
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The model's context window, in tokens. */
+  readonly window: number
+  /** Compact above this fraction of the window (default 0.8). */
+  readonly threshold?: number | undefined
+  /** Aim for this fraction of the window (default: `threshold`). */
+  readonly target?: number | undefined
+  /** The strategy (default `Strategy.defaultStrategy`: elide old tool results, then drop the oldest turns). */
+  readonly strategy?: Strategy | undefined
+  /** Correct the approximation by the provider's reported input tokens (default true). */
+  readonly calibrate?: boolean | undefined
+}
+
+/**
+ * The loop's `compact` hook over `options` (see the module). Throws a `RangeError` naming the
+ * option when `window`, `threshold` or `target` is out of range.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): Loop.Compact => {
+  const { window } = options
+  if (typeof window !== "number" || !Number.isFinite(window) || !(window > 0)) {
+    throw new RangeError(`Compactor.make: 'window' must be a number of tokens > 0, got ${String(window)}`)
+  }
+  for (const name of ["threshold", "target"] as const) {
+    const value = options[name]
+    if (value !== undefined && !(typeof value === "number" && value > 0 && value <= 1)) {
+      throw new RangeError(`Compactor.make: '${name}' must be a fraction in (0, 1], got ${String(value)}`)
+    }
+  }
+  const strategy = options.strategy ?? defaultStrategy
+  const calibrate = options.calibrate ?? true
+  return (request) =>
+    Effect.gen(function* () {
+      const estimate =
+        calibrate && request.reportedInputTokens !== undefined && request.previousMessages !== undefined
+          ? Estimate.calibrated(
+              Estimate.message,
+              request.reportedInputTokens,
+              Estimate.total(request.previousMessages, Estimate.message)
+            )
+          : Estimate.message
+      const done = yield* Effect.result(
+        Compaction.compact(request.messages, {
+          window,
+          threshold: options.threshold,
+          target: options.target,
+          strategy,
+          estimate
+        })
+      )
+      if (done._tag === "Failure") {
+        const error = done.failure
+        if (error._tag !== "CannotCompact") return yield* Effect.die(error)
+        yield* refused.record({
+          type: "context.refused",
+          turn: request.turn,
+          before: error.before,
+          after: error.after,
+          window,
+          message: error.message
+        })
+        return { _tag: "TooLarge", message: error.message } satisfies Loop.Compacting
+      }
+      const result = done.success
+      if (result.removed.length === 0) return { _tag: "Kept" } satisfies Loop.Compacting
+      yield* compacted.record({
+        type: "context.compacted",
+        turn: request.turn,
+        before: result.before,
+        after: result.after,
+        window,
+        removed: result.removed
+      })
+      return { _tag: "Compacted", messages: result.messages } satisfies Loop.Compacting
+    })
+}
