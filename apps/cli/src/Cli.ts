@@ -446,6 +446,12 @@ const agent = Command.make(
         "the model's price in USD per million tokens: input=3,output=15[,cached=0.3,cache-write=3.75,reasoning=15] (default: the shipped table)"
       )
     ),
+    contextWindow: Flag.Int("context-window").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "the model's context window in tokens: near it (80%) old tool results are elided, then the oldest turns dropped, every call kept with its result; a history that cannot fit stops the run (context_window)"
+      )
+    ),
     maxOutputTokens: Flag.Int("max-output-tokens").pipe(
       Flag.optional,
       Flag.withDescription(
@@ -474,7 +480,8 @@ const agent = Command.make(
           tokenBudget: Option.getOrUndefined(o.tokenBudget),
           costBudget: Option.getOrUndefined(o.costBudget),
           price: Option.getOrUndefined(o.price),
-          maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens)
+          maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens),
+          contextWindow: Option.getOrUndefined(o.contextWindow)
         })
     )
 ).pipe(

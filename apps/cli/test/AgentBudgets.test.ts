@@ -112,4 +112,42 @@ describe("harness agent with a budget", () => {
     }
     assert.strictEqual(fake.requestsTo("anthropic").length, 0)
   })
+
+  it(
+    "--context-window: old tool results elided before each call near the window, every call kept with its result",
+    SPAWNS,
+    async () => {
+      const fake = await start({
+        anthropic: [...reads(12, { input: 100, output: 10 }), FakeProvider.reply([Message.text("done")])]
+      })
+      const root = rootWith(`${"a long line of the list\n".repeat(200)}`)
+      const r = await agent(fake, "anthropic:test-model", [
+        "--root",
+        root,
+        "--context-window",
+        "6000",
+        "--no-stream",
+        "--max-turns",
+        "20",
+        "read the list"
+      ])
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.include(r.stdout, "stop: end")
+      const sent = fake.requestsTo("anthropic").map((request) => JSON.stringify(request.json))
+      assert.strictEqual(sent.length, 13)
+      assert.isTrue(sent.some((body) => body.includes("[elided by compaction: ")))
+      // The last request still answers every tool_use with its tool_result.
+      const last = fake.requestsTo("anthropic").at(-1)?.json as {
+        readonly messages: ReadonlyArray<{ readonly content: unknown }>
+      }
+      const blocks = last.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])) as ReadonlyArray<{
+        readonly type: string
+        readonly id?: string
+        readonly tool_use_id?: string
+      }>
+      const uses = blocks.filter((b) => b.type === "tool_use").map((b) => b.id)
+      const results = blocks.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id)
+      assert.deepStrictEqual(results, uses)
+    }
+  )
 })

@@ -36,6 +36,7 @@ import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Approver, Gate, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
 import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
+import { Compactor } from "@agent-harness/compaction"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope, Stream } from "effect"
 import * as AgentApprover from "../agent/Approver.ts"
@@ -101,6 +102,8 @@ export interface Options {
   readonly price?: string | undefined
   /** `--max-output-tokens N`: the per-reply output cap sent to the provider (default 8192 with a budget). */
   readonly maxOutputTokens?: number | undefined
+  /** `--context-window N`: compact the history near this many tokens (`Compactor`, the default strategy). */
+  readonly contextWindow?: number | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -284,6 +287,11 @@ export const agent = (
       const spent = Budgets.spendingOf(options, resolved.success)
       if (Result.isFailure(spent)) return yield* usage(spent.failure)
       const spending = spent.success
+      const window = options.contextWindow
+      if (window !== undefined && (!Number.isSafeInteger(window) || window < 1)) {
+        return yield* usage(`--context-window ${window}: expected a whole number of tokens of at least 1`)
+      }
+      const compact = window === undefined ? undefined : Compactor.make({ window })
       const model = yield* Effect.try({
         try: () =>
           AiSdkModel.layer(Providers.languageModel(resolved.success), {
@@ -317,7 +325,7 @@ export const agent = (
       const names = [...FileTools.forLocale(options.lang).tools, ...mounted.toolset.tools].map((tool) => tool.name)
       for (const line of AgentPolicy.warnings(policy, names)) yield* Console.error(line)
       const asking = AgentApprover.make(AgentApprover.terminalOf(process))
-      return yield* session(options, { policy, maxTurns, mounted, files, spending }, asking.answers).pipe(
+      return yield* session(options, { policy, maxTurns, mounted, files, spending, compact }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
         Effect.provideService(Execute.Middleware, Execute.compose(gate, ...journal, ...mounted.outcomes)),
@@ -344,6 +352,7 @@ const session = (
     }
     readonly files: Files.FilesShape
     readonly spending: Budgets.Spending | undefined
+    readonly compact: Loop.Compact | undefined
   },
   answers: ReadonlyArray<Approver.ScriptedAnswer>
 ) =>
@@ -373,7 +382,8 @@ const session = (
       maxTurns: setup.maxTurns,
       ...(setup.spending === undefined
         ? {}
-        : { spend: setup.spending.spend, maxOutputTokens: setup.spending.maxOutputTokens })
+        : { spend: setup.spending.spend, maxOutputTokens: setup.spending.maxOutputTokens }),
+      ...(setup.compact === undefined ? {} : { compact: setup.compact })
     }
     const played = yield* Effect.result(
       (streamed
@@ -414,7 +424,9 @@ const session = (
         ? `harness agent: the model did not finish within ${setup.maxTurns} model calls (--max-turns)`
         : result.stop === "token_budget" || result.stop === "cost_budget"
           ? `harness agent: stopped before a model call that could pass ${result.stop === "cost_budget" ? "--cost-budget" : "--token-budget"} (its prompt and --max-output-tokens at most); nothing past the budget was spent`
-          : `harness agent: the run stopped (${result.stop}) before the model finished`
+          : result.stop === "context_window"
+            ? "harness agent: the history could not be compacted under --context-window (the system and first user messages and the last turn are always kept); the request was not sent"
+            : `harness agent: the run stopped (${result.stop}) before the model finished`
     )
     return yield* ExitCode.failed
   })
