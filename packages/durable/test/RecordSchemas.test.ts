@@ -28,7 +28,7 @@ describe("DurableLoop.Result", () => {
     const record = { stop: "finished", text: null, messages: [], turns: 1 }
     assert.strictEqual(
       problem(Schema.decodeUnknownResult(DurableLoop.Result)(record, { reportInput: true })),
-      `Expected "end" | "turn_cap" | "time_budget" | "repeated_call" | "interrupted", got "finished"\n  at ["stop"]`
+      `Expected "end" | "turn_cap" | "time_budget" | "token_budget" | "cost_budget" | "context_window" | "repeated_call" | "interrupted", got "finished"\n  at ["stop"]`
     )
   })
 })

@@ -10,6 +10,11 @@
  * calls. A tool's progress (`Progress.report`) is recorded as a `call.progressed` trace event
  * (and passed on to a reporter provided around the run); it never reaches the model.
  *
+ * Before each model call, in this order: the `compact` hook may replace the history (or stop the
+ * run with `context_window`), then a `spend` reserves the call's worst case (or stops the run
+ * with `token_budget` / `cost_budget`, the call not made); after the call the reported usage
+ * settles it (`Spending`).
+ *
  * `Loop.stream` is the same loop as a `Stream` of events (`Event`): each reply's text and
  * reasoning as it is written, each call as the model writes it, starts and is answered, each
  * turn's and the run's end. A call runs only once its block is complete (`ReplyPart`); a stream
@@ -33,8 +38,11 @@ import type * as StopReasons from "./StopReason.ts"
 
 /**
  * Why the loop stopped: a reply without tool calls (`end`), the turn budget spent
- * (`turn_cap`), the wall-clock budget spent before a model call (`time_budget`), or a
- * repeated-call breaker set to `stop` that tripped during the last turn (`repeated_call`).
+ * (`turn_cap`), the wall-clock budget spent before a model call (`time_budget`), a model call
+ * refused because its worst case did not fit the `spend` (`token_budget`, `cost_budget`), a
+ * history the `compact` hook could not fit (`context_window`), a repeated-call breaker set to
+ * `stop` that tripped during the last turn (`repeated_call`), or the `interrupt` option
+ * (`interrupted`).
  *
  * @since 0.1.0
  */
@@ -236,7 +244,7 @@ export class InvalidOption extends InvalidOptionBase {
  *     messages: [Message.user("Weather in Sevilla?")],
  *     maxTurns: 5
  *   })
- *   // result.stop: "end" | "turn_cap" | "time_budget" | "repeated_call"; result.messages: the history
+ *   // result.stop: "end" | "turn_cap" | "time_budget" | "token_budget" | ...; result.messages: the history
  *   return result.text
  * }).pipe(Effect.provide(model))
  * ```

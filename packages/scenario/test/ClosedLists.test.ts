@@ -31,7 +31,7 @@ describe("Verdict.Stop", () => {
     assert.isTrue(Schema.is(Verdict.Stop)("diverged"))
     assert.strictEqual(
       problem(Schema.decodeUnknownResult(Verdict.Stop)("finished", { reportInput: true })),
-      `Expected "end" | "turn_cap" | "time_budget" | "repeated_call" | "interrupted" | "diverged", got "finished"`
+      `Expected "end" | "turn_cap" | "time_budget" | "token_budget" | "cost_budget" | "context_window" | "repeated_call" | "interrupted" | "diverged", got "finished"`
     )
   })
 })

@@ -357,7 +357,7 @@ export const isStopReason = (u: unknown): u is Loop.StopReason => StopReason.is(
  * @since 0.1.0
  */
 export interface Stopped {
-  /** The stop reason (`end`, `turn_cap`, `time_budget`, `repeated_call`, `interrupted`), or whatever a trace says. */
+  /** The stop reason (one of `StopReason`'s: `end`, `turn_cap`, `time_budget`, `token_budget`, `cost_budget`, `context_window`, `repeated_call`, `interrupted`), or whatever a trace says. */
   readonly stop: string
   /**
    * The final text; a run that stops with `end` has one, an `interrupted` one may have the text
@@ -382,7 +382,7 @@ export interface StopViolation {
 }
 
 /**
- * Checks that `stop` is one of `end`, `turn_cap`, `time_budget`, `repeated_call`, and that `text` is present
+ * Checks that `stop` is one of the loop's stop reasons (`stopReasons`), and that `text` is present
  * exactly when the stop is `end`.
  *
  * @since 0.1.0

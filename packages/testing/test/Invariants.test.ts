@@ -279,7 +279,7 @@ describe("Invariants.stopReason", () => {
           kind: "unknown_reason",
           stop: "crashed",
           message:
-            "stop reason 'crashed' is not one of 'end', 'turn_cap', 'time_budget', 'repeated_call', 'interrupted'"
+            "stop reason 'crashed' is not one of 'end', 'turn_cap', 'time_budget', 'token_budget', 'cost_budget', 'context_window', 'repeated_call', 'interrupted'"
         }
       ]
     })
