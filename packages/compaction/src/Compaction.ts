@@ -114,24 +114,28 @@ export const compact = <E = never, R = never>(
   history: ReadonlyArray<Message.Message>,
   options: Options<E, R>
 ): Effect.Effect<Compacted, CannotCompact | InvalidOptions | E, R> =>
-  Effect.gen(function* () {
+  Effect.suspend((): Effect.Effect<Compacted, CannotCompact | InvalidOptions | E, R> => {
     const window = options.window
     if (typeof window !== "number" || !(window > 0) || !Number.isFinite(window)) {
-      return yield* new InvalidOptions({ field: "window", problem: `must be a number > 0, got ${String(window)}` })
+      return Effect.fail(
+        new InvalidOptions({ field: "window", problem: `must be a number > 0, got ${String(window)}` })
+      )
     }
     const threshold = fraction("threshold", options.threshold, 0.8)
-    if (typeof threshold !== "number") return yield* threshold
+    if (typeof threshold !== "number") return Effect.fail(threshold)
     const targetFraction = fraction("target", options.target, threshold)
-    if (typeof targetFraction !== "number") return yield* targetFraction
-    const estimate = options.estimate ?? Estimate.message
+    if (typeof targetFraction !== "number") return Effect.fail(targetFraction)
+    const estimate = Estimate.memoized(options.estimate ?? Estimate.message)
     const before = Estimate.total(history, estimate)
-    if (before <= threshold * window) return { messages: history, removed: [], before, after: before }
+    if (before <= threshold * window) return Effect.succeed({ messages: history, removed: [], before, after: before })
     const target = targetFraction * window
     const strategy: Strategy<E, R> = options.strategy ?? (defaultStrategy as Strategy<E, R>)
-    const result = yield* strategy(history, target, estimate)
-    const after = Estimate.total(result.messages, estimate)
-    if (after > window) return yield* new CannotCompact({ before, after, target, window })
-    return { messages: result.messages, removed: result.removed, before, after }
+    return Effect.flatMap(strategy(history, target, estimate), (result): Effect.Effect<Compacted, CannotCompact> => {
+      const after = Estimate.total(result.messages, estimate)
+      return after > window
+        ? Effect.fail(new CannotCompact({ before, after, target, window }))
+        : Effect.succeed({ messages: result.messages, removed: result.removed, before, after })
+    })
   })
 
 /**
@@ -149,53 +153,63 @@ export const pairingProblem = (messages: ReadonlyArray<Message.Message>): string
   if (messages[start]?.role === "assistant") {
     return `message ${start}: the conversation starts with an assistant message (after the system messages)`
   }
-  let calls: ReadonlyArray<string> = []
+  let calls: Array<string> = []
   for (let i = start; i < messages.length; i++) {
     const m = messages[i] as Message.Message
-    const previous = i > start ? messages[i - 1] : undefined
     if (m.role === "system") return `message ${i}: a system message after the conversation started`
-    if (previous !== undefined && previous.role === m.role) {
+    if (i > start && messages[i - 1]?.role === m.role)
       return `messages ${i - 1} and ${i}: two ${m.role} messages in a row`
-    }
     if (m.role === "user") {
-      const results = typeof m.content === "string" ? [] : m.content.filter((b) => b.type === "tool_result")
-      const problem = answers(i, calls, results)
+      const problem = answers(i, calls, m.content)
       if (problem !== undefined) return problem
       calls = []
       continue
     }
-    const uses = m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []))
-    const seen = new Set<string>()
-    for (const id of uses) {
-      if (seen.has(id)) return `message ${i}: tool_use ${id} appears twice in the same reply`
-      seen.add(id)
+    calls = []
+    for (const block of m.content) {
+      if (block.type !== "tool_use") continue
+      if (calls.includes(block.id)) return `message ${i}: tool_use ${block.id} appears twice in the same reply`
+      calls.push(block.id)
     }
-    calls = uses
-    if (uses.length > 0 && i === messages.length - 1) {
-      return `message ${i}: tool_use ${uses[0]} has no tool_result (no message follows the reply)`
+    if (calls.length > 0 && i === messages.length - 1) {
+      return `message ${i}: tool_use ${calls[0]} has no tool_result (no message follows the reply)`
     }
   }
   return undefined
 }
 
+/** The problem with the tool results of the user message `i`, answering `calls` (the calls of message `i - 1`). */
 const answers = (
   i: number,
   calls: ReadonlyArray<string>,
-  results: ReadonlyArray<Message.ToolResultBlock>
+  content: Message.UserMessage["content"]
 ): string | undefined => {
-  for (let k = 0; k < Math.max(calls.length, results.length); k++) {
-    const call = calls[k]
-    const result = results[k]?.tool_use_id
-    if (call === result) continue
-    if (result === undefined) return `message ${i - 1}: tool_use ${call} has no tool_result in message ${i}`
-    if (!calls.includes(result)) {
-      return calls.length === 0
-        ? `message ${i}: tool_result ${result} answers no tool_use (message ${i - 1} made no call)`
-        : `message ${i}: tool_result ${result} answers no tool_use of message ${i - 1}`
+  let k = 0
+  if (typeof content !== "string") {
+    for (const block of content) {
+      if (block.type !== "tool_result") continue
+      const result = block.tool_use_id
+      const call = calls[k]
+      if (call !== result) return misanswered(i, calls, content, k, result)
+      k++
     }
-    const times = results.filter((r) => r.tool_use_id === result).length
-    if (times > 1) return `message ${i}: tool_use ${result} is answered ${times} times`
-    return `message ${i}: tool_result ${result} is out of order (expected ${call ?? "none"} at position ${k})`
   }
-  return undefined
+  return k < calls.length ? `message ${i - 1}: tool_use ${calls[k]} has no tool_result in message ${i}` : undefined
+}
+
+const misanswered = (
+  i: number,
+  calls: ReadonlyArray<string>,
+  content: ReadonlyArray<Message.ToolResultBlock | Message.TextBlock>,
+  k: number,
+  result: string
+): string => {
+  if (!calls.includes(result)) {
+    return calls.length === 0
+      ? `message ${i}: tool_result ${result} answers no tool_use (message ${i - 1} made no call)`
+      : `message ${i}: tool_result ${result} answers no tool_use of message ${i - 1}`
+  }
+  const times = content.filter((b) => b.type === "tool_result" && b.tool_use_id === result).length
+  if (times > 1) return `message ${i}: tool_use ${result} is answered ${times} times`
+  return `message ${i}: tool_result ${result} is out of order (expected ${calls[k] ?? "none"} at position ${k})`
 }

@@ -79,8 +79,7 @@ const raw = (message: Message.Message, overhead: number): number => {
 }
 
 /**
- * The approximation as an `Estimator` (see the module's documentation). Throws a `RangeError`
- * naming the field when `messageOverhead` is not a whole number ≥ 0.
+ * The approximation as an `Estimator` (see the module's documentation). Throws a `RangeError` naming the field when `messageOverhead` is not a whole number ≥ 0.
  *
  * @since 0.1.0
  */
@@ -105,9 +104,9 @@ export const message: Estimator = estimator()
  * @since 0.1.0
  */
 export const tokens = (messages: ReadonlyArray<Message.Message>, options?: Options): number => {
-  const overhead = overheadOf(options)
+  const estimate = options === undefined ? message : estimator(options)
   let total = 0
-  for (const m of messages) total += raw(m, overhead)
+  for (const m of messages) total += estimate(m)
   return total
 }
 
@@ -130,6 +129,30 @@ export const total = (messages: ReadonlyArray<Message.Message>, estimate: Estima
  */
 export const sanitize = (tokens: number): number =>
   typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0 ? tokens : Number.POSITIVE_INFINITY
+
+const memos = new WeakSet<Estimator>()
+
+/**
+ * `estimate` remembering the estimate of each message object it is given (messages are
+ * immutable values), so a message estimated again costs a lookup. Meant to live as long as one
+ * compaction or one check of a history: it holds every message it saw. `compact` and `chain`
+ * use one per call; memoizing a memoized estimator gives it back as it is.
+ *
+ * @since 0.1.0
+ */
+export const memoized = (estimate: Estimator): Estimator => {
+  if (memos.has(estimate)) return estimate
+  const known = new Map<Message.Message, number>()
+  const memo: Estimator = (m) => {
+    const cached = known.get(m)
+    if (cached !== undefined) return cached
+    const tokens = estimate(m)
+    known.set(m, tokens)
+    return tokens
+  }
+  memos.add(memo)
+  return memo
+}
 
 /**
  * The correction factor from a provider's report: `reportedInputTokens / estimatedForThatPrompt`,

@@ -18,8 +18,8 @@
 import type { Message } from "@agent-harness/executor"
 import { Effect, Schema } from "effect"
 import type { Estimator } from "./Estimate.ts"
-import { total } from "./Estimate.ts"
-import { cut, plan, turnsIn } from "./internal/cut.ts"
+import { memoized, total } from "./Estimate.ts"
+import { cut, cutTotal, plan, turnsIn } from "./internal/cut.ts"
 import type { Plan } from "./internal/cut.ts"
 import { elide } from "./internal/elide.ts"
 import * as Markers from "./internal/markers.ts"
@@ -184,7 +184,7 @@ const bestCut = (
 ) => {
   let best: { readonly k: number; readonly total: number } | undefined
   for (let k = 1; k <= p.units.length; k++) {
-    const t = cut(p, k, note(k), merge, estimate).total
+    const t = cutTotal(p, k, note(k), merge, estimate)
     if (t <= target) return k
     if (t < (best?.total ?? p.total)) best = { k, total: t }
   }
@@ -302,18 +302,17 @@ export const summarize = <E, R>(options: SummarizeOptions<E, R>): Strategy<E, R>
 export const chain = <const S extends ReadonlyArray<Strategy<unknown, unknown>>>(
   ...strategies: S
 ): Strategy<Error<S[number]>, Services<S[number]>> =>
-  ((history, target, estimate) =>
-    Effect.gen(function* () {
-      let messages = history
-      const removed: Array<Removed> = []
-      for (const strategy of strategies) {
-        if (total(messages, estimate) <= target) break
-        const result = yield* strategy(messages, target, estimate)
-        messages = result.messages
-        removed.push(...result.removed)
-      }
-      return { messages, removed }
-    })) as Strategy<Error<S[number]>, Services<S[number]>>
+  ((history, target, given) => {
+    const estimate = memoized(given)
+    const step = (i: number, done: Result): Effect.Effect<Result, unknown, unknown> => {
+      const strategy = strategies[i]
+      if (strategy === undefined || total(done.messages, estimate) <= target) return Effect.succeed(done)
+      return Effect.flatMap(strategy(done.messages, target, estimate), (result) =>
+        step(i + 1, { messages: result.messages, removed: [...done.removed, ...result.removed] })
+      )
+    }
+    return Effect.suspend(() => step(0, unchanged(history)))
+  }) as Strategy<Error<S[number]>, Services<S[number]>>
 
 /**
  * The default, conservative strategy: elide tool results but those of the last 2 turns, then,

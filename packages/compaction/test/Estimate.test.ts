@@ -17,6 +17,9 @@ describe("Estimate.tokens", () => {
     expect(Estimate.tokens([Message.user("😀😀😀")])).toBe(4 + 3)
     // A lone surrogate is sent as U+FFFD: 3 bytes.
     expect(Estimate.tokens([Message.user("\ud800")])).toBe(4 + 1)
+    // Past 1M code units the bytes are counted by hand, with the same result.
+    expect(Estimate.tokens([Message.user("é".repeat(600_000))])).toBe(4 + 300_000)
+    expect(Estimate.tokens([Message.user(`${"😀".repeat(300_000)}\ud800`)])).toBe(4 + 300_001)
   })
 
   it("counts a tool_use's name and JSON input, and a tool_result's content, parts and structured content", () => {
@@ -87,5 +90,23 @@ describe("Estimate.calibrated", () => {
     expect(Estimate.total([m], () => Number.NaN)).toBe(Number.POSITIVE_INFINITY)
     expect(Estimate.total([m], () => -1)).toBe(Number.POSITIVE_INFINITY)
     expect(Estimate.sanitize(3)).toBe(3)
+  })
+})
+
+describe("Estimate.memoized", () => {
+  it("asks the estimator once per message object, and memoizing twice changes nothing", () => {
+    const asked: Array<Message.Message> = []
+    const counting: Estimate.Estimator = (m) => {
+      asked.push(m)
+      return Estimate.message(m)
+    }
+    const memo = Estimate.memoized(counting)
+    const a = Message.user("x".repeat(400))
+    const b = Message.user("x".repeat(400))
+    expect([memo(a), memo(a), memo(b), memo(a)]).toEqual([104, 104, 104, 104])
+    expect(asked).toEqual([a, b])
+    expect(asked[0]).toBe(a)
+    expect(asked[1]).toBe(b)
+    expect(Estimate.memoized(memo)).toBe(memo)
   })
 })

@@ -69,13 +69,32 @@ const anchor = (p: Plan, k: number, note: (previous: number) => string, mergeDro
   return { keep: before, replaced: -1, merged, cutEnd }
 }
 
+/** The tokens the first `k` units take. */
+const unitTokens = (p: Plan, k: number): number => {
+  let tokens = 0
+  const end = p.units[k - 1]?.end ?? 0
+  for (let i = p.units[0]?.start ?? end; i < end; i++) tokens += p.estimates[i] ?? 0
+  return tokens
+}
+
+/** The estimate of the history with the first `k` units (k ≥ 1) cut and the note merged (see `cut`). */
+export const cutTotal = (
+  p: Plan,
+  k: number,
+  note: (previous: number) => string,
+  mergeDropNote: boolean,
+  estimate: Estimator
+): number => {
+  const a = anchor(p, k, note, mergeDropNote)
+  const replacedTokens = a.replaced >= 0 ? (p.estimates[a.replaced] ?? 0) : 0
+  return p.total - unitTokens(p, k) - replacedTokens + sanitize(estimate(a.merged))
+}
+
 /** What cutting the first `k` units gives: the messages, the cut indexes and the new total. */
 export interface Cut {
   readonly messages: ReadonlyArray<Message.Message>
   readonly indexes: ReadonlyArray<number>
   readonly total: number
-  /** Tokens the cut units took. */
-  readonly removedTokens: number
 }
 
 /**
@@ -92,15 +111,13 @@ export const cut = (
   estimate: Estimator
 ): Cut => {
   const a = anchor(p, k, note, mergeDropNote)
-  const firstCut = p.units[0]?.start ?? a.cutEnd
-  let removedTokens = 0
   const indexes: Array<number> = []
-  for (let i = firstCut; i < a.cutEnd; i++) {
-    removedTokens += p.estimates[i] ?? 0
-    indexes.push(i)
-  }
-  const mergedTokens = sanitize(estimate(a.merged))
+  for (let i = p.units[0]?.start ?? a.cutEnd; i < a.cutEnd; i++) indexes.push(i)
   const replacedTokens = a.replaced >= 0 ? (p.estimates[a.replaced] ?? 0) : 0
   const messages = [...p.history.slice(0, a.keep), a.merged, ...p.history.slice(a.cutEnd)]
-  return { messages, indexes, total: p.total - removedTokens - replacedTokens + mergedTokens, removedTokens }
+  return {
+    messages,
+    indexes,
+    total: p.total - unitTokens(p, k) - replacedTokens + sanitize(estimate(a.merged))
+  }
 }
