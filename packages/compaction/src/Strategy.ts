@@ -126,7 +126,8 @@ export interface ElideOptions {
  * `[elided by compaction: N characters of the <tool name> result]` (the name from the matching
  * `tool_use`; its parts and structured content go too). The last `keepLast` turns (default 2)
  * are left as they are, a result whose marker would not be shorter is left too, and it stops
- * as soon as the history is under the target. Throws a `RangeError` for a bad `keepLast`.
+ * as soon as the history is under the target. One `Removed` entry per user message it changed
+ * (its index, the ids of the results elided there). Throws a `RangeError` for a bad `keepLast`.
  *
  * @since 0.1.0
  */
@@ -141,7 +142,7 @@ export const elideToolResults = (options?: ElideOptions): Strategy => {
           (e): Removed => ({
             kind: "elided",
             indexes: [e.index],
-            tool_use_ids: [e.toolUseId],
+            tool_use_ids: e.toolUseIds,
             characters: e.characters,
             tokens: e.tokens
           })

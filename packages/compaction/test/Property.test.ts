@@ -1,11 +1,11 @@
 /**
  * The protocol holds after any compaction: 100,000 random histories (seeded), each with a
  * random target, through every strategy and a chain of all three, and through `compact` with a
- * random window. Checked on every result: `pairingProblem` finds nothing; every original
- * tool_use id is either kept with its result or removed with it (and listed as removed); an
- * elided result keeps its `is_error`; the estimate never grows; and `compact` fails with
- * `CannotCompact` only when the floor (system messages, the first user message with the note,
- * the last turn) is over the window.
+ * random window. Checked on every result: `pairingProblem` finds nothing; the last `keepLast`
+ * turns are left as they are; every original tool_use id is either kept with its result or
+ * removed with it (and listed as removed); an elided result keeps its `is_error`; the estimate
+ * never grows; and `compact` fails with `CannotCompact` only when the floor (system messages,
+ * the first user message with the note, the last turn) is over the window.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { Message } from "@agent-harness/executor"

@@ -66,6 +66,35 @@ describe("Strategy.elideToolResults", () => {
     })
   )
 
+  it.effect("in the message where the target is reached, elides one result at a time, oldest first", () =>
+    Effect.gen(function* () {
+      const three = history(
+        turn("batch", [
+          { id: "b1", result: long(400) },
+          { id: "b2", result: long(400) },
+          { id: "b3", result: long(400) }
+        ]),
+        turn("later", []),
+        turn("last", [])
+      )
+      const target = total(three) - 150 // two results (about 85 tokens each) must go, not three
+      const { messages, removed } = yield* Strategy.elideToolResults()(three, target, Estimate.message)
+      expect(toolResults(messages).map((r) => Strategy.isElidedMarker(r.content))).toEqual([true, true, false])
+      expect(removed).toEqual([
+        {
+          kind: "elided",
+          indexes: [3],
+          tool_use_ids: ["b1", "b2"],
+          characters: 800,
+          tokens: total(three) - total(messages)
+        }
+      ])
+      expect(total(messages)).toBeLessThanOrEqual(target)
+      const all = yield* Strategy.elideToolResults()(three, 0, Estimate.message)
+      expect(all.removed.map((r) => r.tool_use_ids)).toEqual([["b1", "b2", "b3"]])
+    })
+  )
+
   it.effect("keepLast: 0 elides every result; keepLast larger than the history elides none", () =>
     Effect.gen(function* () {
       const all = yield* Strategy.elideToolResults({ keepLast: 0 })(fourReads, 0, Estimate.message)

@@ -6,22 +6,48 @@ import * as Generate from "./generate.ts"
 
 const summaries = ["short summary", "a longer summary of what was done so far. ".repeat(8)]
 
+/** A strategy under test: its name, and how many of the last turns it must leave as they are. */
+type Case = readonly [name: string, strategy: Strategy.Strategy, keepLast: number]
+
 /** The strategies under test, with random options: each of the three and a chain of them (`compact` runs the default). */
-const strategies = (random: Generate.Random): ReadonlyArray<readonly [string, Strategy.Strategy]> => {
+const strategies = (random: Generate.Random): ReadonlyArray<Case> => {
   const summary = summaries[Generate.int(random, 0, 1)] as string
+  const keepSummarized = Generate.int(random, 0, 2)
   const summarizer = Strategy.summarize({
-    keepLast: Generate.int(random, 0, 2),
+    keepLast: keepSummarized,
     reserve: Generate.int(random, 0, 100),
     summarize: (turns) => Effect.succeed(`${summary} (${turns.length} messages)`)
   })
-  const elide = Strategy.elideToolResults({ keepLast: Generate.int(random, 0, 3) })
-  const drop = Strategy.dropOldestTurns({ keepFirstUser: random() < 0.8, keepLast: Generate.int(random, 0, 2) })
+  const keepElided = Generate.int(random, 0, 3)
+  const elide = Strategy.elideToolResults({ keepLast: keepElided })
+  const keepDropped = Generate.int(random, 0, 2)
+  const drop = Strategy.dropOldestTurns({ keepFirstUser: random() < 0.8, keepLast: keepDropped })
   return [
-    ["elide", elide],
-    ["drop", drop],
-    ["summarize", summarizer],
-    ["chain", Strategy.chain(elide, summarizer, drop)]
+    ["elide", elide, keepElided],
+    ["drop", drop, keepDropped],
+    ["summarize", summarizer, keepSummarized],
+    ["chain", Strategy.chain(elide, summarizer, drop), Math.min(keepElided, keepSummarized, keepDropped)]
   ]
+}
+
+/** Whether the last `keepLast` turns of `history` end `messages` as they were (the same objects). */
+const keptTail = (
+  history: ReadonlyArray<Message.Message>,
+  messages: ReadonlyArray<Message.Message>,
+  keepLast: number
+): boolean => {
+  if (keepLast === 0) return true
+  let start = history.length
+  let turns = 0
+  while (start > 0 && turns < keepLast) {
+    start--
+    if (history[start]?.role === "assistant") turns++
+  }
+  if (turns < keepLast) return true // fewer turns than kept: nothing to compare the tail with
+  const tail = history.length - start
+  if (messages.length < tail) return false
+  for (let i = 1; i <= tail; i++) if (messages[messages.length - i] !== history[history.length - i]) return false
+  return true
 }
 
 interface Facts {
@@ -115,10 +141,11 @@ const cases = (seed: number, count: number): string | undefined => {
     const target = Math.floor(random() * tokens * 1.1)
     const where = (what: string) =>
       `seed ${seed}, case ${i}, ${what}, target ${target}: ${JSON.stringify(history).slice(0, 2000)}`
-    for (const [name, strategy] of strategies(random)) {
+    for (const [name, strategy, keepLast] of strategies(random)) {
       const result = Effect.runSync(strategy(history, target, estimate))
       const problem = problemOf(estimate, history, before, tokens, result)
       if (problem !== undefined) return `${where(name)}: ${problem}`
+      if (!keptTail(history, result.messages, keepLast)) return `${where(name)}: the last ${keepLast} turns changed`
     }
     const window = Math.max(1, Math.floor(tokens * (0.2 + random())))
     const threshold = 0.3 + random() * 0.7
