@@ -108,6 +108,23 @@ describe("Compaction.compact", () => {
     })
   )
 
+  it.effect("compacts a history whose old tool inputs cannot be written as JSON (cyclic, BigInt)", () =>
+    Effect.gen(function* () {
+      const cyclic: Record<string, unknown> = { path: "a" }
+      cyclic.self = cyclic
+      const hostile = [
+        ...history(),
+        Message.assistant([Message.toolUse("c1", "read", cyclic), Message.toolUse("c2", "read", 10n)]),
+        Message.user([Message.toolResult("c1", long(400), false), Message.toolResult("c2", long(400), true)]),
+        ...h.slice(2)
+      ]
+      const done = yield* Compaction.compact(hostile, { window: 200 })
+      expect(Compaction.pairingProblem(done.messages)).toBeUndefined()
+      expect(done.after).toBeLessThanOrEqual(200)
+      expect(done.removed.flatMap((r) => r.tool_use_ids)).toContain("c1")
+    })
+  )
+
   it.effect("an estimator that gives nonsense never lets a history through", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Compaction.compact(h, { window: 1e9, estimate: () => Number.NaN }))
