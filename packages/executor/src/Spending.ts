@@ -75,7 +75,16 @@ export const requestTokens = (messages: ReadonlyArray<Message.Message>, toolset:
   return bytes
 }
 
-const Amount = Schema.Struct({
+/**
+ * An amount in a trace: tokens in and out, and USD.
+ *
+ * @since 0.2.0
+ */
+export const Amount: Schema.Struct<{
+  readonly input_tokens: Schema.Finite
+  readonly output_tokens: Schema.Finite
+  readonly cost: Schema.Finite
+}> = Schema.Struct({
   input_tokens: Schema.Finite,
   output_tokens: Schema.Finite,
   cost: Schema.Finite

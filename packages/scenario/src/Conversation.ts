@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { Compactor, Strategy } from "@agent-harness/compaction"
 import { Loop, Message, type Model } from "@agent-harness/executor"
 import type { FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
@@ -102,6 +103,64 @@ export const differentFiles = (
   return paths.filter((p) => expected[p] !== seen[p])
 }
 
+/** The tool_use ids whose results are elided markers in `after` and were not in `before`, and those `after` no longer has. */
+const changedBy = (
+  before: ReadonlyArray<Message.Message>,
+  after: ReadonlyArray<Message.Message>
+): { readonly elided: ReadonlyArray<string>; readonly dropped: ReadonlyArray<string> } => {
+  const results = (messages: ReadonlyArray<Message.Message>) => {
+    const found = new Map<string, string>()
+    for (const m of messages) {
+      if (m.role !== "user" || typeof m.content === "string") continue
+      for (const b of m.content) if (b.type === "tool_result") found.set(b.tool_use_id, b.content)
+    }
+    return found
+  }
+  const was = results(before)
+  const now = results(after)
+  const elided: Array<string> = []
+  const dropped: Array<string> = []
+  for (const [id, content] of was) {
+    const kept = now.get(id)
+    if (kept === undefined) dropped.push(id)
+    else if (Strategy.isElidedMarker(kept) && !Strategy.isElidedMarker(content)) elided.push(id)
+  }
+  return { elided: elided.sort(), dropped: dropped.sort() }
+}
+
+/**
+ * The loop's compaction for a file with `compaction` (`Compactor.make`, the default strategy),
+ * each call checked against the script: what it elided and dropped before call N must be what
+ * `turns[N - 1].compacted` pins (nothing, without it); a difference is a `divergence` failure
+ * naming the call, and the run goes on as compacted.
+ */
+const pinnedCompaction = (
+  spec: ScenarioFile.ConversationFile,
+  failures: Array<Verdict.Failure>
+): Loop.Compact | undefined => {
+  const settings = spec.compaction
+  if (settings === undefined) return undefined
+  const compactor = Compactor.make(settings)
+  return (request) =>
+    Effect.map(compactor(request), (decided) => {
+      const seen =
+        decided._tag === "Compacted" ? changedBy(request.messages, decided.messages) : { elided: [], dropped: [] }
+      const pin = spec.turns[request.turn - 1]?.compacted
+      const expected = { elided: [...(pin?.elided ?? [])].sort(), dropped: [...(pin?.dropped ?? [])].sort() }
+      const show = (c: typeof seen) => JSON.stringify(c)
+      if (show(seen) !== show(expected)) {
+        failures.push({
+          kind: "divergence",
+          turn: request.turn,
+          expected: show(expected),
+          seen: show(seen),
+          message: `before model call ${request.turn}, compaction did not do what the script pins (turns[${request.turn - 1}].compacted)\n  expected: ${show(expected)}\n  seen:     ${show(seen)}`
+        })
+      }
+      return decided
+    })
+}
+
 /**
  * The tools of a conversation file: the file tools of its locale, and its scripted tools
  * (which replace file tools of the same name). Counters start afresh on each call.
@@ -148,12 +207,15 @@ export const run = (
       return Verdict.make(scenario, file, variant.name, notRun, [opened.failure.failure])
     }
     const environment = opened.success
+    const compactionFailures: Array<Verdict.Failure> = []
+    const compact = pinnedCompaction(spec, compactionFailures)
     const loopOptions = {
       toolset: environment.toolset,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
       breaker: spec.breaker,
-      onTurn: options?.onTurn
+      onTurn: options?.onTurn,
+      ...(compact === undefined ? {} : { compact })
     }
     const streaming = spec.stream === undefined || spec.stream === false ? undefined : spec.stream
     const played = yield* (
@@ -184,7 +246,7 @@ export const run = (
       return Verdict.make(scenario, file, variant.name, diverged, [...approvalFailures, failure])
     }
     const result = played.success
-    const failures: Array<Verdict.Failure> = [...approvalFailures]
+    const failures: Array<Verdict.Failure> = [...approvalFailures, ...compactionFailures]
     const expected = spec.outcome
     if (expected.stop !== result.stop) {
       failures.push({

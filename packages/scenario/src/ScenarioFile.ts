@@ -43,13 +43,49 @@ export const Expected: Schema.Struct<{
   })
 })
 
+/**
+ * What compaction did before a model call, as a script pins it (needs the file's `compaction`):
+ * the tool_use ids whose results were elided, and those whose turns were dropped. A turn
+ * without it pins that the history was not compacted before that call.
+ *
+ * @since 0.2.0
+ */
+export const Compacted: Schema.Struct<{
+  readonly elided: Schema.optionalKey<Schema.$Array<Schema.String>>
+  readonly dropped: Schema.optionalKey<Schema.$Array<Schema.String>>
+}> = Schema.Struct({
+  elided: Schema.optionalKey(Schema.Array(Schema.String)),
+  dropped: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
 /** One model call of the script. @since 0.1.0 */
 export const Turn: Schema.Struct<{
   readonly reply: Schema.$Array<typeof Block>
   readonly expect: Schema.optionalKey<Schema.$Array<typeof Expected>>
+  readonly compacted: Schema.optionalKey<typeof Compacted>
 }> = Schema.Struct({
   reply: Schema.Array(Block),
-  expect: Schema.optionalKey(Schema.Array(Expected))
+  expect: Schema.optionalKey(Schema.Array(Expected)),
+  /** What compaction did before this call (needs `compaction`; absent: nothing). */
+  compacted: Schema.optionalKey(Compacted)
+})
+
+const Fraction: Schema.Finite = Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))
+
+/**
+ * Context compaction for a conversation (`Compactor.make` of @agent-harness/compaction, its
+ * default strategy): the window in tokens, and the threshold and target as fractions of it.
+ *
+ * @since 0.2.0
+ */
+export const CompactionSettings: Schema.Struct<{
+  readonly window: Schema.Int
+  readonly threshold: Schema.optionalKey<typeof Fraction>
+  readonly target: Schema.optionalKey<typeof Fraction>
+}> = Schema.Struct({
+  window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  threshold: Schema.optionalKey(Fraction),
+  target: Schema.optionalKey(Fraction)
 })
 
 const FileMap: Schema.$Record<Schema.String, Schema.String> = Schema.Record(Schema.String, Schema.String)
@@ -158,11 +194,13 @@ export const ConversationFile: Schema.Struct<{
   readonly breaker: Schema.optionalKey<typeof BreakerSettings>
   /** Stream the replies (`Loop.stream`), cut into parts as given (not streamed by default). */
   readonly stream: Schema.optionalKey<typeof StreamSettings>
+  /** Compact the history near a window before each model call (none by default). */
+  readonly compaction: Schema.optionalKey<typeof CompactionSettings>
   readonly turns: Schema.$Array<typeof Turn>
   /** Checks judged after the run as a live case's `pass` is (none by default). */
   readonly pass: Schema.optionalKey<Schema.$Array<typeof Criteria.Check>>
   readonly outcome: Schema.Struct<{
-    readonly stop: Schema.Literals<readonly ["end", "turn_cap", "repeated_call"]>
+    readonly stop: Schema.Literals<readonly ["end", "turn_cap", "context_window", "repeated_call"]>
     readonly text: Schema.optionalKey<Schema.String>
     readonly files: Schema.optionalKey<typeof FileMap>
   }>
@@ -189,11 +227,13 @@ export const ConversationFile: Schema.Struct<{
   breaker: Schema.optionalKey(BreakerSettings),
   /** Stream the replies (`Loop.stream`), cut into parts as given (not streamed by default). */
   stream: Schema.optionalKey(StreamSettings),
+  /** Compact the history near a window before each model call (none by default). */
+  compaction: Schema.optionalKey(CompactionSettings),
   turns: Schema.Array(Turn),
   /** Checks judged after the run as a live case's `pass` is (none by default). */
   pass: Schema.optionalKey(Schema.Array(Criteria.Check)),
   outcome: Schema.Struct({
-    stop: StopReason.StopReason.pick(["end", "turn_cap", "repeated_call"]),
+    stop: StopReason.StopReason.pick(["end", "turn_cap", "context_window", "repeated_call"]),
     text: Schema.optionalKey(Schema.String),
     files: Schema.optionalKey(FileMap)
   })
@@ -685,7 +725,7 @@ const decodeKind = (file: string, json: unknown): Result.Result<Scenario, Invali
       if (wrong !== undefined) return Result.fail(new InvalidScenario({ file, ...wrong }))
       return Result.map(
         checked(file, decodeConversation(json, parseOptions), (f) =>
-          checkEnvironment(file, f, () => Checks.checkScript(f))
+          checkEnvironment(file, f, () => Checks.checkCompaction(f) ?? Checks.checkScript(f))
         ),
         (s): Scenario => ({ kind: "conversation", ...s })
       )

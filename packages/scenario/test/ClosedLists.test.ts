@@ -14,13 +14,13 @@ const problem = (result: Result.Result<unknown, Schema.SchemaError>): string =>
   Result.isFailure(result) ? result.failure.message : "(decoded)"
 
 describe("a conversation's outcome.stop", () => {
-  it("takes the loop's stop reasons but time_budget (a scenario has no clock budget)", () => {
+  it("takes the loop's stop reasons a scenario can reach (no clock, no spend; a window with compaction)", () => {
     const stop = ScenarioFile.ConversationFile.fields.outcome.fields.stop
-    assert.deepStrictEqual(stop.literals, ["end", "turn_cap", "repeated_call"])
+    assert.deepStrictEqual(stop.literals, ["end", "turn_cap", "context_window", "repeated_call"])
     for (const word of stop.literals) assert.isTrue(StopReason.is(word))
     assert.strictEqual(
       problem(Schema.decodeUnknownResult(stop)("time_budget", { reportInput: true })),
-      `Expected "end" | "turn_cap" | "repeated_call", got "time_budget"`
+      `Expected "end" | "turn_cap" | "context_window" | "repeated_call", got "time_budget"`
     )
   })
 })

@@ -81,6 +81,20 @@ export const checkMcp = (scenario: Pick<ScenarioFile.ConversationFile, "mcp" | "
   return undefined
 }
 
+/** A turn's `compacted` pins what `compaction` did: without `compaction` nothing is compacted. */
+export const checkCompaction = (
+  scenario: Pick<ScenarioFile.ConversationFile, "compaction" | "turns">
+): Problem | undefined => {
+  if (scenario.compaction !== undefined) return undefined
+  const i = scenario.turns.findIndex((turn) => turn.compacted !== undefined)
+  return i < 0
+    ? undefined
+    : {
+        path: JsonPath.text(["turns", i, "compacted"]),
+        problem: `it pins what compaction did before this call, and there is none: add a "compaction" ({ "window": tokens })`
+      }
+}
+
 /** `approvals` and `untrustedOutput` are the gate's: without a `policy` there is no gate. */
 export const checkPermissions = (
   scenario: Pick<ScenarioFile.ConversationFile, "policy" | "approvals" | "untrustedOutput">
