@@ -224,7 +224,10 @@ describe("ScenarioFile.parse: invalid files name the file, the JSON path and the
       at(json, "outcome").stop = "done"
     })
     assert.strictEqual(error.path, "outcome.stop")
-    assert.strictEqual(lowerFirst(error.problem), `expected "end" | "turn_cap" | "context_window" | "repeated_call", got "done"`)
+    assert.strictEqual(
+      lowerFirst(error.problem),
+      `expected "end" | "turn_cap" | "context_window" | "repeated_call", got "done"`
+    )
   })
 
   it("a file content that is not a string names the file's key", () => {
