@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { type Loop, Trace } from "@agent-harness/executor"
+import { type Loop, type Message, Trace } from "@agent-harness/executor"
 import { Effect, Schema } from "effect"
 import * as Compaction from "./Compaction.ts"
 import * as Estimate from "./Estimate.ts"
@@ -105,16 +105,22 @@ export const make = (options: Options): Loop.Compact => {
   }
   const strategy = options.strategy ?? defaultStrategy
   const calibrate = options.calibrate ?? true
+  // Each message's raw estimate, once for the life of the hook (messages are immutable values;
+  // a message no longer in any history is let go).
+  const known = new WeakMap<Message.Message, number>()
+  const raw: Estimate.Estimator = (m) => {
+    const cached = known.get(m)
+    if (cached !== undefined) return cached
+    const tokens = Estimate.message(m)
+    known.set(m, tokens)
+    return tokens
+  }
   return (request) =>
     Effect.gen(function* () {
       const estimate =
         calibrate && request.reportedInputTokens !== undefined && request.previousMessages !== undefined
-          ? Estimate.calibrated(
-              Estimate.message,
-              request.reportedInputTokens,
-              Estimate.total(request.previousMessages, Estimate.message)
-            )
-          : Estimate.message
+          ? Estimate.calibrated(raw, request.reportedInputTokens, Estimate.total(request.previousMessages, raw))
+          : raw
       const done = yield* Effect.result(
         Compaction.compact(request.messages, {
           window,
