@@ -42,8 +42,16 @@ export const Payload: Schema.Struct<{
 /** What starts a conversation. @since 0.1.0 */
 export type Payload = typeof Payload.Type
 
-/** What a conversation spent: tokens in and out, and USD (0 without a price). */
-const Spent = Schema.Struct({
+/**
+ * What a conversation spent: tokens in and out, and USD (0 without a price).
+ *
+ * @since 0.2.0
+ */
+export const Spent: Schema.Struct<{
+  readonly input_tokens: Schema.Finite
+  readonly output_tokens: Schema.Finite
+  readonly cost: Schema.Finite
+}> = Schema.Struct({
   input_tokens: Schema.Finite,
   output_tokens: Schema.Finite,
   cost: Schema.Finite
