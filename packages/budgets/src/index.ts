@@ -17,3 +17,5 @@ export * as Price from "./Price.ts"
 export * as Prices from "./Prices.ts"
 /** Tokens and money as a value: limits, reservations before each call, settlements after, and `Exhausted` (`token_budget`, `cost_budget`). @since 0.1.0 */
 export * as Spend from "./Spend.ts"
+/** A `Spend` shared inside Effect (a `Ref`): what a run, its planner, its summarizer and its sub-agents pay for, drawn from one set of limits. @since 0.1.0 */
+export * as SpendMeter from "./SpendMeter.ts"
