@@ -76,7 +76,11 @@ describe("SpendMeter", () => {
             (n) => ({ outputTokens: 200 + (n % 100) })
           )
         )
-      const exits = yield* Effect.forEach(Array.from({ length: 200 }, (_, i) => i), one, { concurrency: "unbounded" })
+      const exits = yield* Effect.forEach(
+        Array.from({ length: 200 }, (_, i) => i),
+        one,
+        { concurrency: "unbounded" }
+      )
       const done = exits.filter(Exit.isSuccess).length
       const spent = (yield* meter.current).spent.outputTokens
       assert.isAtMost(spent, 5_000)
