@@ -25,14 +25,14 @@
  *
  * @since 0.1.0
  */
-import type { Budget, Spend } from "@agent-harness/budgets"
+import type { Budget, Spend, SpendMeter } from "@agent-harness/budgets"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Data, type Duration, Effect, Queue, Stream } from "effect"
 import type * as Breaker from "./Breaker.ts"
 import * as Drive from "./internal/drive.ts"
 import type * as Execute from "./Execute.ts"
 import type * as Message from "./Message.ts"
-import type { FinishReason, Model, ModelError, Usage } from "./Model.ts"
+import type { Failure, FinishReason, Model, ModelError, Usage } from "./Model.ts"
 import type * as Outcome from "./Outcome.ts"
 import type * as StopReasons from "./StopReason.ts"
 
@@ -69,9 +69,11 @@ export interface Options<T extends Tool.Any> {
    * was): before each model call its worst case is reserved (`Spending.requestTokens` of the
    * request and `maxOutputTokens`, at the dearest prices) and the call is refused, the run
    * stopping with `token_budget` or `cost_budget`, when that does not fit; after it the reported
-   * usage settles the reservation (an unreported one spends it whole).
+   * usage settles the reservation (an unreported one spends it whole). A `SpendMeter` instead
+   * shares its limits with whatever else draws from it (a session's planner, the run that
+   * started this one as a sub-agent, the compaction hook's summarizer).
    */
-  readonly spend?: Spend.Spend | undefined
+  readonly spend?: Spend.Spend | SpendMeter.SpendMeter | undefined
   /**
    * The most output tokens one reply may have: the output side of a call's worst case (default:
    * the model's own `maxOutputTokens`). Needed with a limited `spend`.
@@ -126,11 +128,14 @@ export interface CompactRequest {
   readonly reportedInputTokens?: number | undefined
   /** The history that previous call was sent, when there was one. */
   readonly previousMessages?: ReadonlyArray<Message.Message> | undefined
+  /** The run's spend, when it has one: a summarizer's model call draws from it. */
+  readonly spend?: SpendMeter.SpendMeter | undefined
 }
 
 /**
- * What a compaction hook decides: keep the history, send a compacted one, or stop the run
- * (`context_window`) because it cannot fit the window.
+ * What a compaction hook decides: keep the history, send a compacted one, stop the run
+ * (`context_window`) because it cannot fit the window, or stop it (`token_budget`,
+ * `cost_budget`) because a summarizer's call did not fit the spend.
  *
  * @since 0.2.0
  */
@@ -138,13 +143,15 @@ export type Compacting =
   | { readonly _tag: "Kept" }
   | { readonly _tag: "Compacted"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "TooLarge"; readonly message: string }
+  | { readonly _tag: "OverBudget"; readonly exhausted: Spend.Exhausted }
 
 /**
- * A compaction hook (`Options.compact`).
+ * A compaction hook (`Options.compact`). It fails only when a model call of its own (a
+ * summarizer's) failed: the run then fails with that `ModelError` at the turn it was for.
  *
  * @since 0.2.0
  */
-export type Compact = (request: CompactRequest) => Effect.Effect<Compacting>
+export type Compact = (request: CompactRequest) => Effect.Effect<Compacting, Failure>
 
 /**
  * One model call and what came of it.
@@ -183,7 +190,7 @@ export interface RunResult {
   readonly turns: ReadonlyArray<Turn>
   /** The turn budget at the end. */
   readonly budget: Budget.Budget
-  /** The tokens and money spent, when the run was given a `spend`. */
+  /** The tokens and money spent, when the run was given a `spend` (a meter's: all it holds, not only this run's). */
   readonly spend?: Spend.Spend | undefined
 }
 

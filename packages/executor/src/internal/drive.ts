@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Budget, Deadline, Spend } from "@agent-harness/budgets"
+import { Budget, Deadline, Spend, SpendMeter } from "@agent-harness/budgets"
 import type { Tool } from "@agent-harness/tool-schema"
 import { Deferred, Effect, Fiber, Result } from "effect"
 import * as Boundary from "../Boundary.ts"
@@ -13,7 +13,7 @@ import * as Breaker from "../Breaker.ts"
 import * as Execute from "../Execute.ts"
 import type * as Loop from "../Loop.ts"
 import * as Message from "../Message.ts"
-import { Model, type ModelError } from "../Model.ts"
+import { Model, ModelError } from "../Model.ts"
 import * as Outcome from "../Outcome.ts"
 import * as Progress from "../Progress.ts"
 import * as ReplyPart from "../ReplyPart.ts"
@@ -43,9 +43,14 @@ export const drive = <T extends Tool.Any>(
     const problem = Boundary.optionProblem(options)
     if (problem !== undefined) return yield* invalid(problem)
     const model = yield* Model
-    let spend = options.spend
+    const meter =
+      options.spend === undefined
+        ? undefined
+        : SpendMeter.isSpendMeter(options.spend)
+          ? options.spend
+          : SpendMeter.makeUnsafe(options.spend)
     const outputCap = options.maxOutputTokens ?? model.maxOutputTokens
-    if (spend !== undefined && Spend.isLimited(spend)) {
+    if (meter !== undefined && Spend.isLimited(yield* meter.current)) {
       if (outputCap === undefined || !Number.isSafeInteger(outputCap) || outputCap < 1) {
         return yield* invalid({
           option: "maxOutputTokens",
@@ -99,7 +104,7 @@ export const drive = <T extends Tool.Any>(
           messages,
           turns,
           budget,
-          ...(spend === undefined ? {} : { spend })
+          ...(meter === undefined ? {} : { spend: yield* meter.current })
         }
         if (stop !== "interrupted") yield* Steps.complete(model, Math.max(turns.length, 1), messages)
         if (emit !== undefined) yield* emit({ type: "run.ended", result })
@@ -133,20 +138,26 @@ export const drive = <T extends Tool.Any>(
         const turn = turns.length + 1
         if (options.compact !== undefined) {
           const previous = turns.at(-1)
-          const compacting = yield* options.compact({
-            messages: [...messages],
-            turn,
-            ...(previous?.usage?.inputTokens === undefined
-              ? {}
-              : { reportedInputTokens: previous.usage.inputTokens, previousMessages: lastSent })
-          })
+          const compacting = yield* Effect.mapError(
+            options.compact({
+              messages: [...messages],
+              turn,
+              ...(previous?.usage?.inputTokens === undefined
+                ? {}
+                : { reportedInputTokens: previous.usage.inputTokens, previousMessages: lastSent }),
+              ...(meter === undefined ? {} : { spend: meter })
+            }),
+            (reason) => new ModelError({ turn, reason })
+          )
           if (compacting._tag === "TooLarge") return yield* finish("context_window", undefined)
+          if (compacting._tag === "OverBudget") return yield* finish(compacting.exhausted.reason, undefined)
           if (compacting._tag === "Compacted") messages.splice(0, messages.length, ...compacting.messages)
         }
         let reservation: Spend.Reservation | undefined
-        if (spend !== undefined && Spend.isLimited(spend)) {
-          const worst = Spend.worstCase(spend, Spending.requestTokens(messages, options.toolset), outputCap ?? 0)
-          const reserved = Spend.reserve(spend, worst)
+        const now = meter === undefined ? undefined : yield* meter.current
+        if (meter !== undefined && now !== undefined && Spend.isLimited(now)) {
+          const worst = Spend.worstCase(now, Spending.requestTokens(messages, options.toolset), outputCap ?? 0)
+          const reserved = yield* Effect.result(meter.reserve(worst))
           if (Result.isFailure(reserved)) {
             const { kind, limit, committed, requested, reason } = reserved.failure
             yield* Trace.recordOn(
@@ -155,7 +166,7 @@ export const drive = <T extends Tool.Any>(
             )
             return yield* finish(reason, undefined)
           }
-          ;[spend, reservation] = reserved.success
+          reservation = reserved.success
         }
         budget = spent.success
         yield* record({ type: "model.requested", turn, messages: messages.length })
@@ -173,31 +184,24 @@ export const drive = <T extends Tool.Any>(
             : yield* Effect.raceFirst(asking, Effect.as(Deferred.await(stop), cut as typeof cut))
         if (asked === cut) {
           // What a cut-off call spent is not known: its whole reservation is spent.
-          if (spend !== undefined && reservation !== undefined) spend = Spend.settle(spend, reservation, undefined)
+          if (meter !== undefined && reservation !== undefined) yield* meter.settle(reservation, undefined)
           return yield* finish("interrupted", partialText())
         }
         partial = undefined
         const { reply, about } = asked
-        if (spend !== undefined) {
-          const before = spend.spent
-          spend = Spend.settle(
-            spend,
+        if (meter !== undefined) {
+          const settled = yield* meter.settle(
             reservation ?? { amount: Spend.zero },
             about.usage ?? (reservation === undefined ? {} : undefined)
           )
-          const after = spend.spent
           yield* Trace.recordOn(
             trace,
             Spending.settled.entry({
               type: "spend.settled",
               turn,
               reported: about.usage !== undefined,
-              spent: Spending.wire({
-                inputTokens: after.inputTokens - before.inputTokens,
-                outputTokens: after.outputTokens - before.outputTokens,
-                cost: after.cost - before.cost
-              }),
-              total: Spending.wire(after)
+              spent: Spending.wire(settled.spent),
+              total: Spending.wire(settled.total)
             })
           )
         }
