@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { PlanDiff } from "@agent-harness/diff"
+import { Spending } from "@agent-harness/executor"
 import { Schema } from "effect"
 import { Plan, Step } from "./Step.ts"
 
@@ -125,6 +126,52 @@ export const SessionFinished: Schema.Struct<{
 })
 
 /**
+ * A planner's model call settled against the session's spend: what it spent (`reported: false`:
+ * no usage came back, its whole reservation was spent) and the session's total after it.
+ *
+ * @since 0.2.0
+ */
+export const SpendSettled: Schema.Struct<{
+  readonly type: Schema.Literal<"spend.settled">
+  readonly revision: Schema.Int
+  readonly reported: Schema.Boolean
+  readonly spent: typeof Spending.Amount
+  readonly total: typeof Spending.Amount
+}> = Schema.Struct({
+  type: Schema.Literal("spend.settled"),
+  /** The revision the planner was asked for (0: the first plan). */
+  revision: Schema.Int,
+  reported: Schema.Boolean,
+  spent: Spending.Amount,
+  total: Spending.Amount
+})
+
+/**
+ * A planner's model call refused before it was made: its worst case did not fit the session's
+ * spend (the session then ends with `reason`).
+ *
+ * @since 0.2.0
+ */
+export const SpendRefused: Schema.Struct<{
+  readonly type: Schema.Literal<"spend.refused">
+  readonly revision: Schema.Int
+  readonly reason: Schema.Literals<readonly ["token_budget", "cost_budget"]>
+  readonly kind: Schema.Literals<readonly ["input_tokens", "output_tokens", "total_tokens", "cost"]>
+  readonly limit: Schema.Finite
+  readonly committed: Schema.Finite
+  readonly requested: Schema.Finite
+}> = Schema.Struct({
+  type: Schema.Literal("spend.refused"),
+  /** The revision the planner was asked for (0: the first plan). */
+  revision: Schema.Int,
+  reason: Spending.Refused.fields.reason,
+  kind: Spending.Refused.fields.kind,
+  limit: Schema.Finite,
+  committed: Schema.Finite,
+  requested: Schema.Finite
+})
+
+/**
  * Any event.
  *
  * @since 0.1.0
@@ -138,6 +185,8 @@ export const Event: Schema.Union<
     typeof StepCached,
     typeof PlanDiffed,
     typeof PlanRejected,
+    typeof SpendSettled,
+    typeof SpendRefused,
     typeof SessionFinished
   ]
 > = Schema.Union([
@@ -148,6 +197,8 @@ export const Event: Schema.Union<
   StepCached,
   PlanDiffed,
   PlanRejected,
+  SpendSettled,
+  SpendRefused,
   SessionFinished
 ])
 

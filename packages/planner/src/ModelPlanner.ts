@@ -12,11 +12,19 @@
  * network, authentication...) is the planner's own error, the model's `Model.Failure` as it
  * came, and ends the session's Effect.
  *
+ * Given the session's spend (`Request.spend`), each call first reserves its worst case (the
+ * prompt's bound, `Spending.requestTokens`, and the output cap at the dearest prices) and is
+ * not made when that does not fit (`Spend.Exhausted`: the session ends with `token_budget` or
+ * `cost_budget`); the reply's reported usage settles it, and a call that failed or reported no
+ * usage spends its whole reservation. A limited spend needs an output cap: `maxOutputTokens`, or
+ * the model's own (`OutputCapMissing` otherwise, before any call).
+ *
  * @since 0.1.0
  */
-import { Message, Model } from "@agent-harness/executor"
+import { Spend, SpendMeter } from "@agent-harness/budgets"
+import { Message, Model, Spending } from "@agent-harness/executor"
 import { JsonSchema, type Tool, Toolset } from "@agent-harness/tool-schema"
-import { Effect, Schema } from "effect"
+import { type Cause, Data, Effect, Schema } from "effect"
 import { InvalidPlan, type Planner, type Request } from "./Planner.ts"
 import * as Step from "./Step.ts"
 
@@ -61,6 +69,33 @@ export interface Options {
   readonly toolset: Toolset.Toolset<Tool.Any>
   /** Extra instructions, appended to the planner's system message. */
   readonly instructions?: string | undefined
+  /**
+   * The most output tokens a plan may take: the output side of each call's worst case under a
+   * limited spend (default: the model's own `maxOutputTokens`).
+   */
+  readonly maxOutputTokens?: number | undefined
+}
+
+const OutputCapMissingBase: new (args: {
+  readonly given: unknown
+}) => Cause.YieldableError & {
+  readonly _tag: "OutputCapMissing"
+  /** The cap found (none, or not a whole number ≥ 1). */
+  readonly given: unknown
+} = Data.TaggedError("OutputCapMissing")
+
+/**
+ * The session's spend is limited but the planner knows no output cap to reserve for (neither
+ * `Options.maxOutputTokens` nor the model's `maxOutputTokens`, or one that is not a whole
+ * number ≥ 1): no call is made. A `Model.Failure`, so it ends the session's Effect.
+ *
+ * @since 0.2.0
+ */
+export class OutputCapMissing extends OutputCapMissingBase {
+  /** What is missing and where to give it. */
+  override get message(): string {
+    return `ModelPlanner: the session's spend is limited, so each plan call needs an output cap to reserve for: give ModelPlanner.make({ maxOutputTokens }) or a model with maxOutputTokens (got ${String(this.given)})`
+  }
 }
 
 /**
@@ -272,12 +307,43 @@ const noTools: Toolset.Toolset<Tool.Any> = Toolset.make()
  * @since 0.1.0
  */
 export const make =
-  (options: Options): Planner<Model.Failure, Model.Model> =>
+  (options: Options): Planner<Model.Failure | Spend.Exhausted, Model.Model> =>
   (request) =>
-    Effect.flatMap(Effect.service(Model.Model), (model) =>
-      Model.ask(model, { messages: prompt(options, request), toolset: noTools }).pipe(
-        Effect.catchIf(isAnswerError, (error) => Effect.fail(invalidAnswer(error))),
-        Effect.flatMap((response) => readAnswer(textOf(response))),
-        Effect.flatMap((answer) => validate(options.toolset, answer.steps))
-      )
-    )
+    Effect.flatMap(Effect.service(Model.Model), (model) => {
+      const messages = prompt(options, request)
+      const asked = Model.ask(model, { messages, toolset: noTools })
+      return Effect.flatMap(metered(request.spend, options, model, messages, asked), (response) =>
+        readAnswer(textOf(response)).pipe(Effect.flatMap((answer) => validate(options.toolset, answer.steps)))
+      ).pipe(Effect.catchIf(isAnswerError, (error) => Effect.fail(invalidAnswer(error))))
+    })
+
+/** The reply's reported usage, when it is a reply with usage. */
+const usageOf = (response: Model.Response): Model.Response["usage"] => {
+  try {
+    return typeof response === "object" && response !== null ? response.usage : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The call inside a reservation of the spend, when the request has a limited one. */
+const metered = (
+  spend: SpendMeter.SpendMeter | undefined,
+  options: Options,
+  model: Model.Shape,
+  messages: ReadonlyArray<Message.Message>,
+  asked: Effect.Effect<Model.Response, Model.Failure>
+): Effect.Effect<Model.Response, Model.Failure | Spend.Exhausted> =>
+  spend === undefined
+    ? asked
+    : Effect.flatMap(spend.current, (now) => {
+        if (!Spend.isLimited(now)) {
+          return SpendMeter.metered(spend, Spend.zero, asked, (response) => usageOf(response) ?? {})
+        }
+        const cap = options.maxOutputTokens ?? model.maxOutputTokens
+        if (cap === undefined || !Number.isSafeInteger(cap) || cap < 1) {
+          return Effect.fail(new OutputCapMissing({ given: cap }))
+        }
+        const worst = Spend.worstCase(now, Spending.requestTokens(messages, noTools), cap)
+        return SpendMeter.metered(spend, worst, asked, usageOf)
+      })

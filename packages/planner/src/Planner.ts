@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { SpendMeter } from "@agent-harness/budgets"
 import { type Cause, type Effect, Schema } from "effect"
 import type { Plan, Step } from "./Step.ts"
 
@@ -20,6 +21,13 @@ export interface Request {
   readonly history: ReadonlyArray<Step>
   /** `null` on the first call; the most recent failure after that. */
   readonly lastError: string | null
+  /**
+   * The session's spend, when it has one: a planner that calls a model reserves the call's worst
+   * case from it first and settles it after (`ModelPlanner` does), and fails with
+   * `Spend.Exhausted` when it does not fit, which ends the session (`token_budget`,
+   * `cost_budget`).
+   */
+  readonly spend?: SpendMeter.SpendMeter | undefined
 }
 
 const InvalidPlanBase: Schema.Class<

@@ -31,9 +31,9 @@
  *
  * @since 0.1.0
  */
-import { Budget } from "@agent-harness/budgets"
+import { Budget, Spend, SpendMeter } from "@agent-harness/budgets"
 import { PlanDiff } from "@agent-harness/diff"
-import { Execute, Outcome } from "@agent-harness/executor"
+import { Execute, Outcome, Spending } from "@agent-harness/executor"
 import { type Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Queue, Stream } from "effect"
 import * as Result_ from "effect/Result"
@@ -78,6 +78,14 @@ export interface Options<T extends Tool.Any, E, R> {
   readonly timeout?: Execute.Options["timeout"]
   /** Sees each event as it happens (they also end up in the result). */
   readonly onEvent?: ((event: Event) => Effect.Effect<void>) | undefined
+  /**
+   * Tokens and money for the planner's model calls: a `Spend` (`Spend.make(limits, { price })`),
+   * or a `SpendMeter` shared with whatever else draws from it (the loop runs of the steps' own
+   * sub-agents). The planner gets it in its request (`Request.spend`); each of its calls is
+   * reserved first and settled after (`spend.settled`), and one that does not fit ends the
+   * session (`spend.refused`, reason `token_budget` or `cost_budget`).
+   */
+  readonly spend?: Spend.Spend | SpendMeter.SpendMeter | undefined
 }
 
 /** The states of the diagram, as data. */
@@ -142,7 +150,8 @@ interface Done {
 }
 
 /**
- * Runs a session to its `SessionResult`. Fails only with the planner's own non-plan errors.
+ * Runs a session to its `SessionResult`. Fails only with the planner's own non-plan errors
+ * (a planner's `Spend.Exhausted` is not one: it ends the session with its budget reason).
  *
  * @example
  * ```ts
@@ -168,13 +177,13 @@ interface Done {
  */
 export const run = <T extends Tool.Any, E, R>(
   options: Options<T, E, R>
-): Effect.Effect<SessionResult, E, R | Tool.Services<T>> => runWith(options, true)
+): Effect.Effect<SessionResult, Exclude<E, Spend.Exhausted>, R | Tool.Services<T>> => runWith(options, true)
 
 /** Runs a session; `keepEvents: false` leaves `events` empty (a stream has handed them on). */
 const runWith = <T extends Tool.Any, E, R>(
   options: Options<T, E, R>,
   keepEvents: boolean
-): Effect.Effect<SessionResult, E, R | Tool.Services<T>> =>
+): Effect.Effect<SessionResult, Exclude<E, Spend.Exhausted>, R | Tool.Services<T>> =>
   Effect.gen(function* () {
     const sessionId = sessionIdOf(options.sessionId)
     const strategy = options.onFailure ?? "replan"
@@ -229,22 +238,77 @@ const runWith = <T extends Tool.Any, E, R>(
       return count
     }
 
-    /** Asks the planner; an invalid plan becomes an `InvalidPlan` value, other errors fail. */
-    const ask = (lastError: string | null): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan>, E, R> =>
-      options.planner({ goal: options.goal, history: [...history], lastError }).pipe(
-        Effect.flatMap((plan) => {
-          const problem = Step.problem(plan)
-          return problem === undefined ? Effect.succeed(plan) : Effect.fail(new InvalidPlan({ reason: problem }))
-        }),
-        Effect.map(Result_.succeed),
-        Effect.catchIf(
-          (error): error is InvalidPlan => error instanceof InvalidPlan,
-          (invalid) => Effect.succeed(Result_.fail(invalid))
-        )
-      )
-
     /** Whether a plan has been accepted yet: only later plans are revisions with a diff. */
     let accepted = false
+
+    const meter =
+      options.spend === undefined
+        ? undefined
+        : SpendMeter.isSpendMeter(options.spend)
+          ? options.spend
+          : SpendMeter.makeUnsafe(options.spend)
+    /** The session's meter as the planner asked for `revision` sees it: each settlement an event. */
+    const plannerMeter = (at: number): SpendMeter.SpendMeter | undefined =>
+      meter === undefined
+        ? undefined
+        : {
+            ...meter,
+            settle: (reservation, usage) =>
+              Effect.tap(meter.settle(reservation, usage), (settled) =>
+                emit({
+                  type: "spend.settled",
+                  revision: at,
+                  reported: usage !== undefined,
+                  spent: Spending.wire(settled.spent),
+                  total: Spending.wire(settled.total)
+                })
+              )
+          }
+
+    /**
+     * Asks the planner; an invalid plan becomes an `InvalidPlan` value, a call the spend refused
+     * an `Exhausted` value (after its `spend.refused` event), other errors fail.
+     */
+    const ask = (
+      lastError: string | null
+    ): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, Exclude<E, Spend.Exhausted>, R> => {
+      const at = accepted ? revision + 1 : revision
+      const spend = plannerMeter(at)
+      return options
+        .planner({ goal: options.goal, history: [...history], lastError, ...(spend === undefined ? {} : { spend }) })
+        .pipe(
+          Effect.flatMap((plan) => {
+            const problem = Step.problem(plan)
+            return problem === undefined ? Effect.succeed(plan) : Effect.fail(new InvalidPlan({ reason: problem }))
+          }),
+          Effect.map((plan): Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted> => Result_.succeed(plan)),
+          Effect.catch(
+            (stopped): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, unknown> =>
+              stopped instanceof Spend.Exhausted
+                ? Effect.as(
+                    emit({
+                      type: "spend.refused",
+                      revision: at,
+                      reason: stopped.reason,
+                      kind: stopped.kind,
+                      limit: stopped.limit,
+                      committed: stopped.committed,
+                      requested: stopped.requested
+                    }),
+                    Result_.fail(stopped)
+                  )
+                : stopped instanceof InvalidPlan
+                  ? Effect.succeed(Result_.fail(stopped))
+                  : Effect.fail(stopped)
+          )
+        ) as Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, Exclude<E, Spend.Exhausted>, R>
+    }
+
+    /** A planner's answer that is not a plan: rejected (and replanned), or the spend's stop. */
+    const refuse = (remaining: Step.Plan, failure: InvalidPlan | Spend.Exhausted) =>
+      failure instanceof Spend.Exhausted
+        ? Effect.succeed({ _tag: "Failed", reason: failure.reason } as const satisfies State)
+        : reject(remaining, failure)
 
     /** Accepts a plan if it fits in what is left of the step budget. */
     const accept = (plan: Step.Plan, previous: Step.Plan, lastError: string | null) =>
@@ -358,13 +422,13 @@ const runWith = <T extends Tool.Any, E, R>(
         if (spent._tag === "Failure") return { _tag: "Failed", reason: "replan_budget" } as const satisfies State
         replans = spent.success
         const asked = yield* ask(lastError)
-        if (asked._tag === "Failure") return yield* reject(remaining, asked.failure)
+        if (asked._tag === "Failure") return yield* refuse(remaining, asked.failure)
         return yield* accept(asked.success, remaining, lastError)
       })
 
     const first = yield* ask(null)
     let state: State =
-      first._tag === "Failure" ? yield* reject([], first.failure) : yield* accept(first.success, [], null)
+      first._tag === "Failure" ? yield* refuse([], first.failure) : yield* accept(first.success, [], null)
     while (state._tag === "Exec" || state._tag === "Replan") {
       state =
         state._tag === "Exec"
@@ -382,7 +446,8 @@ const runWith = <T extends Tool.Any, E, R>(
       revisions,
       events,
       steps: steps.used,
-      replans: replans.used
+      replans: replans.used,
+      ...(meter === undefined ? {} : { spent: Spending.wire((yield* meter.current).spent) })
     }
     yield* SessionTrace.record(() => SessionTrace.resultEntry(result))
     return result
@@ -404,9 +469,9 @@ export const eventBuffer = 1024
  */
 export const events = <T extends Tool.Any, E, R>(
   options: Omit<Options<T, E, R>, "onEvent">
-): Stream.Stream<Event, E, R | Tool.Services<T>> =>
-  Stream.callback<Event, E, R | Tool.Services<T>>(
-    (queue: Queue.Queue<Event, E | Cause.Done>) =>
+): Stream.Stream<Event, Exclude<E, Spend.Exhausted>, R | Tool.Services<T>> =>
+  Stream.callback<Event, Exclude<E, Spend.Exhausted>, R | Tool.Services<T>>(
+    (queue: Queue.Queue<Event, Exclude<E, Spend.Exhausted> | Cause.Done>) =>
       Effect.andThen(
         runWith({ ...options, onEvent: (event) => Effect.asVoid(Queue.offer(queue, event)) }, false),
         Queue.end(queue)

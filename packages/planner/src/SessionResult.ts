@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Budget } from "@agent-harness/budgets"
+import { Budget, Spend } from "@agent-harness/budgets"
+import { Spending } from "@agent-harness/executor"
 import { PlanDiff } from "@agent-harness/diff"
 import { Schema } from "effect"
 import { Event } from "./Event.ts"
@@ -18,13 +19,23 @@ export type Status = typeof Status.Type
 
 /**
  * Why it ended: the goal was met; some steps failed and were skipped (`partial`); a budget ran
- * out (the words of `Budget.reasons`); the planner had nothing to offer; a failure aborted it.
+ * out (the words of `Budget.reasons`; `token_budget` and `cost_budget` when a planner's model
+ * call did not fit the session's spend); the planner had nothing to offer; a failure aborted it.
  *
  * @since 0.1.0
  */
 export const Reason: Schema.Literals<
-  readonly ["goal_met", "partial", "step_budget", "replan_budget", "no_plan", "aborted"]
-> = Schema.Literals(["goal_met", "partial", Budget.reasons.steps, Budget.reasons.replans, "no_plan", "aborted"])
+  readonly ["goal_met", "partial", "step_budget", "replan_budget", "token_budget", "cost_budget", "no_plan", "aborted"]
+> = Schema.Literals([
+  "goal_met",
+  "partial",
+  Budget.reasons.steps,
+  Budget.reasons.replans,
+  Spend.reasons.total_tokens,
+  Spend.reasons.cost,
+  "no_plan",
+  "aborted"
+])
 
 /** Why the session ended. @since 0.1.0 */
 export type Reason = typeof Reason.Type
@@ -43,6 +54,7 @@ export const SessionResult: Schema.Struct<{
   readonly events: Schema.$Array<typeof Event>
   readonly steps: Schema.Int
   readonly replans: Schema.Int
+  readonly spent: Schema.optionalKey<typeof Spending.Amount>
 }> = Schema.Struct({
   /** The session's id, in every call id of its steps; give it again to resume the session. */
   session_id: Schema.String,
@@ -56,7 +68,9 @@ export const SessionResult: Schema.Struct<{
   /** Steps executed (the `max_steps` budget spent). */
   steps: Schema.Int,
   /** Replans asked for (the `max_replans` budget spent). */
-  replans: Schema.Int
+  replans: Schema.Int,
+  /** What the session's spend holds at the end (tokens and USD), when it was given one. */
+  spent: Schema.optionalKey(Spending.Amount)
 })
 
 /** The result of a session, as JSON. @since 0.1.0 */

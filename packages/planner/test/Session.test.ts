@@ -959,6 +959,8 @@ describe("SessionResult", () => {
       ["partial", "completed"],
       ["step_budget", "failed"],
       ["replan_budget", "failed"],
+      ["token_budget", "failed"],
+      ["cost_budget", "failed"],
       ["no_plan", "failed"],
       ["aborted", "failed"]
     ])

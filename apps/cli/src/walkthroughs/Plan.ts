@@ -90,6 +90,16 @@ const lines = (event: Event.Event, memory: Memory, style: Report.Style, color: b
       return [`  ${style.dim("kept")} ${event.id}: ${event.result} ${style.dim("(already succeeded; not run again)")}`]
     case "plan.rejected":
       return [`${style.fail("plan refused")} (${event.reason}): ${event.detail}`, ...event.plan.map(stepLine)]
+    case "spend.settled":
+      return [
+        style.dim(
+          `  spent ${event.spent.input_tokens + event.spent.output_tokens} tokens${event.spent.cost > 0 ? ` ($${event.spent.cost.toFixed(4)})` : ""} planning revision ${event.revision}`
+        )
+      ]
+    case "spend.refused":
+      return [
+        `${style.fail(event.reason)}: the planner's call for revision ${event.revision} needs up to ${event.requested} more ${event.kind === "cost" ? "USD" : event.kind.replace("_", " ")}, ${event.committed} of ${event.limit} spent or reserved`
+      ]
     case "session.finished":
       return [`${event.status === "completed" ? style.pass(event.status) : style.fail(event.status)}: ${event.reason}`]
   }
