@@ -80,9 +80,11 @@ describe("Loop.run with a shared SpendMeter", () => {
           Effect.gen(function* () {
             seen.push(request.spend)
             if (request.turn < 3) return { _tag: "Kept" } as const
-            const refused = yield* Effect.flip(
+            const reserved = yield* Effect.result(
               request.spend?.reserve({ inputTokens: 2_000_000, outputTokens: 0, cost: 0 }) ?? Effect.die("no meter")
             )
+            if (reserved._tag === "Success") return yield* Effect.die("a reservation past the limit was accepted")
+            const refused = reserved.failure
             return { _tag: "OverBudget", exhausted: refused } as const
           })
       }).pipe(Effect.provide(Model.layer(calling("echo", requests))))
