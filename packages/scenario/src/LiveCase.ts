@@ -88,9 +88,18 @@ const NotRunBase: Schema.Class<
 export class NotRun extends NotRunBase {}
 
 /**
+ * The tokens and money a trial's loop reserves from and settles into (`Spend.make(limits, {
+ * price })` of @agent-harness/budgets): `Spend.make({}, { price })` refuses nothing and prices
+ * every turn.
+ *
+ * @since 0.2.0
+ */
+export type Spend = NonNullable<Loop.RunResult["spend"]>
+
+/**
  * One trial of a live case: the verdict of the criterion, how the loop ended, the files after
  * it, the tokens its model calls used (summed over the turns that report usage; a count no turn
- * reported is absent), and how long it took.
+ * reported is absent), what they cost when the trial was priced, and how long it took.
  *
  * @since 0.2.0
  */
@@ -103,6 +112,11 @@ export interface Trial {
   readonly files: Readonly<Record<string, string>>
   /** The tokens used, summed over the turns. */
   readonly usage: Usage.Usage
+  /**
+   * What they cost in USD, when the trial ran with a priced `spend` (the loop's settled turns;
+   * 0 when the loop did not end with a result, like `usage`); absent without a price.
+   */
+  readonly cost?: number | undefined
   /** The trial's wall-clock time, environment included. */
   readonly duration: Duration.Duration
 }
@@ -127,13 +141,18 @@ export const sumUsage = (usages: ReadonlyArray<Usage.Usage | undefined>): Usage.
   return sum
 }
 
+/** A priced trial's cost: what the loop's spend settled beyond what it was given; none without a price. */
+const costOf = (given: Spend | undefined, after: Spend | undefined): { readonly cost?: number } =>
+  given?.price === undefined ? {} : { cost: Math.max(0, (after?.spent.cost ?? given.spent.cost) - given.spent.cost) }
+
 /**
  * Runs one trial of a live case, under a harness variant (default `fixed`): a fresh environment
  * (inline files, or a fresh copy of the `root` folder made by the `Roots` service and removed
  * after; the scripted tools' counters from zero; the MCP servers mounted for the trial; the gate
  * of the policy), then `Loop.run` with the `Model` the caller provides and the file's opening
  * messages only (no history shared with another trial), recorded on the caller's `Trace` with
- * the annotations a conversation records (`Capture` reads them). Never fails: a model failure,
+ * the annotations a conversation records (`Capture` reads them); with a `spend`, the loop reserves
+ * from it and records `spend.settled` per turn, and a priced one gives the trial its `cost`. Never fails: a model failure,
  * or an environment that could not be made, is a failed trial.
  *
  * @example
@@ -159,10 +178,13 @@ export const trial = (
   options?: {
     readonly variant?: Variant.Variant | undefined
     readonly onTurn?: ((turn: Loop.Turn) => Effect.Effect<void>) | undefined
+    /** The loop's spend (`Loop.Options.spend`): with a price, the trial's `cost` is kept. */
+    readonly spend?: Spend | undefined
   }
 ): Effect.Effect<Trial, never, Model.Model> =>
   Effect.gen(function* () {
     const spec = live.file
+    const spend = options?.spend
     const variant = options?.variant ?? Variant.defaultVariant
     const started = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(Math.max(0, now - started)))
@@ -171,19 +193,21 @@ export const trial = (
       const { failure, files } = opened.failure
       const result = Result.fail(new NotRun({ kind: failure.kind, message: failure.message }))
       const verdict = Criteria.evaluate(spec.pass, { ended: result, files })
-      return { verdict, result, files, usage: {}, duration: yield* elapsed }
+      return { verdict, result, files, usage: {}, ...costOf(spend, undefined), duration: yield* elapsed }
     }
     const environment = opened.success
     const result = yield* Loop.run({
       toolset: environment.toolset,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
-      onTurn: options?.onTurn
+      onTurn: options?.onTurn,
+      ...(spend === undefined ? {} : { spend })
     }).pipe(Environment.provide(environment, variant), Effect.result)
     const { files } = yield* Environment.close(environment)
     const verdict = Criteria.evaluate(spec.pass, { ended: result, files })
     const usage = Result.isSuccess(result) ? sumUsage(result.success.turns.map((t) => t.usage)) : {}
-    return { verdict, result, files, usage, duration: yield* elapsed }
+    const after = Result.isSuccess(result) ? result.success.spend : undefined
+    return { verdict, result, files, usage, ...costOf(spend, after), duration: yield* elapsed }
   }).pipe(Effect.scoped)
 
 /**

@@ -151,6 +151,12 @@ export interface Options<E, R> {
   readonly onTrial?: ((event: TrialEvent) => Effect.Effect<void>) | undefined
   /** When it completes, no new trial starts; those running finish and are journaled. */
   readonly interrupt?: Effect.Effect<void> | undefined
+  /**
+   * The spend each trial's loop starts from, in this process (`Spend.make({}, { price })` of
+   * @agent-harness/budgets: nothing refused, every turn settled): with a price, each trial's
+   * record keeps its `cost`. A `runTrial` elsewhere prices its trials itself.
+   */
+  readonly spend?: LiveCase.Spend | undefined
 }
 
 /**
@@ -189,6 +195,10 @@ export interface CaseResult {
   readonly failing: ReadonlyArray<TrialRecord.TrialRecord>
   /** The trials' tokens, summed. */
   readonly usage: Usage.Usage
+  /** The USD of its trials that have a cost (`TrialRecord.cost`), summed; absent when none has. */
+  readonly cost?: number | undefined
+  /** How many of its trials have a cost (with `cost`: fewer than `records` when some were journaled without a price). */
+  readonly costed?: number | undefined
   /** The trials' time in milliseconds, summed. */
   readonly durationMs: number
   /** How many of its trials were read from the journal. */
@@ -227,6 +237,10 @@ export interface Summary {
   readonly notMet: number
   /** Every trial's tokens, summed. */
   readonly usage: Usage.Usage
+  /** The USD of every trial that has a cost, summed; absent when none has. */
+  readonly cost?: number | undefined
+  /** How many trials have a cost (with `cost`). */
+  readonly costed?: number | undefined
   /** Every trial's time in milliseconds, summed (resumed ones included). */
   readonly durationMs: number
   /** How many trials were read from the journal. */
@@ -301,6 +315,25 @@ export const capturedPath = (stem: string, variant: string, index: number): stri
   `captured/${stem}.${variant}.${index}.json`
 
 /**
+ * The cost of some trials: the USD of those that have one, summed, and how many have one;
+ * nothing when none has (an unpriced run is never shown as $0).
+ *
+ * @since 0.1.0
+ */
+export const costOf = (
+  records: ReadonlyArray<{ readonly cost?: number | undefined }>
+): { readonly cost?: number; readonly costed?: number } => {
+  let cost = 0
+  let costed = 0
+  for (const record of records) {
+    if (record.cost === undefined) continue
+    cost += record.cost
+    costed++
+  }
+  return costed === 0 ? {} : { cost, costed }
+}
+
+/**
  * A case's numbers under one variant from its trials' records (ordered by index).
  *
  * @since 0.1.0
@@ -331,6 +364,7 @@ export const caseResult = (
     met,
     failing,
     usage: LiveCase.sumUsage(records.map((record) => record.usage)),
+    ...costOf(records),
     durationMs: records.reduce((sum, record) => sum + record.durationMs, 0),
     resumed: options?.resumed ?? 0
   }
@@ -338,12 +372,17 @@ export const caseResult = (
 
 /**
  * Runs one trial in this process: `LiveCase.trial` with the model's layer built for it alone,
- * traced in memory (`Trace.line` per event). What `run` does for each trial unless given
+ * traced in memory (`Trace.line` per event), its loop given `spend` when one is (a priced one
+ * keeps the trial's `cost` in its record). What `run` does for each trial unless given
  * `runTrial`; a runner of the durable engine does the same.
  *
  * @since 0.1.0
  */
-export const trial = <E, R>(at: TrialAt, model: Layer.Layer<Model.Model, E, R>): Effect.Effect<TrialRun, E, R> =>
+export const trial = <E, R>(
+  at: TrialAt,
+  model: Layer.Layer<Model.Model, E, R>,
+  options?: { readonly spend?: LiveCase.Spend | undefined }
+): Effect.Effect<TrialRun, E, R> =>
   Effect.gen(function* () {
     const lines: Array<string> = []
     const trace: Trace.Trace = {
@@ -352,7 +391,7 @@ export const trial = <E, R>(at: TrialAt, model: Layer.Layer<Model.Model, E, R>):
           lines.push(`${Trace.line(event)}\n`)
         })
     }
-    const ran = yield* LiveCase.trial(at.case.live, at.case.file, { variant: at.variant }).pipe(
+    const ran = yield* LiveCase.trial(at.case.live, at.case.file, { variant: at.variant, spend: options?.spend }).pipe(
       Effect.provide(model, { local: true }),
       Effect.provideService(Trace.Trace, trace)
     )
@@ -433,7 +472,7 @@ export const run = <E, R>(
     options.runTrial ??
     (modelFor === undefined
       ? undefined
-      : (at: TrialAt) => trial(at, typeof modelFor === "function" ? modelFor(at) : modelFor))
+      : (at: TrialAt) => trial(at, typeof modelFor === "function" ? modelFor(at) : modelFor, { spend: options.spend }))
   if (runOne === undefined) {
     throw new RangeError("CaseSet.run: give 'model' (the trials run in this process) or 'runTrial'")
   }
@@ -582,6 +621,7 @@ export const run = <E, R>(
         met: metCases,
         notMet: cases.length - metCases,
         usage: LiveCase.sumUsage(results.map((r) => r.usage)),
+        ...costOf(results.flatMap((r) => r.records)),
         durationMs: results.reduce((sum, r) => sum + r.durationMs, 0),
         resumed: results.reduce((sum, r) => sum + r.resumed, 0),
         ran,

@@ -148,6 +148,7 @@ export const trialLine = (record: TrialRecord.TrialRecord): string =>
     stop: record.stop,
     failures: record.failures.map((f) => ({ kind: f.kind, message: f.message })),
     usage: record.usage,
+    ...(record.cost === undefined ? {} : { cost: record.cost }),
     durationMs: record.durationMs,
     ...(record.trace === undefined ? {} : { trace: record.trace }),
     ...(record.scenario === undefined ? {} : { scenario: record.scenario }),

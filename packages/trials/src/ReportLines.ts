@@ -2,7 +2,9 @@
  * A trials report as the JSON lines of the report contract (`report.jsonl` and `harness test
  * --trials --json`): one `trials.case` per case and variant, with two variants one
  * `trials.comparison` per case and one for all cases, and a last `trials.summary`. Every value is
- * plain JSON: numbers are finite (never NaN or Infinity), `type` comes first.
+ * plain JSON: numbers are finite (never NaN or Infinity), `type` comes first. A priced run's
+ * lines carry `cost` (USD) and `costed` (how many trials have a cost) on the case and summary
+ * lines and `cost` on each failing trial; an unpriced run's carry none (never `0`).
  *
  * @since 0.1.0
  */
@@ -33,6 +35,9 @@ const usageJson = (usage: Usage.Usage): { readonly [key: string]: number } => {
   return out
 }
 
+const costJson = (from: { readonly cost?: number | undefined; readonly costed?: number | undefined }) =>
+  from.cost === undefined ? {} : { cost: finite(from.cost), costed: from.costed ?? 0 }
+
 const caseLine = (result: CaseSet.CaseResult): Line => ({
   type: "trials.case",
   file: result.file,
@@ -62,9 +67,11 @@ const caseLine = (result: CaseSet.CaseResult): Line => ({
     failures: record.failures.map((failure) => ({ kind: failure.kind, message: failure.message })),
     ...(record.trace === undefined ? {} : { trace: record.trace }),
     ...(record.scenario === undefined ? {} : { scenario: record.scenario }),
-    ...(record.captureError === undefined ? {} : { captureError: record.captureError })
+    ...(record.captureError === undefined ? {} : { captureError: record.captureError }),
+    ...(record.cost === undefined ? {} : { cost: finite(record.cost) })
   })),
   usage: usageJson(result.usage),
+  ...costJson(result),
   durationMs: finite(result.durationMs),
   resumed: result.resumed
 })
@@ -101,6 +108,7 @@ const summaryLine = (report: CaseSet.Report): Line => ({
   met: report.summary.met,
   notMet: report.summary.notMet,
   usage: usageJson(report.summary.usage),
+  ...costJson(report.summary),
   durationMs: finite(report.summary.durationMs),
   resumed: report.summary.resumed,
   ran: report.summary.ran,

@@ -44,6 +44,11 @@ export interface TrialRecord {
   readonly failures: ReadonlyArray<Failure>
   /** The tokens its model calls used. */
   readonly usage: Usage.Usage
+  /**
+   * What they cost in USD at the run's price, kept when the trial ran priced; absent when it
+   * ran without a price (or was journaled before costs were kept).
+   */
+  readonly cost?: number | undefined
   /** Its wall-clock time in milliseconds. */
   readonly durationMs: number
   /** Its trace, relative to the report folder (`traces/<stem>.<variant>.<i>.jsonl`); absent without a folder. */
@@ -91,5 +96,6 @@ export const fromTrial = (
   stop: Result.isSuccess(trial.result) ? trial.result.success.stop : null,
   failures: failuresOf(trial),
   usage: trial.usage,
+  ...(trial.cost === undefined ? {} : { cost: trial.cost }),
   durationMs: Math.max(0, Duration.toMillis(trial.duration))
 })

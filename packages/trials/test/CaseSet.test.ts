@@ -1,5 +1,5 @@
 import { Message, Model } from "@agent-harness/executor"
-import { ScenarioFile, Variant } from "@agent-harness/scenario"
+import { type LiveCase, ScenarioFile, Variant } from "@agent-harness/scenario"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Result } from "effect"
 import { CaseSet, Journal, ReportLines, Statistics } from "../src/index.ts"
@@ -200,6 +200,98 @@ describe("CaseSet.run", () => {
       const journaled = yield* Journal.read("/r/journal.jsonl")
       assert.sameDeepMembers([...journaled.records], all)
     }).pipe(Effect.provide(Layer.merge(fs.layer, fs.path)))
+  })
+
+  it.effect(
+    "priced: each trial's loop settles every turn, its record keeps its cost, a resume keeps the journal's",
+    () => {
+      const fs = memoryFiles()
+      const usage = { inputTokens: 1000, outputTokens: 200 }
+      const price = { input: 3, output: 15 }
+      // What one trial costs (one model call), from the usage and the price per million tokens.
+      const perTrial = (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000
+      // `Spend.make({}, { price })` of @agent-harness/budgets, written out: no limits, nothing spent.
+      const zero = { inputTokens: 0, outputTokens: 0, cost: 0 }
+      const spend: LiveCase.Spend = { limits: {}, price, spent: zero, reserved: zero }
+      let calls = 0
+      const model = Model.layer({
+        respond: () =>
+          Effect.sync(() => {
+            calls++
+            return { content: [Message.text(calls % 4 === 2 ? "not done" : "done")], usage }
+          })
+      })
+      return Effect.gen(function* () {
+        const options = {
+          trials: 4,
+          variants: [Variant.fixed] as const,
+          model,
+          modelName: "fake:model",
+          folder: "/r",
+          traces: "all" as const,
+          spend
+        }
+        const report = yield* CaseSet.run([caseOf("one")], options)
+        const [one] = report.cases
+        assert.deepStrictEqual(
+          one?.records.map((r) => r.cost),
+          [perTrial, perTrial, perTrial, perTrial]
+        )
+        assert.closeTo(one?.cost ?? Number.NaN, 4 * perTrial, 1e-12)
+        assert.strictEqual(one?.costed, 4)
+        assert.closeTo(report.summary.cost ?? Number.NaN, 4 * perTrial, 1e-12)
+        // The loop settled the turn in each trial's trace: spend.settled, its cost the record's.
+        for (const record of one?.records ?? []) {
+          const events = (fs.files.get(`/r/${record.trace}`) ?? "")
+            .split("\n")
+            .filter((l) => l !== "")
+            .map((l) => JSON.parse(l) as { type: string; spent?: { cost: number } })
+          const settled = events.filter((e) => e.type === "spend.settled")
+          assert.strictEqual(settled.length, 1, record.trace)
+          assert.closeTo(settled[0]?.spent?.cost ?? Number.NaN, perTrial, 1e-12)
+        }
+        const [caseJson, summaryJson] = ReportLines.objects(report)
+        assert.closeTo(caseJson?.cost as number, 4 * perTrial, 1e-12)
+        assert.strictEqual(caseJson?.costed, 4)
+        assert.deepStrictEqual(
+          ((caseJson?.failing ?? []) as ReadonlyArray<{ cost: number }>).map((f) => f.cost),
+          [perTrial]
+        )
+        assert.closeTo(summaryJson?.cost as number, 4 * perTrial, 1e-12)
+        // Resumed: the journal's cost is used as recorded, not recounted (trial 0's is changed
+        // there; trial 3's line is dropped, so it runs again and is priced anew).
+        const journal = fs.files.get("/r/journal.jsonl") ?? ""
+        const lines = journal.split("\n").filter((l) => l !== "")
+        const changed = lines.slice(0, 4).map((line) => {
+          const parsed = JSON.parse(line) as { type: string; index?: number; cost?: number }
+          return parsed.type === "trial" && parsed.index === 0 ? JSON.stringify({ ...parsed, cost: 0.5 }) : line
+        })
+        fs.files.set("/r/journal.jsonl", `${changed.join("\n")}\n`)
+        const before = calls
+        const again = yield* CaseSet.run([caseOf("one")], options)
+        assert.strictEqual(calls, before + 1)
+        assert.strictEqual(again.summary.resumed, 3)
+        assert.deepStrictEqual(
+          again.cases[0]?.records.map((r) => r.cost),
+          [0.5, perTrial, perTrial, perTrial]
+        )
+        assert.closeTo(again.summary.cost ?? Number.NaN, 0.5 + 3 * perTrial, 1e-12)
+        // Unpriced: no cost anywhere, not 0.
+        const unpriced = yield* CaseSet.run([caseOf("one")], { ...options, folder: "/u", spend: undefined })
+        assert.isUndefined(unpriced.summary.cost)
+        assert.isUndefined(unpriced.cases[0]?.cost)
+        assert.isTrue(unpriced.cases[0]?.records.every((r) => !("cost" in r)))
+        assert.notInclude(ReportLines.lines(unpriced).join("\n"), '"cost"')
+      }).pipe(Effect.provide(Layer.merge(fs.layer, fs.path)))
+    }
+  )
+
+  it("costOf: the trials that have a cost summed and counted; nothing when none has", () => {
+    assert.deepStrictEqual(CaseSet.costOf([]), {})
+    assert.deepStrictEqual(CaseSet.costOf([{}, { cost: undefined }]), {})
+    assert.deepStrictEqual(CaseSet.costOf([{ cost: 0.25 }, {}, { cost: 0.5 }]), { cost: 0.75, costed: 2 })
+    // A priced trial that cost nothing is counted (0 is a price's answer, not a missing one).
+    assert.deepStrictEqual(CaseSet.costOf([{ cost: 0 }]), { cost: 0, costed: 1 })
   })
 
   it.effect("by default only the failing trials' traces are written; the passing ones stay in memory", () => {

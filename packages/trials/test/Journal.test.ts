@@ -153,4 +153,32 @@ describe("Journal", () => {
       assert.isTrue(files.get("/dir/journal.jsonl")?.startsWith(old))
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect("a trial's cost: kept when priced, absent otherwise; a journal written before costs still reads", () => {
+    const { files, layer } = setup()
+    return Effect.gen(function* () {
+      const priced: TrialRecord.TrialRecord = { ...record(1), cost: 0.0081 }
+      // A record without a cost writes no `cost` key (an unpriced trial is never $0).
+      assert.notInclude(Journal.trialLine(record(0)), "cost")
+      assert.include(Journal.trialLine(priced), '"cost":0.0081')
+      assert.deepStrictEqual(Journal.readTrialLine(Journal.trialLine(priced)), Result.succeed(priced))
+      // The lines as a version before costs wrote them: no `cost` key anywhere.
+      const old = [
+        JSON.stringify({ type: "trials.journal", format: 1, ...header, run: "r-1" }),
+        JSON.stringify({ type: "trial", ...record(0) })
+      ]
+      files.set("/dir/journal.jsonl", `${old.join("\n")}\n${Journal.trialLine(priced)}\n`)
+      const resumed = yield* Journal.open("/dir", header)
+      assert.strictEqual(resumed.run, "r-1")
+      assert.deepStrictEqual([...resumed.done.values()], [record(0), priced])
+      assert.isUndefined(resumed.done.get(TrialRecord.key("cases/a.json", "abc", "fixed", 0))?.cost)
+      // A cost that is not a finite amount of at least 0 does not read, naming the field.
+      for (const bad of [-1, "0.1", null]) {
+        const line = JSON.stringify({ type: "trial", ...record(2), cost: bad })
+        const read = Journal.readTrialLine(line)
+        assert.isTrue(Result.isFailure(read), String(bad))
+        if (Result.isFailure(read)) assert.include(read.failure, "cost")
+      }
+    }).pipe(Effect.provide(layer))
+  })
 })

@@ -26,6 +26,7 @@ export const Trial = Schema.Struct({
   stop: Schema.NullOr(Schema.String),
   failures: Schema.Array(Failure),
   usage: Usage.Usage,
+  cost: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
   durationMs: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
   trace: Schema.optionalKey(Schema.String),
   scenario: Schema.optionalKey(Schema.String),
