@@ -19,7 +19,7 @@ const modelOf = (html: string): Model.Page => {
   return JSON.parse(html.slice(start + dataOpen.length, html.indexOf("</script>", start))) as Model.Page
 }
 
-const caseLine = (variant: string, passes: number, failing: ReadonlyArray<number>) => ({
+const caseLine = (variant: string, passes: number, failing: ReadonlyArray<number>, cost?: number) => ({
   type: "trials.case",
   file: "cases/salmorejo.json",
   name: "salmorejo list",
@@ -41,6 +41,7 @@ const caseLine = (variant: string, passes: number, failing: ReadonlyArray<number
     scenario: `captured/salmorejo.${variant}.${i}.json`
   })),
   usage: { inputTokens: 10 },
+  ...(cost === undefined ? {} : { cost, costed: 4 }),
   durationMs: 100,
   resumed: 0
 })
@@ -60,7 +61,7 @@ describe("harness view of a trials report", () => {
     mkdirSync(`${dir}/traces`, { recursive: true })
     const lines = [
       caseLine("before", 1, [0, 2, 3]),
-      caseLine("fixed", 3, [1]),
+      caseLine("fixed", 3, [1], 0.0123),
       {
         type: "trials.comparison",
         file: null,
@@ -105,5 +106,10 @@ describe("harness view of a trials report", () => {
     expect(trials.cases.map((c) => c.failing.map((f) => f.trace))).toStrictEqual([["#f2", "#f3", null], ["#f4"]])
     expect([...html.matchAll(/<a class="bar-link" href="([^"]*)"/g)].map((m) => m[1])).toStrictEqual(["#f2", "#f4"])
     expect(html).toContain(`trace <code>${dir}/traces/salmorejo.before.3.jsonl</code> (not loaded)`)
+    // The table's cost column: the priced line's money, `no price` for the line without one.
+    expect(trials.cases.map((c) => c.cost)).toStrictEqual([null, 0.0123])
+    expect(html).toContain('<th scope="col">cost</th>')
+    expect(html).toContain("<td>10</td><td>no price</td>")
+    expect(html).toContain("<td>10</td><td>$0.0123</td>")
   })
 })

@@ -509,6 +509,8 @@ export interface TrialsCase {
   readonly failing: ReadonlyArray<TrialFailure>
   /** Tokens spent (every numeric `usage` field ending in `Tokens`, added up), or `null`. */
   readonly tokens: number | null
+  /** USD its priced trials cost (the line's `cost`), or `null` when the run had no price. */
+  readonly cost: number | null
   /** Milliseconds spent. */
   readonly durationMs: number
 }

@@ -279,7 +279,7 @@ const failingList = (c: Model.TrialsCase): string => {
 
 /**
  * Every number of the report in a table: passes/n, rate, interval, threshold, met, pass^k,
- * tokens, time and the failing trials.
+ * tokens, cost (`no price` for an unpriced run), time and the failing trials.
  *
  * @since 0.1.0
  */
@@ -290,12 +290,13 @@ export const table = (trials: Model.Trials): string => {
     `<td>${escapeHtml(c.variant)}</td><td>${c.passes}/${c.trials}</td><td>${percent(c.rate)}</td>` +
     `<td>${percent(c.low)}–${percent(c.high)}</td><td>${escapeHtml(thresholdWords(c))}</td>` +
     `<td>${c.met ? "✓ met" : "✗ not met"}</td><td>${escapeHtml(passHatKWords(c.passHatK))}</td>` +
-    `<td>${c.tokens === null ? "—" : c.tokens}</td><td>${duration(c.durationMs)}</td><td>${failingList(c)}</td></tr>`
+    `<td>${c.tokens === null ? "—" : c.tokens}</td><td>${c.cost === null ? "no price" : `$${c.cost.toFixed(4)}`}</td>` +
+    `<td>${duration(c.durationMs)}</td><td>${failingList(c)}</td></tr>`
   const body = (list: ReadonlyArray<ReadonlyArray<Model.TrialsCase>>) => list.flat().map(row).join("")
   const head =
     '<thead><tr><th scope="col">case</th><th scope="col">variant</th><th scope="col">passes/n</th><th scope="col">rate</th>' +
     '<th scope="col">interval</th><th scope="col">threshold</th><th scope="col">met</th><th scope="col">pass^k (k: chance)</th>' +
-    '<th scope="col">tokens</th><th scope="col">time</th><th scope="col">failing trials</th></tr></thead>'
+    '<th scope="col">tokens</th><th scope="col">cost</th><th scope="col">time</th><th scope="col">failing trials</th></tr></thead>'
   const tables = [
     `<table class="trials-table"><caption>Every case</caption>${head}<tbody>${body(held)}</tbody></table>`
   ]

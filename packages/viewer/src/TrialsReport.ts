@@ -59,6 +59,7 @@ const CaseLine = Schema.Struct({
   met: Schema.Boolean,
   failing: Schema.Array(Failing),
   usage: Schema.Record(Schema.String, Schema.Unknown),
+  cost: Schema.optionalKey(Schema.Finite),
   durationMs: Schema.Finite
 })
 
@@ -264,6 +265,7 @@ export const fromLines = (
           }
         }),
         tokens: tokensOf(c.usage),
+        cost: c.cost ?? null,
         durationMs: c.durationMs
       })
     } else if (type === "trials.comparison") {

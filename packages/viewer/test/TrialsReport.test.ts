@@ -217,7 +217,7 @@ describe("TrialsChart", () => {
     const t = TrialsChart.table(r)
     expect(t).toContain("<td>7/10</td><td>70%</td><td>39.7%–89.2%</td>")
     expect(t).toContain("1: 70% · 2: 46.7% · 3: 29.2% · … · 10: 0%")
-    expect(t).toContain("<td>1500</td><td>4.3 s</td>")
+    expect(t).toContain("<td>1500</td><td>no price</td><td>4.3 s</td>")
     expect(t).toContain(
       '<a class="trace-link" href="#f2">trace</a> <code>runs/harness-trials/traces/salmorejo.before.2.jsonl</code>'
     )
