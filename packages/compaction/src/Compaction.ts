@@ -11,7 +11,7 @@ import type { Message } from "@agent-harness/executor"
 import { type Cause, Effect, Schema } from "effect"
 import type { Estimator } from "./Estimate.ts"
 import * as Estimate from "./Estimate.ts"
-import type { Removed, Strategy } from "./Strategy.ts"
+import type { Context, Removed, Strategy } from "./Strategy.ts"
 import { defaultStrategy } from "./Strategy.ts"
 
 const CannotCompactBase: Schema.Class<
@@ -81,6 +81,8 @@ export interface Options<E, R> {
   readonly strategy?: Strategy<E, R> | undefined
   /** The estimator (default `Estimate.message`, the approximation). */
   readonly estimate?: Estimator | undefined
+  /** What the strategy is told about the run (its turn, its spend). */
+  readonly context?: Context | undefined
 }
 
 /** A compacted history, what was removed, and the estimates before and after (tokens). @since 0.1.0 */
@@ -130,12 +132,15 @@ export const compact = <E = never, R = never>(
     if (before <= threshold * window) return Effect.succeed({ messages: history, removed: [], before, after: before })
     const target = targetFraction * window
     const strategy: Strategy<E, R> = options.strategy ?? (defaultStrategy as Strategy<E, R>)
-    return Effect.flatMap(strategy(history, target, estimate), (result): Effect.Effect<Compacted, CannotCompact> => {
-      const after = Estimate.total(result.messages, estimate)
-      return after > window
-        ? Effect.fail(new CannotCompact({ before, after, target, window }))
-        : Effect.succeed({ messages: result.messages, removed: result.removed, before, after })
-    })
+    return Effect.flatMap(
+      strategy(history, target, estimate, options.context ?? {}),
+      (result): Effect.Effect<Compacted, CannotCompact> => {
+        const after = Estimate.total(result.messages, estimate)
+        return after > window
+          ? Effect.fail(new CannotCompact({ before, after, target, window }))
+          : Effect.succeed({ messages: result.messages, removed: result.removed, before, after })
+      }
+    )
   })
 
 /**

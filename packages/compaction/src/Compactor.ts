@@ -6,11 +6,14 @@
  * is sent. Each compaction is a trace event, `context.compacted` (what was elided, dropped or
  * summarized, and the estimates before and after); a history that cannot get under the window
  * is `context.refused` and stops the run with `context_window` instead of sending a request the
- * provider would refuse. It never loops: one strategy application per model call.
+ * provider would refuse. It never loops: one strategy application per model call. A
+ * summarizer's call is drawn from the run's spend: refused, it stops the run with the budget's
+ * reason (`token_budget`, `cost_budget`); failed, it fails the run as a model call would.
  *
  * @since 0.1.0
  */
-import { type Loop, type Message, Trace } from "@agent-harness/executor"
+import { Spend } from "@agent-harness/budgets"
+import { type Loop, type Message, type Model, Trace } from "@agent-harness/executor"
 import { Effect, Schema } from "effect"
 import * as Compaction from "./Compaction.ts"
 import * as Estimate from "./Estimate.ts"
@@ -80,8 +83,13 @@ export interface Options {
   readonly threshold?: number | undefined
   /** Aim for this fraction of the window (default: `threshold`). */
   readonly target?: number | undefined
-  /** The strategy (default `Strategy.defaultStrategy`: elide old tool results, then drop the oldest turns). */
-  readonly strategy?: Strategy | undefined
+  /**
+   * The strategy (default `Strategy.defaultStrategy`: elide old tool results, then drop the
+   * oldest turns). It may fail with `Spend.Exhausted` (its summarizer's call did not fit the
+   * run's spend: the run stops with `token_budget` or `cost_budget`) or with a model's failure
+   * (the run fails with it, as when its own model call fails).
+   */
+  readonly strategy?: Strategy<Spend.Exhausted | Model.Failure> | undefined
   /** Correct the approximation by the provider's reported input tokens (default true). */
   readonly calibrate?: boolean | undefined
 }
@@ -127,12 +135,17 @@ export const make = (options: Options): Loop.Compact => {
           threshold: options.threshold,
           target: options.target,
           strategy,
-          estimate
+          estimate,
+          context: { turn: request.turn, spend: request.spend }
         })
       )
       if (done._tag === "Failure") {
         const error = done.failure
-        if (error._tag !== "CannotCompact") return yield* Effect.die(error)
+        if (error instanceof Spend.Exhausted) {
+          return { _tag: "OverBudget", exhausted: error } satisfies Loop.Compacting
+        }
+        if (error instanceof Compaction.InvalidOptions) return yield* Effect.die(error)
+        if (!(error instanceof Compaction.CannotCompact)) return yield* Effect.fail(error)
         yield* refused.record({
           type: "context.refused",
           turn: request.turn,

@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import type { SpendMeter } from "@agent-harness/budgets"
 import type { Message } from "@agent-harness/executor"
 import { Effect, Schema } from "effect"
 import type { Estimator } from "./Estimate.ts"
@@ -69,16 +70,30 @@ export interface Result {
 }
 
 /**
- * A compaction strategy: the history, the target in estimated tokens and the estimator in; the
- * compacted history and what was removed out. It fails only with its own `E` (a summarizer's
- * failure).
+ * What a strategy is told about the run it compacts for: the turn about to be made and the
+ * run's spend (a summarizer's model call draws from it).
+ *
+ * @since 0.1.0
+ */
+export interface Context {
+  /** The model call about to be made, from 1. */
+  readonly turn?: number | undefined
+  /** The run's spend, when it has one. */
+  readonly spend?: SpendMeter.SpendMeter | undefined
+}
+
+/**
+ * A compaction strategy: the history, the target in estimated tokens, the estimator and the
+ * run's context in; the compacted history and what was removed out. It fails only with its own
+ * `E` (a summarizer's failure, or its call refused by the spend: `Spend.Exhausted`).
  *
  * @since 0.1.0
  */
 export type Strategy<E = never, R = never> = (
   history: ReadonlyArray<Message.Message>,
   target: number,
-  estimate: Estimator
+  estimate: Estimator,
+  context?: Context
 ) => Effect.Effect<Result, E, R>
 
 /** The error type of a strategy. @since 0.1.0 */
@@ -241,8 +256,11 @@ export const dropOldestTurns = (options?: DropOptions): Strategy => {
 
 /** Options of `summarize`. @since 0.1.0 */
 export interface SummarizeOptions<E, R> {
-  /** Writes the summary of the turns it is given (the removed messages, oldest first). */
-  readonly summarize: (turns: ReadonlyArray<Message.Message>) => Effect.Effect<string, E, R>
+  /**
+   * Writes the summary of the turns it is given (the removed messages, oldest first), with the
+   * run's context (`Summarizer.make` asks a model, drawing from the context's spend).
+   */
+  readonly summarize: (turns: ReadonlyArray<Message.Message>, context: Context) => Effect.Effect<string, E, R>
   /** How many of the last turns are never summarized (a whole number ≥ 0; default 1). */
   readonly keepLast?: number | undefined
   /** Estimated tokens set aside for the summary when choosing how many turns to summarize (default 512). */
@@ -263,7 +281,7 @@ export interface SummarizeOptions<E, R> {
 export const summarize = <E, R>(options: SummarizeOptions<E, R>): Strategy<E, R> => {
   const keepLast = wholeNumber("summarize options.keepLast", options.keepLast, 1)
   const reserve = wholeNumber("summarize options.reserve", options.reserve, 512)
-  return (history, target, estimate) =>
+  return (history, target, estimate, context) =>
     Effect.suspend(() => {
       const p = plan(history, estimate, keepLast, true)
       if (p.total <= target || p.units.length === 0) return Effect.succeed(unchanged(history))
@@ -272,7 +290,7 @@ export const summarize = <E, R>(options: SummarizeOptions<E, R>): Strategy<E, R>
       const first = p.units[0]?.start ?? 0
       const last = p.units[k - 1]?.end ?? first
       const turns = history.slice(first, last)
-      return Effect.map(options.summarize(turns), (summary): Result => {
+      return Effect.map(options.summarize(turns, context ?? {}), (summary): Result => {
         const text = Markers.summary(turnsIn(p, k), typeof summary === "string" ? summary : String(summary))
         const done = cut(p, k, () => text, false, estimate)
         if (!(done.total < p.total)) return unchanged(history)
@@ -303,12 +321,12 @@ export const summarize = <E, R>(options: SummarizeOptions<E, R>): Strategy<E, R>
 export const chain = <const S extends ReadonlyArray<Strategy<unknown, unknown>>>(
   ...strategies: S
 ): Strategy<Error<S[number]>, Services<S[number]>> =>
-  ((history, target, given) => {
+  ((history, target, given, context) => {
     const estimate = memoized(given)
     const step = (i: number, done: Result): Effect.Effect<Result, unknown, unknown> => {
       const strategy = strategies[i]
       if (strategy === undefined || total(done.messages, estimate) <= target) return Effect.succeed(done)
-      return Effect.flatMap(strategy(done.messages, target, estimate), (result) =>
+      return Effect.flatMap(strategy(done.messages, target, estimate, context), (result) =>
         step(i + 1, { messages: result.messages, removed: [...done.removed, ...result.removed] })
       )
     }

@@ -15,3 +15,5 @@ export * as Strategy from "./Strategy.ts"
 export * as Compaction from "./Compaction.ts"
 /** Compaction in the loop: the `compact` hook for `Loop.Options`, and its trace events (`context.compacted`, `context.refused`). @since 0.1.0 */
 export * as Compactor from "./Compactor.ts"
+/** A summarizer for `Strategy.summarize` that asks a model, its call reserved from and settled against the run's spend. @since 0.1.0 */
+export * as Summarizer from "./Summarizer.ts"

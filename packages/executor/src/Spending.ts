@@ -102,12 +102,15 @@ export const Settled: Schema.Struct<{
   readonly reported: Schema.Boolean
   readonly spent: typeof Amount
   readonly total: typeof Amount
+  readonly purpose: Schema.optionalKey<Schema.Literals<readonly ["summary"]>>
 }> = Schema.Struct({
   type: Schema.Literal("spend.settled"),
   turn: Schema.Int,
   reported: Schema.Boolean,
   spent: Amount,
-  total: Amount
+  total: Amount,
+  /** What the call was for when it was not the turn's reply: `summary`, a compaction's summarizer before it. */
+  purpose: Schema.optionalKey(Schema.Literals(["summary"]))
 })
 
 /**

@@ -150,7 +150,14 @@ export const drive = <T extends Tool.Any>(
             (reason) => new ModelError({ turn, reason })
           )
           if (compacting._tag === "TooLarge") return yield* finish("context_window", undefined)
-          if (compacting._tag === "OverBudget") return yield* finish(compacting.exhausted.reason, undefined)
+          if (compacting._tag === "OverBudget") {
+            const { kind, limit, committed, requested, reason } = compacting.exhausted
+            yield* Trace.recordOn(
+              trace,
+              Spending.refused.entry({ type: "spend.refused", turn, reason, kind, limit, committed, requested })
+            )
+            return yield* finish(reason, undefined)
+          }
           if (compacting._tag === "Compacted") messages.splice(0, messages.length, ...compacting.messages)
         }
         let reservation: Spend.Reservation | undefined
