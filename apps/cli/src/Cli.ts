@@ -94,6 +94,7 @@ const trialsOnly = (flags: {
   readonly requestTimeout: Option.Option<string>
   readonly allTraces: boolean
   readonly cluster: boolean
+  readonly price: Option.Option<string>
 }): string | undefined =>
   flags.variant.length > 1
     ? "a second --variant (to compare two)"
@@ -111,7 +112,9 @@ const trialsOnly = (flags: {
                 ? "--all-traces"
                 : flags.cluster
                   ? "--cluster"
-                  : undefined
+                  : Option.isSome(flags.price)
+                    ? "--price"
+                    : undefined
 
 /** Exit 2 after saying why on stderr. */
 const usageError = (message: string): Effect.Effect<never, ExitCode> =>
@@ -187,6 +190,12 @@ const test = Command.make(
         "run the files on N runners, this process and N - 1 worker threads (1: this process alone); default: every core once there are 1,000 files or more, on 4 cores or more"
       )
     ),
+    price: Flag.String("price").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "with --trials: the model's price in USD per million tokens, input=3,output=15[,cached=0.3,cache-write=3.75,reasoning=15] (default: the shipped table; none: no money shown)"
+      )
+    ),
     engine,
     databaseUrl
   },
@@ -218,7 +227,8 @@ const test = Command.make(
             requestTimeout: Option.getOrUndefined(flags.requestTimeout),
             allTraces: flags.allTraces,
             engine: { engine: flags.engine, databaseUrl: Option.getOrUndefined(flags.databaseUrl) },
-            cluster: flags.cluster
+            cluster: flags.cluster,
+            price: Option.getOrUndefined(flags.price)
           })
       )
     }

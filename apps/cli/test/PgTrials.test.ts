@@ -9,6 +9,8 @@
  *   client needs no API key of its own; a runner without a key refuses (exit 2 naming it) and
  *   the same command, once a runner with a key is up, runs that trial anew.
  * - Refused before anything runs: `--cluster` with no runner up, no `--cluster` with runners up.
+ * - Priced (`--price`): each trial's cost is kept in its journal line, in this process and on a
+ *   runner (the price travels with the trial).
  *
  * Needs Postgres (a throwaway cluster, or DATABASE_URL): without it the tests say why and are
  * skipped (in CI, where a skip would pass unseen, they fail).
@@ -100,7 +102,12 @@ interface JournalLine {
   readonly index?: number
   readonly trace?: string
   readonly scenario?: string
+  readonly cost?: number
 }
+
+/** `--price` for these runs, and what one trial (one model call, the fake's 10 tokens in, 5 out) costs at it. */
+const price = ["--price", "input=3,output=15"]
+const perTrial = (10 * 3 + 5 * 15) / 1_000_000
 
 const journal = (report: string): ReadonlyArray<JournalLine> =>
   readFileSync(join(report, "journal.jsonl"), "utf8")
@@ -188,7 +195,7 @@ describe("harness test --trials --engine postgres", () => {
       const fake = await start({ anthropic: replies(["done", "not done", "done", "done"]) })
       const where = caseFolder(["says-done"])
       const first = await harnessAsync(
-        trialArgs(fake, 4, url, ["--concurrency", "2", "--report", where.report, "--json", where.cases]),
+        trialArgs(fake, 4, url, [...price, "--concurrency", "2", "--report", where.report, "--json", where.cases]),
         env({ ANTHROPIC_API_KEY: apiKey }),
         spawnLimits
       )
@@ -204,6 +211,10 @@ describe("harness test --trials --engine postgres", () => {
       const lines = journal(where.report)
       const trials = lines.filter((line) => line.type === "trial")
       assert.strictEqual(trials.length, 4)
+      assert.deepStrictEqual(
+        trials.map((line) => line.cost),
+        [perTrial, perTrial, perTrial, perTrial]
+      )
       // In this process: no runner named; the failing trial's trace written and captured.
       assert.isTrue(trials.every((line) => line.runner === undefined))
       const failing = trials.filter((line) => line.passed === false)
@@ -219,7 +230,7 @@ describe("harness test --trials --engine postgres", () => {
         `${readFileSync(join(where.report, "journal.jsonl"), "utf8").split("\n").slice(0, 3).join("\n")}\n`
       )
       const again = await harnessAsync(
-        trialArgs(fake, 4, url, ["--concurrency", "2", "--report", where.report, where.cases]),
+        trialArgs(fake, 4, url, [...price, "--concurrency", "2", "--report", where.report, where.cases]),
         env({ ANTHROPIC_API_KEY: apiKey }),
         spawnLimits
       )
@@ -276,7 +287,7 @@ describe("harness test --trials --engine postgres", () => {
       const b = await runner(url, true)
       await holdShards(url, [a.address, b.address])
       const ran = await harnessAsync(
-        trialArgs(fake, 8, url, ["--cluster", "--report", where.report, "--concurrency", "4", where.cases]),
+        trialArgs(fake, 8, url, [...price, "--cluster", "--report", where.report, "--concurrency", "4", where.cases]),
         env(),
         spawnLimits
       )
@@ -286,6 +297,11 @@ describe("harness test --trials --engine postgres", () => {
       const trials = journal(where.report).filter((line) => line.type === "trial")
       assert.strictEqual(trials.length, 16)
       assert.sameMembers([...new Set(trials.map((line) => line.runner))], [a.address, b.address])
+      // Priced on the runners, at the price this command sent.
+      assert.deepStrictEqual(
+        trials.map((line) => line.cost),
+        Array.from({ length: 16 }, () => perTrial)
+      )
       assert.strictEqual(trials.filter((line) => line.passed === false).length, 4)
       assert.strictEqual(await stop(a.child), 0)
       assert.strictEqual(await stop(b.child), 0)

@@ -3,13 +3,15 @@
  * on the platform services `main.ts` gives it, its console captured, against the loopback fake
  * provider speaking Anthropic's wire format. A live case whose trials pass 4 times of 6 (threshold
  * met or not: exit 0 / 1), bad flags (exit 2 naming the flag), `--json` lines with the numbers,
- * a run resumed from its journal (only the missing trials sent), two variants compared, a 429
+ * a run resumed from its journal (only the missing trials sent), money from `--price` or the
+ * shipped table (none for a model it does not know), two variants compared, a 429
  * that holds every trial (one shared backoff), and Ctrl-C (exit 130, resumable).
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import process from "node:process"
 import { FakeProvider } from "@agent-harness/ai-sdk/testing"
+import { Prices } from "@agent-harness/budgets"
 import { Message } from "@agent-harness/executor"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
@@ -135,6 +137,12 @@ describe("harness test --trials", () => {
     assert.isDefined(line, r.stdout)
     assert.include(line ?? "", "4/6 passed")
     assert.match(line ?? "", /67% \[30%–90%\] ≥ min 60% · pass\^3 20% · 90 tokens · /)
+    // Unpriced (the table does not know anthropic:test-model): no money, and the totals say so.
+    assert.notInclude(r.stdout, "$")
+    assert.match(
+      r.lines.at(-2) ?? "",
+      /^trials \(anthropic:test-model, 6 per case and variant\): .* · 90 tokens · no price · /
+    )
     assert.include(line ?? "", "\u2265 min 60%")
     assert.include(r.stdout, "trial 1 failed")
     assert.include(r.stdout, "trial 4 failed")
@@ -188,7 +196,90 @@ describe("harness test --trials", () => {
     )
     assert.strictEqual(summary?.model, "anthropic:test-model")
     assert.strictEqual(summary?.met, 1)
+    // A model the shipped price table does not know, and no --price: no money, never $0.
+    assert.notProperty(one, "cost")
+    assert.notProperty(summary, "cost")
     assert.strictEqual(r.stdout.trim(), readFileSync(join(where.report, "report.jsonl"), "utf8").trim())
+  })
+
+  it(
+    "--price: each trial priced from the usage the provider reported; the journal keeps it, a resume reads it",
+    SLOW,
+    async () => {
+      const usage = { input: 1200, output: 300 }
+      const replies = () =>
+        ["done", "not done", "done", "done", "not done", "done"].map((text) =>
+          FakeProvider.reply([Message.text(text)], { usage })
+        )
+      const fake = await start({ anthropic: replies() })
+      const where = caseFolder({ threshold: { minPassRate: 0.6 } })
+      // USD per million tokens, so one trial (one model call) costs:
+      const perTrial = (usage.input * 3 + usage.output * 15) / 1_000_000
+      const r = await harness(
+        trialArgs(fake, 6, ["--price", "input=3,output=15", "--all-traces", "--report", where.report, where.cases])
+      )
+      assert.strictEqual(r.code, 0, `${r.stdout}\n${r.stderr}`)
+      const total = `$${(6 * perTrial).toFixed(4)}`
+      const line = r.lines.find((l) => l.startsWith("PASS  says done (fixed)")) ?? ""
+      assert.include(line, ` · 9.0k tokens · ${total} · `, r.stdout)
+      assert.include(r.lines.at(-2) ?? "", ` · 9.0k tokens · ${total} · `, r.stdout)
+      // The JSON report carries it per failing trial, per case and for the run.
+      const [caseJson, summaryJson] = jsonLines(readFileSync(join(where.report, "report.jsonl"), "utf8"))
+      assert.closeTo(caseJson?.cost as number, 6 * perTrial, 1e-12)
+      assert.strictEqual(caseJson?.costed, 6)
+      assert.deepStrictEqual(
+        ((caseJson?.failing ?? []) as ReadonlyArray<{ cost: number }>).map((f) => f.cost),
+        [perTrial, perTrial]
+      )
+      assert.closeTo(summaryJson?.cost as number, 6 * perTrial, 1e-12)
+      // Each trial's journal line keeps its cost; its trace has the loop's spend.settled.
+      const journal = join(where.report, "journal.jsonl")
+      const trials = jsonLines(readFileSync(journal, "utf8")).filter((l) => l.type === "trial")
+      assert.deepStrictEqual(
+        trials.map((t) => t.cost),
+        Array.from({ length: 6 }, () => perTrial)
+      )
+      const trace = readFileSync(join(where.report, "traces", "done.fixed.0.jsonl"), "utf8")
+      const settled = jsonLines(trace).filter((e) => e.type === "spend.settled")
+      assert.deepStrictEqual(
+        settled.map((e) => e.spent),
+        [{ input_tokens: usage.input, output_tokens: usage.output, cost: perTrial }]
+      )
+      // Resumed trials keep their recorded cost, not recounted: trial 5's is changed in the journal.
+      const lines = readFileSync(journal, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+      const changed = lines.map((l) => {
+        const parsed = JSON.parse(l) as Record<string, unknown>
+        return parsed.index === 5 ? JSON.stringify({ ...parsed, cost: 1 }) : l
+      })
+      writeFileSync(journal, `${changed.join("\n")}\n`)
+      const again = await harness(
+        trialArgs(fake, 6, ["--price", "input=3,output=15", "--report", where.report, where.cases])
+      )
+      assert.strictEqual(again.code, 0, `${again.stdout}\n${again.stderr}`)
+      assert.strictEqual(fake.requestsTo("anthropic").length, 6)
+      assert.include(again.lines.at(-2) ?? "", ` · $${(1 + 5 * perTrial).toFixed(4)} · `, again.stdout)
+    }
+  )
+
+  it("no --price: the shipped table's price for the model, when it has one", SLOW, async () => {
+    const usage = { input: 2000, output: 500 }
+    const fake = await start({
+      anthropic: Array.from({ length: 2 }, () => FakeProvider.reply([Message.text("done")], { usage }))
+    })
+    const where = caseFolder()
+    const entry = Prices.find("anthropic", "claude-sonnet-4-5")
+    assert.isDefined(entry)
+    const price = entry?.price ?? { input: Number.NaN, output: Number.NaN }
+    const perTrial = (usage.input * price.input + usage.output * price.output) / 1_000_000
+    const args = trialArgs(fake, 2, ["--report", where.report, where.cases]).map((a) =>
+      a === "anthropic:test-model" ? "anthropic:claude-sonnet-4-5" : a
+    )
+    const r = await harness(args)
+    assert.strictEqual(r.code, 0, `${r.stdout}\n${r.stderr}`)
+    const line = r.lines.find((l) => l.startsWith("PASS  says done (fixed)")) ?? ""
+    assert.include(line, ` · 5.0k tokens · $${(2 * perTrial).toFixed(4)} · `, r.stdout)
   })
 
   it("bad flags: exit 2 naming the flag, nothing sent", SLOW, async () => {
@@ -214,7 +305,17 @@ describe("harness test --trials", () => {
         "--database-url is for --engine postgres"
       ],
       [["test", "--all-traces", where.cases], "--all-traces runs only with --trials"],
-      [["test", "--trials", "2", "--model", "nope:m", where.cases], "--model"]
+      [["test", "--trials", "2", "--model", "nope:m", where.cases], "--model"],
+      [trialArgs(fake, 2, ["--price", "input=3", where.cases]), '--price "input=3": price: output is required'],
+      [
+        trialArgs(fake, 2, ["--price", "input=3,output=lots", where.cases]),
+        '--price "input=3,output=lots": price: output must be a number of USD per million tokens, got "lots"'
+      ],
+      [
+        trialArgs(fake, 2, ["--price", "input=3,output=15,tip=1", where.cases]),
+        '--price "input=3,output=15,tip=1": price: unknown key "tip"'
+      ],
+      [["test", "--price", "input=3,output=15", where.cases], "--price runs only with --trials"]
     ]
     for (const [args, says] of cases) {
       const r = await harness(args)

@@ -48,6 +48,42 @@ const tableProvider = (provider: Providers.Provider): Prices.Entry["provider"] =
   provider === "anthropic" ? "anthropic" : "openai"
 
 /**
+ * A model's price and where it came from.
+ *
+ * @since 0.2.0
+ */
+export interface Priced {
+  /** The price, or none when `--price` is not given and the table has no entry for the model. */
+  readonly price: Price.Price | undefined
+  /** Where it came from: `--price`, the table (with its day), or `no price`. */
+  readonly priced: string
+}
+
+/**
+ * The price of a model: `--price` when given (or what is wrong with it, naming the flag), else
+ * the shipped table's entry for the model (`Prices.find`), else none. What `harness agent` and
+ * `harness test --trials` both price with.
+ *
+ * @since 0.2.0
+ */
+export const priceOf = (
+  priceText: string | undefined,
+  resolved: Pick<Providers.Resolved, "provider" | "model">
+): Result.Result<Priced, string> => {
+  if (priceText !== undefined) {
+    const parsed = Price.parse(priceText)
+    if (Result.isFailure(parsed)) return Result.fail(`--price ${JSON.stringify(priceText)}: ${parsed.failure}`)
+    return Result.succeed({ price: parsed.success, priced: "--price" })
+  }
+  const entry = Prices.find(tableProvider(resolved.provider), resolved.model)
+  return Result.succeed(
+    entry === undefined
+      ? { price: undefined, priced: "no price" }
+      : { price: entry.price, priced: `the price table (${entry.model}, read ${entry.checked} from ${entry.source})` }
+  )
+}
+
+/**
  * The run's spending from the flags: none when no flag of them is given; otherwise the spend,
  * or what is wrong, naming the flag (a budget that is not a number above 0, a `--price` that
  * does not read, a `--cost-budget` for a model without a known price).
@@ -74,20 +110,9 @@ export const spendingOf = (flags: Flags, resolved: Providers.Resolved): Result.R
   if (!Number.isSafeInteger(cap) || cap < 1) {
     return Result.fail(`--max-output-tokens ${cap}: expected a whole number of at least 1`)
   }
-  let price: Price.Price | undefined
-  let priced = "no price"
-  if (priceText !== undefined) {
-    const parsed = Price.parse(priceText)
-    if (Result.isFailure(parsed)) return Result.fail(`--price ${JSON.stringify(priceText)}: ${parsed.failure}`)
-    price = parsed.success
-    priced = "--price"
-  } else {
-    const entry = Prices.find(tableProvider(resolved.provider), resolved.model)
-    if (entry !== undefined) {
-      price = entry.price
-      priced = `the price table (${entry.model}, read ${entry.checked} from ${entry.source})`
-    }
-  }
+  const found = priceOf(priceText, resolved)
+  if (Result.isFailure(found)) return Result.fail(found.failure)
+  const { price, priced } = found.success
   if (costBudget !== undefined && price === undefined) {
     return Result.fail(
       `--cost-budget needs a price: none is known for ${resolved.provider}:${resolved.model} (the shipped table was read ${Prices.checked}); give --price input=USD,output=USD (per million tokens)`

@@ -5,6 +5,8 @@
  * scenarios once as `harness test` runs them. Each trial is traced and journaled in the report
  * folder (`--report DIR`, default `harness-trials`) as soon as it ends, each failing one captured
  * as a scenario that replays it; the same command run again resumes (`--fresh` starts over).
+ * Each trial's loop is priced (`--price`, else the shipped table's entry for the model, else
+ * none): its record keeps its cost, and the report shows money next to tokens when priced.
  * The report: a line per case and variant, with two variants their paired comparison, then the
  * totals and `N passed, N failed` over the cases (a live case passes when it meets its threshold
  * under every variant); `--json` prints the report's JSON lines (also in `DIR/report.jsonl`).
@@ -18,9 +20,11 @@
  */
 import process from "node:process"
 import { AiSdkModel, Backoff } from "@agent-harness/ai-sdk"
+import { Spend } from "@agent-harness/budgets"
 import { Capture, InputFile, Report, type ScenarioFile, Suite, Variant, type Verdict } from "@agent-harness/scenario"
 import { CaseSet, ReportLines, Statistics } from "@agent-harness/trials"
 import { Console, Effect, FileSystem, Logger, Path, Result } from "effect"
+import * as Budgets from "../agent/Budgets.ts"
 import * as Providers from "../agent/Providers.ts"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as Engine from "../engine/Engine.ts"
@@ -61,6 +65,8 @@ export interface Options {
   readonly engine?: Engine.Choice | undefined
   /** `--cluster` (with `--engine postgres`): the trials spread over the runners of the database. */
   readonly cluster?: boolean | undefined
+  /** `--price input=3,output=15,...`: USD per million tokens, over the shipped table's. */
+  readonly price?: string | undefined
 }
 
 /** The report folder when `--report` is not given, in the working folder. @since 0.1.0 */
@@ -248,6 +254,9 @@ export const trials = (
         keyElsewhere: options.cluster === true
       })
       if (Result.isFailure(resolved)) return yield* usage(resolved.failure)
+      const priced = Budgets.priceOf(options.price, resolved.success)
+      if (Result.isFailure(priced)) return yield* usage(priced.failure)
+      const { price } = priced.success
       const pg = onEngine
         ? yield* Effect.promise(() => Promise.all([import("../engine/Postgres.ts"), import("../engine/PgTrials.ts")]))
         : undefined
@@ -316,7 +325,9 @@ export const trials = (
         traces: options.allTraces === true ? ("all" as const) : ("failing" as const),
         capture: captureWith(folder, fs, path),
         onTrial: json ? undefined : progress,
-        interrupt: requested
+        interrupt: requested,
+        // No limits: nothing is refused, each turn is settled (`spend.settled`) and priced.
+        spend: price === undefined ? undefined : Spend.make({}, { price })
       }
       const running =
         pg === undefined || url === undefined
@@ -329,7 +340,8 @@ export const trials = (
                   model,
                   baseUrl: options.baseUrl,
                   requestTimeout: options.requestTimeout,
-                  folder
+                  folder,
+                  price
                 },
                 (runTrial) => CaseSet.run(cases, { ...common, runTrial })
               )

@@ -16,6 +16,9 @@
  * same command again tries that trial anew (the next attempt's key) instead of reading the
  * refusal back.
  *
+ * A priced run sends its price with each trial (`price`): the runner gives the trial's loop
+ * `Spend.make({}, { price })`, so its record keeps its cost as in this process.
+ *
  * A trial's model calls are not activities: a runner killed mid-trial leaves the trial to be run
  * again from its start by the runner that takes its shard (the tokens it had spent are spent).
  *
@@ -23,6 +26,7 @@
  */
 import process from "node:process"
 import { AiSdkModel, Backoff } from "@agent-harness/ai-sdk"
+import { Price, Spend } from "@agent-harness/budgets"
 import { Database, Engine } from "@agent-harness/durable"
 import { ScenarioFile, Variant } from "@agent-harness/scenario"
 import { CaseSet, Journal } from "@agent-harness/trials"
@@ -34,7 +38,7 @@ import * as Providers from "../agent/Providers.ts"
 /**
  * What starts a trial: its key (the workflow's), the case (its file as given, its absolute path
  * for the runner, its JSON, its digest, its stem), the variant, the index, and the model as
- * `--model`, `--base-url` and `--request-timeout` name it.
+ * `--model`, `--base-url` and `--request-timeout` name it, and its price when the run is priced.
  *
  * @since 0.1.0
  */
@@ -50,6 +54,7 @@ export const Payload: Schema.Struct<{
   readonly model: Schema.String
   readonly base_url: Schema.optional<Schema.String>
   readonly request_timeout: Schema.optional<Schema.String>
+  readonly price: Schema.optional<typeof Price.Price>
 }> = Schema.Struct({
   key: Schema.String,
   file: Schema.String,
@@ -61,7 +66,8 @@ export const Payload: Schema.Struct<{
   index: Schema.Int,
   model: Schema.String,
   base_url: Schema.optional(Schema.String),
-  request_timeout: Schema.optional(Schema.String)
+  request_timeout: Schema.optional(Schema.String),
+  price: Schema.optional(Price.Price)
 })
 
 /** What starts a trial. @since 0.1.0 */
@@ -160,7 +166,8 @@ export const layer = (runner: string | undefined): Layer.Layer<never, never, Wor
         stem: payload.stem,
         run: payload.key
       }
-      const ran = yield* CaseSet.trial(at, model.success)
+      const spend = payload.price === undefined ? undefined : Spend.make({}, { price: payload.price })
+      const ran = yield* CaseSet.trial(at, model.success, { spend })
       const record = { ...ran.record, file: payload.file, ...(runner === undefined ? {} : { runner }) }
       return { line: Journal.trialLine(record), trace: ran.trace }
     })
@@ -215,6 +222,8 @@ export interface Options {
   readonly requestTimeout?: string | undefined
   /** The report folder (its `refused.jsonl`). */
   readonly folder: string
+  /** The run's price (`--price` or the shipped table), sent with each trial; none: unpriced. */
+  readonly price?: Price.Price | undefined
 }
 
 /**
@@ -312,7 +321,8 @@ export const withRunTrial = <A, E, R>(
               index: at.index,
               model: options.model,
               ...(options.baseUrl === undefined ? {} : { base_url: options.baseUrl }),
-              ...(options.requestTimeout === undefined ? {} : { request_timeout: options.requestTimeout })
+              ...(options.requestTimeout === undefined ? {} : { request_timeout: options.requestTimeout }),
+              ...(options.price === undefined ? {} : { price: options.price })
             })
             .pipe(
               Effect.provideService(WorkflowEngine.WorkflowEngine, engine),

@@ -1,8 +1,8 @@
 /**
  * The human report of `harness test --trials N`: a line per case and variant (its passes, rate
- * and interval against its threshold, pass^k, tokens, time), the failing trials with their
- * captured scenarios, with two variants a comparison line per case and one for all cases, and
- * the totals.
+ * and interval against its threshold, pass^k, tokens, money when priced, time), the failing
+ * trials with their captured scenarios, with two variants a comparison line per case and one
+ * for all cases, and the totals (`no price` there when no trial was priced: never `$0`).
  *
  * @since 0.1.0
  */
@@ -41,6 +41,28 @@ export const duration = (ms: number): string => {
 }
 
 /**
+ * An amount in USD, to a hundredth of a cent: `$0.0123`, `$12.3400`.
+ *
+ * @since 0.2.0
+ */
+export const money = (usd: number): string => `$${(Number.isFinite(usd) ? usd : 0).toFixed(4)}`
+
+/**
+ * What some trials cost, in words: `$0.0123`; `$0.0123 (7 of 10 trials priced)` when some of them
+ * were journaled without a price; nothing (`undefined`) when none was priced.
+ *
+ * @since 0.2.0
+ */
+export const costText = (
+  from: { readonly cost?: number | undefined; readonly costed?: number | undefined },
+  trials: number
+): string | undefined => {
+  if (from.cost === undefined) return undefined
+  const costed = from.costed ?? trials
+  return costed < trials ? `${money(from.cost)} (${costed} of ${trials} trials priced)` : money(from.cost)
+}
+
+/**
  * The tokens of a usage: input and output summed.
  *
  * @since 0.1.0
@@ -59,7 +81,8 @@ const thresholdText = (result: CaseSet.CaseResult): string => {
 
 /**
  * The line of a case under one variant:
- * `PASS  refund (fixed)  7/10 passed · 70% [40%–89%] ≥ min 60% · pass^3 29% · 12.3k tokens · 41 s`.
+ * `PASS  refund (fixed)  7/10 passed · 70% [40%–89%] ≥ min 60% · pass^3 29% · 12.3k tokens · $0.0472 · 41 s`
+ * (no money when the trials were not priced).
  *
  * @since 0.1.0
  */
@@ -68,11 +91,13 @@ export const caseLine = (result: CaseSet.CaseResult, style: Report.Style): strin
   const c = n - result.failing.length
   const mark = result.met ? style.pass("PASS") : style.fail("FAIL")
   const k = Math.min(3, n)
+  const cost = costText(result, n)
   const parts = [
     `${c}/${n} passed`,
     `${n === 0 ? "no trial" : `${percent(result.rate.rate)} [${percent(result.rate.low)}\u2013${percent(result.rate.high)}]`} ${thresholdText(result)}`,
     ...(k >= 1 ? [`pass^${k} ${percent(result.passHatK[k - 1] ?? 0)}`] : []),
     `${tokens(usageTokens(result.usage))} tokens`,
+    ...(cost === undefined ? [] : [cost]),
     duration(result.durationMs),
     ...(result.resumed > 0 ? [`${result.resumed} resumed`] : [])
   ]
@@ -117,14 +142,15 @@ export const comparisonLine = (c: CaseSet.CaseComparison): string => {
 }
 
 /**
- * The totals line: `trials: 3 of 4 cases met · 12 trials (2 resumed) · 24.0k tokens · 3 min`.
+ * The totals line: `trials: 3 of 4 cases met · 12 trials (2 resumed) · 24.0k tokens · $0.0944 · 3 min`
+ * (`no price` instead of the money when no trial was priced).
  *
  * @since 0.1.0
  */
 export const summaryLine = (report: CaseSet.Report): string => {
   const s = report.summary
   const trials = s.ran + s.resumed
-  return `trials (${Report.printable(report.model)}, ${report.trialsPerCase} per case and variant): ${s.met} of ${s.cases} case${s.cases === 1 ? "" : "s"} met \u00b7 ${trials} trial${trials === 1 ? "" : "s"}${s.resumed > 0 ? ` (${s.resumed} resumed)` : ""} \u00b7 ${tokens(usageTokens(s.usage))} tokens \u00b7 ${duration(s.durationMs)}`
+  return `trials (${Report.printable(report.model)}, ${report.trialsPerCase} per case and variant): ${s.met} of ${s.cases} case${s.cases === 1 ? "" : "s"} met \u00b7 ${trials} trial${trials === 1 ? "" : "s"}${s.resumed > 0 ? ` (${s.resumed} resumed)` : ""} \u00b7 ${tokens(usageTokens(s.usage))} tokens \u00b7 ${costText(s, trials) ?? "no price"} \u00b7 ${duration(s.durationMs)}`
 }
 
 /**
