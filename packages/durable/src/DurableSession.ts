@@ -12,9 +12,16 @@
  * rest runs. The events of that run (and `onEvent`) include the replayed part again; the result
  * is the one an uninterrupted session would have given, with the unknown step(s) as failures.
  *
+ * With a `spend`, the planner's calls draw from it as in-process (`Session.Options.spend`), and
+ * each recorded planner answer keeps what its call spent (or the refusal): a body run again
+ * counts the recorded amounts as it replays them, so a resumed session continues from what it
+ * had spent, never from zero and never twice. (A planner call cut off by a crash before its
+ * answer was recorded is made again; what the first one cost is not known to the journal.)
+ *
  * @since 0.1.0
  */
-import { Execute, type Outcome } from "@agent-harness/executor"
+import { type Price, Spend, SpendMeter } from "@agent-harness/budgets"
+import { Execute, type Outcome, Spending } from "@agent-harness/executor"
 import { type Event, Planner, Session, SessionResult, Step } from "@agent-harness/planner"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
@@ -68,7 +75,66 @@ export interface Definition<T extends Tool.Any, E, R> {
   readonly onEvent?: ((event: Event.Event) => Effect.Effect<void>) | undefined
   /** Sees each step's outcome as the session gets it (ran, replayed, outcome unknown), with the session id. */
   readonly onOutcome?: ((outcome: Outcome.Outcome, sessionId: string) => Effect.Effect<void>) | undefined
+  /**
+   * Token and money limits for each session's planner calls (`Session.Options.spend`), with the
+   * price; journaled with each planner answer (see the module).
+   */
+  readonly spend?:
+    | {
+        /** The limits. */
+        readonly limits: Spend.Limits
+        /** The model's price (needed for a `cost` limit). */
+        readonly price?: Price.Price | undefined
+      }
+    | undefined
 }
+
+/**
+ * A planner answer as the journal keeps it with a spend: the plan, or the reason it was not one,
+ * or the refusal of the call, with what the call spent.
+ *
+ * @since 0.2.0
+ */
+export const Answer: Schema.Union<
+  readonly [
+    Schema.TaggedStruct<"Planned", { readonly plan: typeof Step.Plan; readonly spent: typeof Spending.Amount }>,
+    Schema.TaggedStruct<"NotAPlan", { readonly reason: Schema.String; readonly spent: typeof Spending.Amount }>,
+    Schema.TaggedStruct<
+      "Refused",
+      {
+        readonly kind: (typeof Spending.Refused.fields)["kind"]
+        readonly limit: Schema.Finite
+        readonly committed: Schema.Finite
+        readonly requested: Schema.Finite
+      }
+    >
+  ]
+> = Schema.Union([
+  Schema.TaggedStruct("Planned", { plan: Step.Plan, spent: Spending.Amount }),
+  Schema.TaggedStruct("NotAPlan", { reason: Schema.String, spent: Spending.Amount }),
+  Schema.TaggedStruct("Refused", {
+    kind: Spending.Refused.fields.kind,
+    limit: Schema.Finite,
+    committed: Schema.Finite,
+    requested: Schema.Finite
+  })
+])
+
+/** A planner answer as the journal keeps it with a spend. @since 0.2.0 */
+export type Answer = typeof Answer.Type
+
+const difference = (after: Spend.Amount, before: Spend.Amount): typeof Spending.Amount.Type =>
+  Spending.wire({
+    inputTokens: after.inputTokens - before.inputTokens,
+    outputTokens: after.outputTokens - before.outputTokens,
+    cost: after.cost - before.cost
+  })
+
+const amountOf = (spent: typeof Spending.Amount.Type): Spend.Amount => ({
+  inputTokens: spent.input_tokens,
+  outputTokens: spent.output_tokens,
+  cost: spent.cost
+})
 
 /**
  * A kind of durable session: its workflow, the layer that registers it on a runner, and how to
@@ -139,26 +205,73 @@ export const make = <const Name extends string, T extends Tool.Any, E, R>(
         onOutcome: onOutcome === undefined ? undefined : (outcome) => onOutcome(outcome, payload.session_id)
       })
       let asked = 0
-      const planner: Planner.Planner<PlannerFailed, R> = (request) =>
-        Activity.make({
-          name: `plan/${asked++}`,
-          success: Step.Plan,
-          error: Schema.Union([Planner.InvalidPlan, PlannerFailed]),
-          execute: definition
-            .planner(request)
-            .pipe(
-              Effect.mapError((error) =>
-                error instanceof Planner.InvalidPlan ? error : new PlannerFailed({ message: messageOf(error) })
-              )
-            )
-        }).pipe(
+      const inWorkflow = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
+        effect.pipe(
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
+        )
+      const toFailed = (error: unknown) =>
+        error instanceof Planner.InvalidPlan ? error : new PlannerFailed({ message: messageOf(error) })
+      /** With a spend: the answer and what it spent recorded together; a replayed one counted again. */
+      const spentPlanner: Planner.Planner<PlannerFailed | Spend.Exhausted, R> = (request) => {
+        const meter = request.spend
+        if (meter === undefined) return Effect.die(new Error("DurableSession: a spend session's planner got no meter"))
+        let ran = false
+        const execute = Effect.gen(function* () {
+          ran = true
+          const before = (yield* meter.current).spent
+          const answered = yield* Effect.result(definition.planner(request))
+          const spent = difference((yield* meter.current).spent, before)
+          if (answered._tag === "Success") return { _tag: "Planned", plan: answered.success, spent } as const
+          const error: unknown = answered.failure
+          if (error instanceof Spend.Exhausted) {
+            const { kind, limit, committed, requested } = error
+            return { _tag: "Refused", kind, limit, committed, requested } as const
+          }
+          if (error instanceof Planner.InvalidPlan) return { _tag: "NotAPlan", reason: error.reason, spent } as const
+          return yield* Effect.fail(new PlannerFailed({ message: messageOf(error) }))
+        })
+        return Effect.flatMap(
+          inWorkflow(Activity.make({ name: `plan/${asked++}`, success: Answer, error: PlannerFailed, execute })),
+          (answer): Effect.Effect<Step.Plan, Planner.InvalidPlan | PlannerFailed | Spend.Exhausted> => {
+            const replayed =
+              ran || answer._tag === "Refused" ? Effect.void : Effect.asVoid(meter.count(amountOf(answer.spent)))
+            switch (answer._tag) {
+              case "Planned":
+                return Effect.as(replayed, answer.plan)
+              case "NotAPlan":
+                return Effect.andThen(replayed, Effect.fail(new Planner.InvalidPlan({ reason: answer.reason })))
+              case "Refused":
+                return Effect.fail(
+                  new Spend.Exhausted({
+                    kind: answer.kind,
+                    limit: answer.limit,
+                    committed: answer.committed,
+                    requested: answer.requested
+                  })
+                )
+            }
+          }
+        )
+      }
+      const plainPlanner: Planner.Planner<PlannerFailed, R> = (request) =>
+        inWorkflow(
+          Activity.make({
+            name: `plan/${asked++}`,
+            success: Step.Plan,
+            error: Schema.Union([Planner.InvalidPlan, PlannerFailed]),
+            execute: Effect.mapError(definition.planner(request), toFailed)
+          })
         )
       return yield* Session.run({
         goal: payload.goal,
         sessionId: payload.session_id,
-        planner,
+        planner: definition.spend === undefined ? plainPlanner : spentPlanner,
+        ...(definition.spend === undefined
+          ? {}
+          : {
+              spend: SpendMeter.makeUnsafe(Spend.make(definition.spend.limits, { price: definition.spend.price }))
+            }),
         toolset: definition.toolset,
         onFailure: definition.onFailure,
         maxSteps: definition.maxSteps,

@@ -98,6 +98,27 @@ describe("a durable run killed with SIGKILL and resumed", () => {
   )
 
   it(
+    "a plan session with a spend: the resumed run counts the recorded planner calls once, and asks none again",
+    async (ctx) => {
+      const url = db.url(ctx)
+      // Killed in w4 (revision 1), after both plans were recorded; the resumed run replays them.
+      const { envdir, first, second } = await killedAndResumed(url, "spent", ["spent-session", "s-spent"], "step-1-4")
+      const planned = (run: typeof first) => run.lines.filter((l) => typeof l.planned === "number").length
+      assert.strictEqual(planned(first), 2)
+      assert.strictEqual(planned(second), 0)
+      const done = second.lines.find((l) => l.done !== undefined)?.done as {
+        readonly reason: string
+        readonly spent: unknown
+      }
+      assert.strictEqual(done.reason, "goal_met")
+      // Two calls of 1,000 in and 50 out: counted once each, neither lost nor doubled by the resume.
+      assert.deepStrictEqual(done.spent, { input_tokens: 2000, output_tokens: 100, cost: 0 })
+      assert.strictEqual(marks(envdir), "[a1]\n[a3]\n[a5]\n")
+    },
+    timeout
+  )
+
+  it(
     "a conversation: recorded replies are not asked for again, finished calls replayed, the running append outcome unknown",
     async (ctx) => {
       const url = db.url(ctx)

@@ -262,6 +262,17 @@ const runWith = <T extends Tool.Any, E, R>(
                   spent: Spending.wire(settled.spent),
                   total: Spending.wire(settled.total)
                 })
+              ),
+            // A call recorded by a journal and replayed: what it spent when it ran.
+            count: (amount) =>
+              Effect.tap(meter.count(amount), (total) =>
+                emit({
+                  type: "spend.settled",
+                  revision: at,
+                  reported: true,
+                  spent: Spending.wire(amount),
+                  total: Spending.wire(total)
+                })
               )
           }
 
