@@ -9,6 +9,7 @@
  *
  * @since 0.2.0
  */
+import { SpendMeter } from "@agent-harness/budgets"
 import { Loop, Message, type Model, type Usage } from "@agent-harness/executor"
 import { type Cause, Clock, Duration, Effect, Result, Schema } from "effect"
 import * as Criteria from "./internal/criteria.ts"
@@ -196,17 +197,19 @@ export const trial = (
       return { verdict, result, files, usage: {}, ...costOf(spend, undefined), duration: yield* elapsed }
     }
     const environment = opened.success
+    // A meter of its own, read whatever the end: a trial whose model failed still paid for its turns.
+    const meter = spend === undefined ? undefined : SpendMeter.makeUnsafe(spend)
     const result = yield* Loop.run({
       toolset: environment.toolset,
       messages: opening(spec),
       maxTurns: spec.maxTurns ?? Loop.defaultMaxTurns,
       onTurn: options?.onTurn,
-      ...(spend === undefined ? {} : { spend })
+      ...(meter === undefined ? {} : { spend: meter })
     }).pipe(Environment.provide(environment, variant), Effect.result)
     const { files } = yield* Environment.close(environment)
     const verdict = Criteria.evaluate(spec.pass, { ended: result, files })
     const usage = Result.isSuccess(result) ? sumUsage(result.success.turns.map((t) => t.usage)) : {}
-    const after = Result.isSuccess(result) ? result.success.spend : undefined
+    const after = meter === undefined ? undefined : yield* meter.current
     return { verdict, result, files, usage, ...costOf(spend, after), duration: yield* elapsed }
   }).pipe(Effect.scoped)
 

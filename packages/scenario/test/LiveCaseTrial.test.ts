@@ -133,6 +133,26 @@ describe("LiveCase.trial", () => {
     })
   )
 
+  it.effect("a priced trial whose model fails at call 3 keeps the cost of the two calls it paid for", () =>
+    Effect.gen(function* () {
+      const { model } = appender()
+      let calls = 0
+      const failingThird: Model.Shape = {
+        respond: (request) =>
+          Effect.suspend(() =>
+            ++calls === 3 ? Effect.fail({ _tag: "Overloaded", message: "529 overloaded" }) : model.respond(request)
+          )
+      }
+      const live = decodeLive(liveJson({ pass: once }))
+      const zero = { inputTokens: 0, outputTokens: 0, cost: 0 }
+      const spend: LiveCase.Spend = { limits: {}, price: { input: 3, output: 15 }, spent: zero, reserved: zero }
+      const trial = yield* Effect.provide(LiveCase.trial(live, LIVE_FILE, { spend }), Model.layer(failingThird))
+      expect(Result.isFailure(trial.result) && trial.result.failure._tag).toBe("ModelError")
+      // Two calls of 100 in and 7 out at $3 and $15 per million.
+      expect(trial.cost).toBeCloseTo((2 * (100 * 3 + 7 * 15)) / 1e6, 12)
+    })
+  )
+
   it.effect("an environment that cannot be made is a failed trial in which nothing ran", () =>
     Effect.gen(function* () {
       const { files: _files, ...json } = liveJson({ root: "project", pass: once })
