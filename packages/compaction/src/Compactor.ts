@@ -92,6 +92,13 @@ export interface Options {
   readonly strategy?: Strategy<Spend.Exhausted | Model.Failure> | undefined
   /** Correct the approximation by the provider's reported input tokens (default true). */
   readonly calibrate?: boolean | undefined
+  /**
+   * Counts a message's tokens (default `Estimate.message`, the documented approximation): a
+   * provider's own tokenizer where one is maintained (@agent-harness/tokenizer for OpenAI's
+   * models). One that throws or gives something other than a number ≥ 0 for a message is not
+   * believed for it: the approximation counts that message.
+   */
+  readonly estimate?: Estimate.Estimator | undefined
 }
 
 /**
@@ -116,10 +123,22 @@ export const make = (options: Options): Loop.Compact => {
   // Each message's raw estimate, once for the life of the hook (messages are immutable values;
   // a message no longer in any history is let go).
   const known = new WeakMap<Message.Message, number>()
+  const given = options.estimate
+  const counted: Estimate.Estimator =
+    given === undefined
+      ? Estimate.message
+      : (m) => {
+          try {
+            const n: unknown = given(m)
+            return typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : Estimate.message(m)
+          } catch {
+            return Estimate.message(m)
+          }
+        }
   const raw: Estimate.Estimator = (m) => {
     const cached = known.get(m)
     if (cached !== undefined) return cached
-    const tokens = Estimate.message(m)
+    const tokens = counted(m)
     known.set(m, tokens)
     return tokens
   }

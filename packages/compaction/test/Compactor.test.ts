@@ -98,6 +98,33 @@ describe("Compactor in the loop", () => {
       })
   )
 
+  it.effect("a given estimator counts the messages; one that throws or lies is not believed for that message", () =>
+    Effect.gen(function* () {
+      const history = [Message.user(`Read this: ${"x".repeat(4_000)}`)]
+      const counting = (estimate: (m: Message.Message) => number) =>
+        Loop.run({
+          toolset,
+          messages: history,
+          maxTurns: 1,
+          compact: Compactor.make({ window: 800, estimate, calibrate: false })
+        }).pipe(Effect.provide(scripted(3).layer))
+      // Counted small: sent as it is (the approximation would have refused it: ~1,000 tokens).
+      assert.strictEqual((yield* counting(() => 10)).stop, "turn_cap")
+      // Counted huge: refused.
+      assert.strictEqual((yield* counting(() => 1e9)).stop, "context_window")
+      // Throwing, NaN, negative: the approximation counts it, and it is refused.
+      for (const hostile of [
+        () => {
+          throw new Error("no vocabulary")
+        },
+        () => Number.NaN,
+        () => -5
+      ]) {
+        assert.strictEqual((yield* counting(hostile)).stop, "context_window")
+      }
+    })
+  )
+
   it("bad options are RangeErrors naming the option", () => {
     assert.throws(() => Compactor.make({ window: 0 }), /'window' must be a number of tokens > 0, got 0/)
     assert.throws(
