@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { Compactor } from "@agent-harness/compaction"
 import { Loop, type Message, type Outcome, Trace } from "@agent-harness/executor"
 import { Effect, Option, Result, SchemaParser } from "effect"
 import * as Conversation from "./Conversation.ts"
@@ -41,11 +42,20 @@ const isEdgeEvent = (json: unknown): boolean =>
 const at = (line: number, path?: string): string =>
   path === undefined || path === "(root)" ? `line ${line}` : `line ${line}: ${path}`
 
+const decodeCompacted = SchemaParser.decodeUnknownResult(Compactor.Compacted)
+
+/** A compaction the trace recorded (`context.compacted`), with its line. */
+type Compaction = readonly [number, typeof Compactor.Compacted.Type]
+
 const parseLines = (
   file: string,
   text: string
-): Result.Result<ReadonlyArray<readonly [number, Event]>, InvalidScenario> => {
+): Result.Result<
+  { readonly events: ReadonlyArray<readonly [number, Event]>; readonly compactions: ReadonlyArray<Compaction> },
+  InvalidScenario
+> => {
   const events: Array<readonly [number, Event]> = []
+  const compactions: Array<Compaction> = []
   const lines = JsonText.withoutBom(text).split("\n")
   for (const [i, raw] of lines.entries()) {
     const line = i + 1
@@ -63,7 +73,17 @@ const parseLines = (
     }
     // An old trace (`start`, `observation`, ...) reads as a new one.
     const event = Trace.upgrade(json.success)
-    // An edge's event (`permission.decided`, `model.retried`, a plan session's): not replayed.
+    // A compaction becomes its turn's pin; another edge's event (`permission.decided`,
+    // `model.retried`, a plan session's) is not replayed.
+    if (Compactor.compacted.is(event as Trace.Entry)) {
+      const decoded = decodeCompacted(event, parseOptions)
+      if (Result.isFailure(decoded)) {
+        const { path, problem } = firstProblem(decoded.failure)
+        return Result.fail(new InvalidScenario({ file, path: at(line, path), problem }))
+      }
+      compactions.push([line, decoded.success])
+      continue
+    }
     if (isEdgeEvent(event)) continue
     const decoded = decodeEvent(event, parseOptions)
     if (Result.isFailure(decoded)) {
@@ -72,7 +92,7 @@ const parseLines = (
     }
     events.push([line, decoded.success])
   }
-  return Result.succeed(events)
+  return Result.succeed({ events, compactions })
 }
 
 const isRecordOfStrings = (u: unknown): u is Record<string, string> =>
@@ -106,6 +126,7 @@ interface Sources {
   policy?: number
   approvals?: number
   untrustedOutput?: number
+  compaction?: number
   variant?: number
   stop?: number
   /** Per turn: the reply's line, and each observation's. */
@@ -146,6 +167,8 @@ const origin = (sources: Sources, path: ReadonlyArray<string | number>): string 
       return sources.approvals === undefined ? "(trace)" : at(sources.approvals, tail("value", path.slice(1)))
     case "untrustedOutput":
       return sources.untrustedOutput === undefined ? "(trace)" : at(sources.untrustedOutput, "value")
+    case "compaction":
+      return sources.compaction === undefined ? "(trace)" : at(sources.compaction, tail("value", path.slice(1)))
     case "outcome":
       if (second === "files") {
         return sources.finalFiles === undefined ? "(trace)" : at(sources.finalFiles, tail("value", path.slice(2)))
@@ -194,13 +217,18 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   let policy: unknown
   let approvals: unknown
   let untrustedOutput: unknown
+  let compaction: unknown
   let variant: string = Variant.defaultVariant.name
   let start: Extract<Event, { type: "run.started" }> | undefined
   let stop: Extract<Event, { type: "run.ended" }> | undefined
   let streamed = false
   const sources: Sources = { start: 0, turns: [] }
-  const turns: Array<{ reply: ReadonlyArray<unknown>; expect?: Array<Record<string, unknown>> }> = []
-  for (const [line, event] of parsed.success) {
+  const turns: Array<{
+    reply: ReadonlyArray<unknown>
+    expect?: Array<Record<string, unknown>>
+    compacted?: { readonly elided?: ReadonlyArray<string>; readonly dropped?: ReadonlyArray<string> }
+  }> = []
+  for (const [line, event] of parsed.success.events) {
     switch (event.type) {
       case "trace.annotated":
         if (event.key === Conversation.annotations.locale) {
@@ -245,6 +273,9 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
         } else if (event.key === Conversation.annotations.untrustedOutput) {
           untrustedOutput = event.value
           sources.untrustedOutput = line
+        } else if (event.key === Conversation.annotations.compaction) {
+          compaction = event.value
+          sources.compaction = line
         } else if (event.key === Conversation.annotations.variant) {
           if (typeof event.value !== "string") return fail(at(line, "value"), "variant must be a variant's name")
           variant = event.value
@@ -358,6 +389,32 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
       `${JSON.stringify(stop.text)}, but the last reply's text is ${JSON.stringify(textOf(last.reply))}`
     )
   }
+  // Each compaction pinned on the turn whose model call came after it.
+  const compactions = parsed.success.compactions
+  for (const [line, compacted] of compactions) {
+    const turn = turns[compacted.turn - 1]
+    if (turn === undefined) {
+      return fail(
+        at(line, "turn"),
+        `a compaction before model call ${compacted.turn}, but the trace has ${turns.length} model reply(ies)`
+      )
+    }
+    const summarized = compacted.removed.find((r) => r.kind === "summarized")
+    if (summarized !== undefined) {
+      return fail(
+        at(line, "removed"),
+        "turns summarized by a model: a scenario file replays the default strategy (elide, drop), not a summarizer"
+      )
+    }
+    const idsOfKind = (kind: "elided" | "dropped") =>
+      [...new Set(compacted.removed.filter((r) => r.kind === kind).flatMap((r) => r.tool_use_ids))].sort()
+    const elided = idsOfKind("elided")
+    const dropped = idsOfKind("dropped")
+    turn.compacted = { ...(elided.length === 0 ? {} : { elided }), ...(dropped.length === 0 ? {} : { dropped }) }
+  }
+  // Settings as the run annotated them; a trace without them (a run the CLI made) gives the window it saw.
+  const firstCompaction = compactions[0]?.[1]
+  const settings = compaction ?? (firstCompaction === undefined ? undefined : { window: firstCompaction.window })
   const opening = start.messages
   const system = opening.filter((m) => m.role === "system")
   const user = opening.filter((m) => m.role === "user")
@@ -389,6 +446,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     ...(untrustedOutput === undefined ? {} : { untrustedOutput }),
     maxTurns: start.max_turns,
     ...(start.breaker === undefined ? {} : { breaker: start.breaker }),
+    ...(settings === undefined ? {} : { compaction: settings }),
     // A streamed run replays streamed: the same replies, folded from parts as they were.
     ...(streamed ? { stream: true } : {}),
     turns,

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Compactor, Strategy } from "@agent-harness/compaction"
-import { Loop, Message, type Model } from "@agent-harness/executor"
+import { Loop, Message, type Model, Trace } from "@agent-harness/executor"
 import type { FileTools } from "@agent-harness/file-tools"
 import { Divergence, type Script, ScriptedModel } from "@agent-harness/scripted-model"
 import type { Toolset } from "@agent-harness/tool-schema"
@@ -207,6 +207,9 @@ export const run = (
       return Verdict.make(scenario, file, variant.name, notRun, [opened.failure.failure])
     }
     const environment = opened.success
+    if (spec.compaction !== undefined) {
+      yield* Trace.record({ type: "trace.annotated", key: annotations.compaction, value: spec.compaction })
+    }
     const compactionFailures: Array<Verdict.Failure> = []
     const compact = pinnedCompaction(spec, compactionFailures)
     const loopOptions = {

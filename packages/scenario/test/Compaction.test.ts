@@ -7,7 +7,7 @@
 import { Trace } from "@agent-harness/executor"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { Conversation, ScenarioFile } from "../src/index.ts"
+import { Capture, Conversation, ScenarioFile } from "../src/index.ts"
 
 type Json = Record<string, unknown>
 
@@ -84,6 +84,37 @@ describe("scenario files pin compaction", () => {
         wrong.failures.map((f) => f.turn),
         [first]
       )
+    })
+  )
+
+  it.effect("capture writes the compaction and each turn's compacted pin, and the capture replays", () =>
+    Effect.gen(function* () {
+      const memory = yield* Trace.memory
+      const settings = { window: 1500, threshold: 0.7 }
+      const run = { ...file({}), compaction: settings }
+      yield* Conversation.run(decoded(run), "compaction.json").pipe(Effect.provideService(Trace.Trace, memory.trace))
+      const lines = (yield* memory.entries).map((entry) => Trace.line(entry))
+      const compactions = lines
+        .map((l) => JSON.parse(l) as { type: string; turn: number })
+        .filter((e) => e.type === "context.compacted")
+      assert.isAbove(compactions.length, 0)
+      const captured = yield* Capture.checked("t.jsonl", lines.join("\n"))
+      assert.deepStrictEqual(captured.compaction, settings)
+      const turns = captured.turns as ReadonlyArray<{ readonly compacted?: Json }>
+      assert.deepStrictEqual(
+        turns.flatMap((t, i) => (t.compacted === undefined ? [] : [i + 1])),
+        compactions.map((c) => c.turn)
+      )
+      const replayed = yield* Conversation.run(decoded(captured as Json), "captured.json")
+      assert.deepStrictEqual(replayed.failures, [])
+      // A trace whose compaction names a call past its replies is refused at that line.
+      const extra = JSON.stringify({
+        ...JSON.parse(lines.find((l) => l.includes("context.compacted")) ?? "{}"),
+        turn: 99
+      })
+      const refused = yield* Effect.flip(Capture.checked("t.jsonl", [...lines, extra].join("\n")))
+      assert.include(refused.problem, "a compaction before model call 99")
+      assert.strictEqual(refused.path, `line ${lines.length + 1}: turn`)
     })
   )
 

@@ -27,7 +27,8 @@ export const annotations = {
   mcp: "mcp",
   policy: "policy",
   approvals: "approvals",
-  untrustedOutput: "untrusted_output"
+  untrustedOutput: "untrusted_output",
+  compaction: "compaction"
 } as const
 
 /** The fields of a file that make its environment (a conversation's or a live case's). */
