@@ -32,6 +32,7 @@ const packages = [
   "scenario",
   "scripted-model",
   "testing",
+  "tokenizer",
   "tool-schema",
   "trials",
   "viewer"
