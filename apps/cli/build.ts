@@ -8,7 +8,8 @@
  * the viewer (`harness view`), and the durable engine with effect/cluster and the Postgres driver
  * (`--engine postgres`), the AI SDK's providers (`harness agent`, `harness test --trials`,
  * `harness runner`), and the permission package
- * (`harness agent`, a scenario that declares a policy). `harness run` never loads any of them.
+ * (`harness agent`, a scenario that declares a policy), and OpenAI's tokenizer with each of its
+ * encodings (`harness agent --context-window` with an OpenAI model). `harness run` never loads any of them.
  *
  *   node build.ts [OUT]     (OUT: the output folder, `dist/` by default)
  *
@@ -47,7 +48,12 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
     name: "agent",
     root: /[\\/]packages[\\/]ai-sdk[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/](Agent|Trials|Runner)\.ts$/
   },
-  { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ }
+  { name: "permission", root: /[\\/]packages[\\/]permission[\\/]src[\\/]index\.ts$/ },
+  // `harness agent --context-window` with an OpenAI model: the tokenizer, and each encoding's rank
+  // table (1–2.4 MB) in a chunk of its own, loaded only when that encoding counts.
+  { name: "tokenizer", root: /[\\/]packages[\\/]tokenizer[\\/]src[\\/]index\.ts$/ },
+  { name: "o200k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]o200k_base\.js$/ },
+  { name: "cl100k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]cl100k_base\.js$/ }
 ]
 
 /**

@@ -2,7 +2,8 @@
  * The built CLI (`build.ts`, as published) and `harness agent`'s heavy dependencies: `harness
  * run` loads neither the AI SDK's providers nor the permission package; a scenario that declares
  * a policy loads the permission chunk only; `harness agent` loads the agent chunk (and, without
- * `--mcp`, not the MCP SDK).
+ * `--mcp`, not the MCP SDK, and without `--context-window` not the tokenizer); `--context-window`
+ * with an OpenAI model loads the tokenizer and the model's one encoding.
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -22,6 +23,8 @@ const holding = (loaded: ReadonlyArray<string>, marker: string): ReadonlyArray<s
 const aiSdk = "anthropic-version"
 const permission = "untrusted_tool_output"
 const mcpSdk = "notifications/initialized"
+/** The tokenizer's chunks: the package, and each encoding's rank table. */
+const tokenizerChunk = (file: string): boolean => /^(tokenizer|o200k|cl100k)-[\w-]+\.js$/.test(file)
 
 describe("the built CLI and harness agent", () => {
   it("harness run loads no AI SDK and no permission code", SPAWNS, () => {
@@ -48,5 +51,33 @@ describe("the built CLI and harness agent", () => {
     assert.strictEqual(r.stderr, "harness agent: no API key for anthropic: set ANTHROPIC_API_KEY; nothing was sent\n")
     expect(holding(r.loaded, aiSdk).filter((file) => /^agent-[\w-]+\.js$/.test(file))).toHaveLength(1)
     assert.deepStrictEqual(holding(r.loaded, mcpSdk), [])
+    assert.deepStrictEqual(r.loaded.filter(tokenizerChunk), [])
   })
+
+  it(
+    "harness agent --context-window with an OpenAI model loads OpenAI's tokenizer and its one encoding",
+    SPAWNS,
+    () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", OPENAI_API_KEY: "test-key" }
+      // Port 9 is one fetch refuses to connect to: no request leaves the process.
+      const args = [
+        "agent",
+        "--model",
+        "openai:gpt-4o",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--context-window",
+        "1000"
+      ]
+      const r = runBuilt(dist, [...args, "--root", temp.root, "hi"], env)
+      assert.strictEqual(r.code, 1, r.stderr)
+      assert.deepStrictEqual(
+        r.loaded
+          .filter(tokenizerChunk)
+          .map((file) => file.split("-")[0])
+          .sort(),
+        ["o200k", "tokenizer"]
+      )
+    }
+  )
 })

@@ -43,6 +43,7 @@ import * as AgentApprover from "../agent/Approver.ts"
 import * as AgentProgress from "../agent/Progress.ts"
 import * as AgentPolicy from "../agent/Policy.ts"
 import * as CommandLine from "../agent/CommandLine.ts"
+import * as Counting from "../agent/Counting.ts"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as McpConfig from "@agent-harness/mcp/config"
 import * as Live from "../printing/Live.ts"
@@ -291,7 +292,9 @@ export const agent = (
       if (window !== undefined && (!Number.isSafeInteger(window) || window < 1)) {
         return yield* usage(`--context-window ${window}: expected a whole number of tokens of at least 1`)
       }
-      const compact = window === undefined ? undefined : Compactor.make({ window })
+      // OpenAI's own tokenizer where its encoding is known (loaded only then), else the approximation.
+      const estimate = window === undefined ? undefined : yield* Counting.estimatorFor(resolved.success)
+      const compact = window === undefined ? undefined : Compactor.make({ window, estimate })
       const model = yield* Effect.try({
         try: () =>
           AiSdkModel.layer(Providers.languageModel(resolved.success), {
