@@ -96,6 +96,14 @@ export const isSpendMeter = (value: unknown): value is SpendMeter =>
   typeof value === "object" && value !== null && (value as { readonly _tag?: unknown })._tag === "SpendMeter"
 
 /**
+ * The meter to draw from: `spend` itself when it is a meter (its limits shared), else a new
+ * meter over the `Spend` value.
+ *
+ * @since 0.1.0
+ */
+export const from = (spend: Spend.Spend | SpendMeter): SpendMeter => (isSpendMeter(spend) ? spend : makeUnsafe(spend))
+
+/**
  * Runs `call` inside a reservation of `worstCase`: refused with `Exhausted` (and not run) when it
  * does not fit; settled after it with `usageOf` its value, or with its whole reservation when it
  * fails or is interrupted (what it spent is not known). `onSettled` sees each settlement.

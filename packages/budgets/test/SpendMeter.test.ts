@@ -22,6 +22,11 @@ describe("SpendMeter", () => {
       assert.isTrue(SpendMeter.isSpendMeter(meter))
       assert.isFalse(SpendMeter.isSpendMeter(now))
       assert.isFalse(SpendMeter.isSpendMeter(null))
+      // `from`: a meter as it is (shared), a Spend value in a new meter.
+      assert.strictEqual(SpendMeter.from(meter), meter)
+      const fresh = SpendMeter.from(now)
+      assert.notStrictEqual(fresh, meter)
+      assert.deepStrictEqual(yield* fresh.current, now)
     })
   )
 

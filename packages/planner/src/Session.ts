@@ -241,12 +241,7 @@ const runWith = <T extends Tool.Any, E, R>(
     /** Whether a plan has been accepted yet: only later plans are revisions with a diff. */
     let accepted = false
 
-    const meter =
-      options.spend === undefined
-        ? undefined
-        : SpendMeter.isSpendMeter(options.spend)
-          ? options.spend
-          : SpendMeter.makeUnsafe(options.spend)
+    const meter = options.spend === undefined ? undefined : SpendMeter.from(options.spend)
     /** The session's meter as the planner asked for `revision` sees it: each settlement an event. */
     const plannerMeter = (at: number): SpendMeter.SpendMeter | undefined =>
       meter === undefined

@@ -43,12 +43,7 @@ export const drive = <T extends Tool.Any>(
     const problem = Boundary.optionProblem(options)
     if (problem !== undefined) return yield* invalid(problem)
     const model = yield* Model
-    const meter =
-      options.spend === undefined
-        ? undefined
-        : SpendMeter.isSpendMeter(options.spend)
-          ? options.spend
-          : SpendMeter.makeUnsafe(options.spend)
+    const meter = options.spend === undefined ? undefined : SpendMeter.from(options.spend)
     const outputCap = options.maxOutputTokens ?? model.maxOutputTokens
     if (meter !== undefined && Spend.isLimited(yield* meter.current)) {
       if (outputCap === undefined || !Number.isSafeInteger(outputCap) || outputCap < 1) {
