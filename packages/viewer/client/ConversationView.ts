@@ -218,14 +218,7 @@ export const make = (file: Conversation, link: (place: Target["place"]) => strin
               .join(" · ")
           ]
         ] as const)),
-    ...(file.spend === null
-      ? []
-      : ([
-          [
-            "Spent",
-            `${file.spend.inputTokens.toLocaleString("en-US")} tokens in · ${file.spend.outputTokens.toLocaleString("en-US")} out${file.spend.cost > 0 ? ` · $${file.spend.cost.toFixed(4)}` : ""}${file.spend.refused === null ? "" : ` · refused: ${file.spend.refused}`}`
-          ]
-        ] as const)),
+    ...(file.spend === null ? [] : ([["Spent", Words.spent(file.spend)]] as const)),
     ...(file.retries === 0 ? [] : ([["Retries", String(file.retries)]] as const)),
     ["Tools offered", file.tools.length === 0 ? "none recorded" : file.tools.join(", ")],
     ...(stop?.text === null || stop === null ? [] : ([["Final text", stop.text]] as const))

@@ -256,6 +256,7 @@ export const make = (file: Plan, link: (place: Target["place"]) => string): View
       ],
       ["Steps spent", `${b.steps}${b.maxSteps === null ? "" : ` of ${b.maxSteps} (max_steps)`}`],
       ["Replans spent", `${b.replans}${b.maxReplans === null ? "" : ` of ${b.maxReplans} (max_replans)`}`],
+      ...(file.spend === null ? [] : ([["Spent", Words.spent(file.spend)]] as const)),
       ...(file.onFailure === null ? [] : ([["On failure", file.onFailure]] as const))
     ]),
     resultBlock,

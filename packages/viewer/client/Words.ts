@@ -2,7 +2,7 @@
  * What the page says for each status: a word (shown, never colour alone), a sign, and a
  * sentence (the tooltip and the legend). Pure, so it is tested without a browser.
  */
-import type { CallStatus, StepStatus } from "../src/Model.ts"
+import type { CallStatus, Conversation, StepStatus } from "../src/Model.ts"
 
 /** The words for one status. */
 export interface Words {
@@ -53,3 +53,7 @@ export const isErrorStatus = (status: CallStatus): boolean => status !== "ok" &&
 /** `1 turn`, `2 turns`, with thousands separated. */
 export const count = (n: number, word: string, plural = `${word}s`): string =>
   `${n.toLocaleString("en-US")} ${n === 1 ? word : plural}`
+
+/** What was spent, in words: `18,000 tokens in · 900 out · $0.0675`, and the refusal. */
+export const spent = (spend: NonNullable<Conversation["spend"]>): string =>
+  `${spend.inputTokens.toLocaleString("en-US")} tokens in · ${spend.outputTokens.toLocaleString("en-US")} out${spend.cost > 0 ? ` · $${spend.cost.toFixed(4)}` : ""}${spend.refused === null ? "" : ` · refused: ${spend.refused}`}`

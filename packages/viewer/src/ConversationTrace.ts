@@ -14,6 +14,7 @@
 import { Message, Trace } from "@agent-harness/executor"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Result, Schema, Struct } from "effect"
+import * as Spending from "./internal/spend.ts"
 import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
 
@@ -162,26 +163,6 @@ const blocksText = (content: unknown): string => {
     .join("\n")
 }
 
-/** What a run spent, as the viewer shows it. */
-type Spend = Model.Conversation["spend"]
-
-const zeroSpend = { inputTokens: 0, outputTokens: 0, cost: 0, refused: null }
-
-const finite = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
-
-/** A `spend.settled` event's `total` (`input_tokens`, `output_tokens`, `cost`), or what was known before. */
-const spendTotal = (total: unknown, before: Spend) => {
-  if (typeof total !== "object" || total === null) return before ?? zeroSpend
-  const t = total as { readonly [key: string]: unknown }
-  return { inputTokens: finite(t.input_tokens), outputTokens: finite(t.output_tokens), cost: finite(t.cost) }
-}
-
-/** A `spend.refused` event in words: `token_budget: total_tokens 20,000; 19,400 committed, 1,300 more needed`. */
-const refusedText = (raw: { readonly [key: string]: unknown }): string => {
-  const n = (u: unknown) => finite(u).toLocaleString("en-US", { maximumFractionDigits: 4 })
-  return `${String(raw.reason)}: ${String(raw.kind)} ${n(raw.limit)}; ${n(raw.committed)} spent or reserved, the next call needed up to ${n(raw.requested)} more`
-}
-
 /** Whether an unknown event type is a usage report (`usage.reported`, `usage`, `<noun>.usage`). */
 const isUsage = (type: string): boolean => type === "usage.reported" || type === "usage" || type.endsWith(".usage")
 
@@ -204,7 +185,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
   const usage: { [key: string]: number } = {}
   let sawUsage = false
   let retries = 0
-  let spend = null as Spend
+  let spend = null as Spending.Spend
 
   const turnOf = (turn: number, line: number): TurnDraft => {
     let draft = turns.get(turn)
@@ -322,8 +303,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
         }
       }
       if (isRetry(type)) retries++
-      if (type === "spend.settled") spend = { ...spendTotal(raw.total, spend), refused: spend?.refused ?? null }
-      if (type === "spend.refused") spend = { ...(spend ?? zeroSpend), refused: refusedText(raw) }
+      spend = Spending.after(spend, type, raw)
       keep(event, raw.turn, n)
       continue
     }

@@ -354,6 +354,11 @@ export interface Plan {
     readonly replans: number
     readonly maxReplans: number | null
   }
+  /**
+   * What the session's planner calls spent (the last `spend.settled` total) and the refusal
+   * that ended it, in words; `null` without a spend.
+   */
+  readonly spend: Conversation["spend"]
   /** The timeline: revisions with their steps, refused plans, unknown events. */
   readonly entries: ReadonlyArray<Entry>
   /** The `session.finished` event's status and reason, or `null` without one. */

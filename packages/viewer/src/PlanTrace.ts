@@ -16,6 +16,7 @@ import { Trace } from "@agent-harness/executor"
 import { Event, SessionResult, SessionTrace, type Step } from "@agent-harness/planner"
 import { Result, Schema, Struct } from "effect"
 import * as ArgDiff from "./ArgDiff.ts"
+import * as Spending from "./internal/spend.ts"
 import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
 
@@ -207,6 +208,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Pl
   let created = 0
   let rejected = 0
   let started = 0
+  let spend = null as Spending.Spend
 
   const other = (line: Lines.Line, problem?: string) =>
     entries.push({ type: "other", event: Lines.generic(line, problem) })
@@ -255,6 +257,8 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Pl
     }
     const decode = decodeEvent[type]
     if (decode === undefined) {
+      // A planner's call settled or refused: the session's spend, and an entry of the timeline.
+      if (Lines.isObject(raw)) spend = Spending.after(spend, type, raw)
       other(line)
       continue
     }
@@ -419,6 +423,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Pl
       replans: recorded?.replans ?? derivedReplans,
       maxReplans: start?.max_replans ?? null
     },
+    spend,
     entries: entries.map(
       (entry): Model.Entry =>
         entry.type === "revision"

@@ -71,6 +71,43 @@ describe("PlanTrace.fromLines: a session with two replans", () => {
   })
 })
 
+describe("a plan session's spend", () => {
+  it("reads the planner calls' spend (the last total) and the refusal; the events stay in the timeline", async () => {
+    const result = await runSession()
+    const settled = (revision: number, input: number, cost: number) =>
+      JSON.stringify({
+        type: "spend.settled",
+        revision,
+        reported: true,
+        spent: { input_tokens: 1000, output_tokens: 50, cost: 0.00375 },
+        total: { input_tokens: input, output_tokens: input / 20, cost }
+      })
+    const refused = JSON.stringify({
+      type: "spend.refused",
+      revision: 2,
+      reason: "cost_budget",
+      kind: "cost",
+      limit: 0.01,
+      committed: 0.0075,
+      requested: 0.004
+    })
+    const lines = sessionTrace(result, undefined, false).split("\n")
+    const text = [lines[0], settled(0, 1000, 0.00375), settled(1, 2000, 0.0075), refused, ...lines.slice(1)].join("\n")
+    const plan = read(text)
+    expect(plan.spend).toStrictEqual({
+      inputTokens: 2000,
+      outputTokens: 100,
+      cost: 0.0075,
+      refused: "cost_budget: cost 0.01; 0.0075 spent or reserved, the next call needed up to 0.004 more"
+    })
+    expect(plan.problems).toStrictEqual([])
+    const others = plan.entries.flatMap((e) => (e.type === "other" ? [e.event.type] : []))
+    expect(others).toStrictEqual(["spend.settled", "spend.settled", "spend.refused"])
+    // Without spend events, none.
+    expect(read(sessionTrace(result)).spend).toBeNull()
+  })
+})
+
 /** Sessions down every path of the state machine, with their budgets. */
 const paths: ReadonlyArray<{
   readonly name: string
