@@ -462,6 +462,12 @@ const agent = Command.make(
         "the model's context window in tokens: near it (80%) old tool results are elided, then the oldest turns dropped, every call kept with its result; a history that cannot fit stops the run (context_window)"
       )
     ),
+    summarize: Flag.Boolean("summarize").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "with --context-window: the turns before the last two are summarized by the model rather than elided or dropped, each summary's call counted against --token-budget and --cost-budget"
+      )
+    ),
     maxOutputTokens: Flag.Int("max-output-tokens").pipe(
       Flag.optional,
       Flag.withDescription(

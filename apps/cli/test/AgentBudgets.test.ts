@@ -150,4 +150,70 @@ describe("harness agent with a budget", () => {
       assert.deepStrictEqual(results, uses)
     }
   )
+
+  it(
+    "--summarize: old turns summarized by the model, each summary's call counted in the run's spend",
+    SPAWNS,
+    async () => {
+      /** The summarizer's requests: no tools, and the summarizer's instructions as the system prompt. */
+      const isSummary = (json: unknown): boolean =>
+        JSON.stringify(json).includes("Summarize this part of the conversation")
+      const fake = await start({
+        anthropic: [
+          ...reads(12, { input: 100, output: 10 }),
+          FakeProvider.reply([Message.text("done")], { usage: { input: 100, output: 10 } })
+        ],
+        answer: (_route, json) =>
+          isSummary(json)
+            ? FakeProvider.reply([Message.text("the list was read eight times")], {
+                usage: { input: 700, output: 30 }
+              })
+            : undefined
+      })
+      const root = rootWith(`${"a long line of the list\n".repeat(200)}`)
+      const r = await agent(fake, "anthropic:test-model", [
+        "--root",
+        root,
+        "--context-window",
+        "6000",
+        "--summarize",
+        "--token-budget",
+        "1000000",
+        "--max-output-tokens",
+        "500",
+        "--no-stream",
+        "--max-turns",
+        "20",
+        "read the list"
+      ])
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.include(r.stdout, "stop: end")
+      const bodies = fake.requestsTo("anthropic").map((request) => JSON.stringify(request.json))
+      const summaries = bodies.filter((body) => isSummary(JSON.parse(body)))
+      assert.isAbove(summaries.length, 0)
+      // The summarizer is offered no tools; the agent's later calls carry the summary.
+      for (const body of summaries) assert.notInclude(body, '"tools"')
+      assert.isTrue(
+        bodies.some((body) => !isSummary(JSON.parse(body)) && body.includes("the list was read eight times"))
+      )
+      assert.isTrue(bodies.some((body) => body.includes("summarized by compaction]")))
+      // The spent line counts the 13 agent calls and every summary.
+      assert.strictEqual(bodies.length - summaries.length, 13)
+      const n = (x: number) => x.toLocaleString("en-US")
+      const input = 13 * 100 + summaries.length * 700
+      const output = 13 * 10 + summaries.length * 30
+      assert.include(
+        r.stdout.split("\n").find((line) => line.includes("spent:")) ?? "",
+        `spent: ${n(input)} tokens in, ${n(output)} out`
+      )
+    }
+  )
+
+  it("--summarize without --context-window is refused before anything is sent", SPAWNS, async () => {
+    const fake = await start({ anthropic: [FakeProvider.reply([Message.text("done")])] })
+    const r = await agent(fake, "anthropic:test-model", ["--root", rootWith(), "--summarize", "hi"])
+    assert.strictEqual(r.code, 2)
+    assert.include(r.stderr, "--summarize compacts near --context-window")
+    assert.strictEqual(fake.requestsTo("anthropic").length, 0)
+  })
 })

@@ -386,6 +386,11 @@ export interface Options {
   readonly apiKey?: string | undefined
   /** How streamed replies are cut, unless a reply says otherwise (see `Chunking`). */
   readonly chunking?: Chunking | undefined
+  /**
+   * Answers a request by what it asks, before its route's script is read: a response, or
+   * `undefined` to take the script's next one (a function that throws counts as `undefined`).
+   */
+  readonly answer?: ((route: Route, json: unknown) => Scripted | undefined) | undefined
 }
 
 const errorBody = (route: Route, status: number, type: string | undefined, message: string): string =>
@@ -522,7 +527,14 @@ export const start = (options?: Options): Promise<Fake> => {
             ? OpenAi.problems(recorded.json)
             : ResponsesWire.problems(recorded.json, stored)
     if (problems.length > 0) return send(400, errorBody(route, 400, undefined, problems.join("; ")), {}, problems)
-    const next = scripts[route].shift()
+    const chosen = (() => {
+      try {
+        return options?.answer?.(route, recorded.json)
+      } catch {
+        return undefined
+      }
+    })()
+    const next = chosen ?? scripts[route].shift()
     const n = requests.length + 1
     if (next === undefined) {
       const message = `the fake provider has no scripted response left for ${recorded.method} ${recorded.path} (request ${n})`

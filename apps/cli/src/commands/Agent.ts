@@ -30,13 +30,13 @@
  */
 import process from "node:process"
 import { AiSdkModel } from "@agent-harness/ai-sdk"
-import { Execute, Loop, Message, Trace } from "@agent-harness/executor"
+import { Execute, Loop, Message, Model, Trace } from "@agent-harness/executor"
 import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Approver, Gate, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
 import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
-import { Compactor } from "@agent-harness/compaction"
+import { Compactor, type Estimate, Strategy, Summarizer } from "@agent-harness/compaction"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope, Stream } from "effect"
 import * as AgentApprover from "../agent/Approver.ts"
@@ -105,6 +105,8 @@ export interface Options {
   readonly maxOutputTokens?: number | undefined
   /** `--context-window N`: compact the history near this many tokens (`Compactor`, the default strategy). */
   readonly contextWindow?: number | undefined
+  /** `--summarize`: with `--context-window`, old turns are summarized by the model (its calls counted against the budget) rather than elided or dropped. */
+  readonly summarize?: boolean | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -292,9 +294,12 @@ export const agent = (
       if (window !== undefined && (!Number.isSafeInteger(window) || window < 1)) {
         return yield* usage(`--context-window ${window}: expected a whole number of tokens of at least 1`)
       }
+      if (options.summarize === true && window === undefined) {
+        return yield* usage("--summarize compacts near --context-window: add --context-window N")
+      }
       // OpenAI's own tokenizer where its encoding is known (loaded only then), else the approximation.
       const estimate = window === undefined ? undefined : yield* Counting.estimatorFor(resolved.success)
-      const compact = window === undefined ? undefined : Compactor.make({ window, estimate })
+      const compaction = window === undefined ? undefined : { window, estimate, summarize: options.summarize === true }
       const model = yield* Effect.try({
         try: () =>
           AiSdkModel.layer(Providers.languageModel(resolved.success), {
@@ -328,7 +333,7 @@ export const agent = (
       const names = [...FileTools.forLocale(options.lang).tools, ...mounted.toolset.tools].map((tool) => tool.name)
       for (const line of AgentPolicy.warnings(policy, names)) yield* Console.error(line)
       const asking = AgentApprover.make(AgentApprover.terminalOf(process))
-      return yield* session(options, { policy, maxTurns, mounted, files, spending, compact }, asking.answers).pipe(
+      return yield* session(options, { policy, maxTurns, mounted, files, spending, compaction }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
         Effect.provideService(Execute.Middleware, Execute.compose(gate, ...journal, ...mounted.outcomes)),
@@ -339,6 +344,43 @@ export const agent = (
       )
     })
   )
+
+/** The summary's output cap when neither `--max-output-tokens` nor the model gives one. */
+const summaryCap = 2048
+
+/**
+ * The loop's compaction: the default strategy, or with `--summarize` the turns before the last
+ * two summarized by the run's own model (its calls drawn from the run's spend), then, if still
+ * over, old tool results elided and the oldest turns dropped.
+ */
+const compactor = (
+  compaction: {
+    readonly window: number
+    readonly estimate: Estimate.Estimator | undefined
+    readonly summarize: boolean
+  },
+  model: Model.Shape,
+  spending: Budgets.Spending | undefined
+): Loop.Compact =>
+  Compactor.make({
+    window: compaction.window,
+    estimate: compaction.estimate,
+    ...(compaction.summarize
+      ? {
+          strategy: Strategy.chain(
+            Strategy.summarize({
+              summarize: Summarizer.make({
+                model,
+                maxOutputTokens: spending?.maxOutputTokens ?? model.maxOutputTokens ?? summaryCap
+              }),
+              keepLast: 2
+            }),
+            Strategy.elideToolResults({ keepLast: 1 }),
+            Strategy.dropOldestTurns({ keepFirstUser: true })
+          )
+        }
+      : {})
+  })
 
 /**
  * The conversation itself, once everything it needs is in place; `answers` is what the person
@@ -355,7 +397,13 @@ const session = (
     }
     readonly files: Files.FilesShape
     readonly spending: Budgets.Spending | undefined
-    readonly compact: Loop.Compact | undefined
+    readonly compaction:
+      | {
+          readonly window: number
+          readonly estimate: Estimate.Estimator | undefined
+          readonly summarize: boolean
+        }
+      | undefined
   },
   answers: ReadonlyArray<Approver.ScriptedAnswer>
 ) =>
@@ -379,6 +427,8 @@ const session = (
     // A running tool's progress on stderr, as it comes (never to the model).
     const traced = AgentProgress.tee(yield* Trace.Trace, (text) => process.stderr.write(text))
     const streamed = options.stream ?? true
+    const compact =
+      setup.compaction === undefined ? undefined : compactor(setup.compaction, yield* Model.Model, setup.spending)
     const loop = {
       toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
       messages,
@@ -386,7 +436,7 @@ const session = (
       ...(setup.spending === undefined
         ? {}
         : { spend: setup.spending.spend, maxOutputTokens: setup.spending.maxOutputTokens }),
-      ...(setup.compact === undefined ? {} : { compact: setup.compact })
+      ...(compact === undefined ? {} : { compact })
     }
     const played = yield* Effect.result(
       (streamed
