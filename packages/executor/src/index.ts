@@ -24,6 +24,8 @@ export * as Outcome from "./Outcome.ts"
 export * as Progress from "./Progress.ts"
 /** A streamed reply, part by part (text and reasoning deltas, a call's start, argument pieces and end, usage, finish), and its fold into a reply. @since 0.2.0 */
 export * as ReplyPart from "./ReplyPart.ts"
+/** The spans a run opens on Effect's tracer (`invoke_agent`, `chat`, `execute_tool`), after the GenAI semantic conventions, and the content switch. @since 0.3.0 */
+export * as Spans from "./Spans.ts"
 /** Tokens and money: the request's bound a reservation counts, and the `spend.settled` / `spend.refused` trace events. @since 0.2.0 */
 export * as Spending from "./Spending.ts"
 /** Why the loop stopped: the closed list, as a Schema. @since 0.1.0 */
