@@ -210,7 +210,7 @@ const usageOf = (u: unknown): Model.Usage | string => {
 export const readResponse = (u: unknown): Model.Response | string => {
   try {
     if (!Predicate.isObject(u)) return `the response is not an object: ${show(u)}`
-    const { content, usage, finishReason, rawFinishReason } = u as Record<string, unknown>
+    const { content, usage, finishReason, rawFinishReason, model } = u as Record<string, unknown>
     if (finishReason !== undefined && (typeof finishReason !== "string" || !finishReasons.has(finishReason))) {
       return `the finish reason is not one of ${[...finishReasons].join(", ")}: ${show(finishReason)}`
     }
@@ -223,7 +223,9 @@ export const readResponse = (u: unknown): Model.Response | string => {
       content: content as Model.Response["content"],
       ...(counted === undefined ? {} : { usage: counted }),
       ...(finishReason === undefined ? {} : { finishReason: finishReason as Model.FinishReason }),
-      ...(rawFinishReason === undefined ? {} : { rawFinishReason })
+      ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
+      // The answering model only names a span: a value that is not a string is left out.
+      ...(typeof model === "string" ? { model } : {})
     }
   } catch (thrown) {
     return `the response cannot be read: ${Render.thrown(thrown)}`

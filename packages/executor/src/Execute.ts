@@ -25,6 +25,7 @@ import { Cause, Context, Duration, Effect, Exit, Layer, Option, Result } from "e
 import { dual } from "effect/Function"
 import * as Boundary from "./Boundary.ts"
 import * as Lanes from "./internal/lanes.ts"
+import * as Spanning from "./internal/spans.ts"
 import * as Rich from "./internal/rich.ts"
 import type * as Outcome from "./Outcome.ts"
 import * as Progress from "./Progress.ts"
@@ -521,6 +522,7 @@ const harnesses = new WeakMap<object, FiberHarness>()
 interface FiberHarness extends Harness {
   readonly limits: Limits
   readonly middleware: Middleware | undefined
+  readonly spanning: Spanning.Spanning
 }
 
 const harnessOf = (context: object, fiber: { readonly getRef: <A>(ref: Context.Reference<A>) => A }): FiberHarness => {
@@ -530,7 +532,8 @@ const harnessOf = (context: object, fiber: { readonly getRef: <A>(ref: Context.R
       catalog: fiber.getRef(MessageCatalog.MessageCatalog),
       parser: fiber.getRef(ResponseContract.ResponseParser),
       limits: fiber.getRef(Limits),
-      middleware: fiber.getRef(Middleware)
+      middleware: fiber.getRef(Middleware),
+      spanning: Spanning.spanningOf(fiber)
     }
     harnesses.set(context, current)
   }
@@ -589,57 +592,69 @@ const executeIn = (
   options: Options | undefined
 ): Effect.Effect<Outcome.Outcome, never, unknown> =>
   Effect.withFiber((fiber) => {
-    let current = harnessOf(fiber.context, fiber)
-    const { catalog, parser, middleware } = current
-    if (options?.maxContent !== undefined || options?.maxPartBytes !== undefined) {
-      const maxContent = options.maxContent ?? current.limits.maxContent
-      const maxPartBytes = options.maxPartBytes ?? current.limits.maxPartBytes
-      if (typeof maxContent !== "number" || !(maxContent > 0)) {
-        return Effect.succeed(invalidOption(catalog, call, "maxContent", options.maxContent))
-      }
-      if (typeof maxPartBytes !== "number" || !(maxPartBytes >= 0)) {
-        return Effect.succeed(invalidOption(catalog, call, "maxPartBytes", options.maxPartBytes))
-      }
-      current = { ...current, limits: { maxContent, maxPartBytes } }
-    }
-    const limits = current.limits
-    if (middleware === undefined && options?.timeout === undefined) {
-      // Nothing stands between the call and its tool: the synchronous core, which enters no
-      // Effect of its own for plain-value tools.
-      const now = start(toolset, call, current)
-      return now instanceof Pending ? now.effect : Effect.succeed(now)
-    }
-    let millis: number | undefined
-    if (options?.timeout !== undefined) {
-      millis = Boundary.millis(options.timeout)
-      if (millis === undefined || millis === 0) {
-        return Effect.succeed(invalidOption(catalog, call, "timeout", options.timeout))
-      }
-      if (millis === Infinity) millis = undefined
-    }
-    const entry = Toolset.entry(toolset, call.name)
-    if (entry === undefined) return Effect.succeed(notExecuted(catalog, call, Violation.unknownTool(call.name)))
-    // The model's input is read once; everything after sees the decoded value only.
-    let raw: unknown
-    try {
-      raw = call.input
-    } catch (thrown) {
-      return Effect.succeed(notExecuted(catalog, call, Violation.uncheckableInput(Render.thrown(thrown))))
-    }
-    const decoded = Toolset.decodeInput(entry, raw)
-    if (Result.isFailure(decoded)) return Effect.succeed(notExecuted(catalog, call, decoded.failure))
-    const tool = entry.tool
-    const input = decoded.success
-    const running = runTool(tool, input, call.id)
-    const bounded =
-      millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
-    const run = Effect.flatMap(Effect.exit(bounded), (exit) =>
-      fromExit(catalog, parser, limits, tool, call.id, exit, millis)
-    )
-    if (middleware === undefined) return run
-    const asRuns: Call = { id: call.id, name: call.name, input, raw }
-    return around(middleware, asRuns, tool, run, catalog)
+    const current = harnessOf(fiber.context, fiber)
+    const running = executeWith(current, toolset, call, options)
+    if (!current.spanning.traced) return running
+    // Someone reads spans: the call, its middleware included, inside its `execute_tool` span.
+    return Spanning.toolCall(call, current.spanning.content, running)
   })
+
+const executeWith = (
+  harness: FiberHarness,
+  toolset: Toolset.Toolset<Tool.Any>,
+  call: Toolset.RawCall,
+  options: Options | undefined
+): Effect.Effect<Outcome.Outcome, never, unknown> => {
+  let current = harness
+  const { catalog, parser, middleware } = current
+  if (options?.maxContent !== undefined || options?.maxPartBytes !== undefined) {
+    const maxContent = options.maxContent ?? current.limits.maxContent
+    const maxPartBytes = options.maxPartBytes ?? current.limits.maxPartBytes
+    if (typeof maxContent !== "number" || !(maxContent > 0)) {
+      return Effect.succeed(invalidOption(catalog, call, "maxContent", options.maxContent))
+    }
+    if (typeof maxPartBytes !== "number" || !(maxPartBytes >= 0)) {
+      return Effect.succeed(invalidOption(catalog, call, "maxPartBytes", options.maxPartBytes))
+    }
+    current = { ...current, limits: { maxContent, maxPartBytes } }
+  }
+  const limits = current.limits
+  if (middleware === undefined && options?.timeout === undefined) {
+    // Nothing stands between the call and its tool: the synchronous core, which enters no
+    // Effect of its own for plain-value tools.
+    const now = start(toolset, call, current)
+    return now instanceof Pending ? now.effect : Effect.succeed(now)
+  }
+  let millis: number | undefined
+  if (options?.timeout !== undefined) {
+    millis = Boundary.millis(options.timeout)
+    if (millis === undefined || millis === 0) {
+      return Effect.succeed(invalidOption(catalog, call, "timeout", options.timeout))
+    }
+    if (millis === Infinity) millis = undefined
+  }
+  const entry = Toolset.entry(toolset, call.name)
+  if (entry === undefined) return Effect.succeed(notExecuted(catalog, call, Violation.unknownTool(call.name)))
+  // The model's input is read once; everything after sees the decoded value only.
+  let raw: unknown
+  try {
+    raw = call.input
+  } catch (thrown) {
+    return Effect.succeed(notExecuted(catalog, call, Violation.uncheckableInput(Render.thrown(thrown))))
+  }
+  const decoded = Toolset.decodeInput(entry, raw)
+  if (Result.isFailure(decoded)) return Effect.succeed(notExecuted(catalog, call, decoded.failure))
+  const tool = entry.tool
+  const input = decoded.success
+  const running = runTool(tool, input, call.id)
+  const bounded = millis === undefined ? Effect.asSome(running) : Effect.timeoutOption(running, Duration.millis(millis))
+  const run = Effect.flatMap(Effect.exit(bounded), (exit) =>
+    fromExit(catalog, parser, limits, tool, call.id, exit, millis)
+  )
+  if (middleware === undefined) return run
+  const asRuns: Call = { id: call.id, name: call.name, input, raw }
+  return around(middleware, asRuns, tool, run, catalog)
+}
 
 /**
  * The middleware around a call, guarded: a middleware that throws or dies answers the call as a
@@ -834,6 +849,7 @@ const executeAllIn = (
     const onCall = options?.onCall
     const reporter = options?.reporter
     const bare =
+      !current.spanning.traced &&
       current.middleware === undefined &&
       options?.timeout === undefined &&
       options?.maxContent === undefined &&

@@ -149,6 +149,8 @@ export interface Response {
   readonly finishReason?: FinishReason | undefined
   /** The provider's own word for it (`end_turn`, `max_tokens`, `tool_calls`...). */
   readonly rawFinishReason?: string | undefined
+  /** The model that answered, when the provider says (`gen_ai.response.model` on the call's span). */
+  readonly model?: string | undefined
 }
 
 /**
@@ -196,6 +198,13 @@ export interface Shape {
    * worst case of a call under a token or money budget (`Loop.Options.spend`).
    */
   readonly maxOutputTokens?: number | undefined
+  /**
+   * The provider, in the OpenTelemetry GenAI conventions' words (`anthropic`, `openai`,
+   * `gcp.gemini`...): `gen_ai.provider.name` on each call's span (`Spans`).
+   */
+  readonly provider?: string | undefined
+  /** The model asked for (`claude-sonnet-4-5`): `gen_ai.request.model`, and the span's name `chat {model}`. */
+  readonly model?: string | undefined
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Budget, Deadline, Spend, SpendMeter } from "@agent-harness/budgets"
 import type { Tool } from "@agent-harness/tool-schema"
-import { Deferred, Effect, Fiber, Result } from "effect"
+import { Deferred, Effect, Fiber, Result, type Tracer } from "effect"
 import * as Boundary from "../Boundary.ts"
 import * as Breaker from "../Breaker.ts"
 import * as Execute from "../Execute.ts"
@@ -17,8 +17,10 @@ import { Model, ModelError } from "../Model.ts"
 import * as Outcome from "../Outcome.ts"
 import * as Progress from "../Progress.ts"
 import * as ReplyPart from "../ReplyPart.ts"
+import * as Spans from "../Spans.ts"
 import * as Spending from "../Spending.ts"
 import * as Trace from "../Trace.ts"
+import * as Spanning from "./spans.ts"
 import * as Steps from "./steps.ts"
 
 /** The turn cap when none is given (`Loop.defaultMaxTurns`). */
@@ -53,7 +55,11 @@ export const drive = <T extends Tool.Any>(
         })
       }
     }
-    const trace = yield* Effect.service(Trace.Trace)
+    const spanning = yield* Spanning.spanning
+    const given = yield* Effect.service(Trace.Trace)
+    // Read spans: the trace events that are span events go on the current span too.
+    const trace = spanning.traced ? Spanning.withSpanEvents(given, Trace.recordOn) : given
+    let agentSpan: Tracer.Span | undefined
     const record = (event: Trace.Event) => Trace.recordOn(trace, event)
     let budget = options.turns ?? Budget.turns(options.maxTurns ?? defaultMaxTurns)
     const deadline = options.timeLimit === undefined ? undefined : yield* Deadline.start(options.timeLimit)
@@ -92,6 +98,11 @@ export const drive = <T extends Tool.Any>(
     const finish = (stop: Loop.StopReason, text: string | undefined) =>
       Effect.gen(function* () {
         ended = true
+        if (agentSpan !== undefined) {
+          agentSpan.attribute(Spans.Attribute.stopReason, stop)
+          agentSpan.attribute(Spans.Attribute.turns, turns.length)
+          Spanning.annotate(agentSpan, Spanning.runUsage(turns))
+        }
         yield* record({ type: "run.ended", stop, ...(text === undefined ? {} : { text }), turns: turns.length })
         const result: Loop.RunResult = {
           stop,
@@ -176,10 +187,13 @@ export const drive = <T extends Tool.Any>(
         const request = { messages: [...messages], toolset: options.toolset, turn }
         lastSent = request.messages
         partial = emit === undefined ? undefined : ReplyPart.folder()
-        const asking =
+        const plainAsk =
           told === undefined || partial === undefined
             ? Steps.ask(model, request, record)
             : Steps.askStreamed(model, request, record, told.shown(turn), partial)
+        const asking = spanning.traced
+          ? Spanning.chat(model, turn, outputCap, request.messages, spanning.content, plainAsk)
+          : plainAsk
         const asked =
           stop === undefined
             ? yield* asking
@@ -245,7 +259,17 @@ export const drive = <T extends Tool.Any>(
       const text = partial?.text()
       return text === undefined || text === "" ? undefined : text
     }
-    return yield* body.pipe(
+    const run = spanning.traced
+      ? Spanning.inSpan(
+          Spans.Operation.invokeAgent,
+          { kind: "internal", attributes: Spanning.agentAttributes(model) },
+          (span) => {
+            agentSpan = span
+            return Effect.provideService(body, Trace.Trace, trace)
+          }
+        )
+      : body
+    return yield* run.pipe(
       // The run's fiber interrupted: the trace still says how it ended, with the text written so far.
       Effect.onInterrupt(() => {
         if (ended) return Effect.void
