@@ -10,6 +10,7 @@ import { Render, type Tool, type Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Context, Data, Effect, Layer, Stream } from "effect"
 import type * as FinishReasons from "./FinishReason.ts"
 import type * as Message from "./Message.ts"
+import * as Spanning from "./internal/spans.ts"
 import * as ReplyPart from "./ReplyPart.ts"
 import type * as Usages from "./Usage.ts"
 
@@ -319,13 +320,18 @@ export const guard = <A>(call: () => Effect.Effect<A, Failure>): Effect.Effect<A
 
 /**
  * Asks `model` to `respond` to `request` through {@link guard}: whatever goes wrong is a typed
- * `Failure`. The loop and the model-backed planner both ask through it. The response itself is
- * not checked here (the loop checks its blocks and its finish reason).
+ * `Failure`. The model-backed planner and the summarizer ask through it. The response itself is
+ * not checked here (the loop checks its blocks and its finish reason). When spans are read
+ * (`Spans.isTracedBy`), the call is a `chat {model}` span, as each of the loop's calls is.
  *
  * @since 0.1.0
  */
 export const ask = (model: Shape, request: Request): Effect.Effect<Response, Failure> =>
-  guard(() => model.respond(request))
+  Effect.withFiber((fiber) => {
+    const asking = guard(() => model.respond(request))
+    const spanning = Spanning.spanningOf(fiber)
+    return spanning.traced ? Spanning.chatResponse(model, request, spanning.content, asking) : asking
+  })
 
 /**
  * The parts of `model`'s reply to `request`: its `stream` when it has one, otherwise its whole
@@ -338,7 +344,7 @@ export const ask = (model: Shape, request: Request): Effect.Effect<Response, Fai
 export const partsOf = (model: Shape, request: Request): Stream.Stream<ReplyPart.Part, Failure> => {
   const stream = model.stream
   if (stream === undefined) {
-    return Stream.flatMap(Stream.fromEffect(ask(model, request)), (response) =>
+    return Stream.flatMap(Stream.fromEffect(guard(() => model.respond(request))), (response) =>
       Stream.fromIterable(ReplyPart.fromResponse(response))
     )
   }

@@ -11,7 +11,7 @@
  *
  * @since 0.3.0
  */
-import { Context } from "effect"
+import { Context, Effect, References, Tracer } from "effect"
 
 /**
  * Whether spans carry content: the messages sent and received (`gen_ai.input.messages`,
@@ -202,3 +202,21 @@ export const Event: {
   spendRefused: "agent_harness.spend.refused",
   planDiff: "agent_harness.plan.diff"
 }
+
+/**
+ * Whether a fiber's spans are read: tracing is enabled (`References.TracerEnabled`) and a tracer
+ * other than Effect's in-process default is installed (an OTLP exporter's, a test's). The loop
+ * opens its spans only then, so a run without telemetry pays nothing per call.
+ *
+ * @since 0.3.0
+ */
+export const isTracedBy = (fiber: { readonly getRef: <A>(ref: Context.Reference<A>) => A }): boolean =>
+  fiber.getRef(References.TracerEnabled) && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+
+/**
+ * Whether the current fiber's spans are read ({@link isTracedBy}): a package that opens spans of
+ * its own (the planner's sessions) asks this first.
+ *
+ * @since 0.3.0
+ */
+export const traced: Effect.Effect<boolean> = Effect.withFiber((fiber) => Effect.succeed(isTracedBy(fiber)))

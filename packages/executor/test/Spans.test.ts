@@ -1,6 +1,6 @@
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
-import { Data, Effect, Layer, Option, Schema, Tracer } from "effect"
+import { Data, Effect, Layer, Option, Schema, Stream, Tracer } from "effect"
 import { Execute, Loop, Message, Model, Outcome, Spans, Trace } from "../src/index.ts"
 import { scripted } from "./scripted.ts"
 
@@ -242,5 +242,37 @@ describe("Spans: the loop's spans on Effect's tracer", () => {
       expect(span.attributes.get(A.errorType)).toBe("not_executed")
       expect(String(span.attributes.get(A.toolArguments))).toContain("no input for you")
     })
+  )
+
+  it.effect(
+    "Model.ask (the planner's and the summarizer's calls) is a chat span too; the loop's streamed path opens one, not two",
+    () =>
+      Effect.gen(function* () {
+        const traced = capture()
+        const model: Model.Shape = {
+          provider: "openai",
+          model: "gpt-test",
+          maxOutputTokens: 64,
+          respond: () => Effect.succeed({ content: [text("a plan")], usage: { inputTokens: 7, outputTokens: 3 } })
+        }
+        const response = yield* Model.ask(model, { messages: opening, toolset }).pipe(Effect.withTracer(traced.tracer))
+        expect(response.content).toEqual([text("a plan")])
+        const chat = traced.one("chat gpt-test")
+        expect(Object.fromEntries(chat.attributes)).toEqual({
+          [A.operationName]: "chat",
+          [A.providerName]: "openai",
+          [A.requestModel]: "gpt-test",
+          [A.requestMaxTokens]: 64,
+          [A.inputTokens]: 7,
+          [A.outputTokens]: 3
+        })
+        const streamed = capture()
+        yield* Loop.stream({ toolset, messages: opening }).pipe(
+          Stream.runDrain,
+          Effect.provide(conversation().layer),
+          Effect.withTracer(streamed.tracer)
+        )
+        expect(streamed.byName("chat")).toHaveLength(2)
+      })
   )
 })

@@ -33,7 +33,7 @@
  */
 import { Budget, Spend, SpendMeter } from "@agent-harness/budgets"
 import { PlanDiff } from "@agent-harness/diff"
-import { Execute, Outcome, Spending } from "@agent-harness/executor"
+import { Execute, Outcome, Spans, Spending } from "@agent-harness/executor"
 import { type Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Queue, Stream } from "effect"
 import * as Result_ from "effect/Result"
@@ -42,6 +42,7 @@ import { InvalidPlan, type Planner } from "./Planner.ts"
 import type { Reason, SessionResult } from "./SessionResult.ts"
 import { statusOf } from "./SessionResult.ts"
 import * as Step from "./Step.ts"
+import * as SessionSpans from "./internal/spans.ts"
 import * as SessionTrace from "./internal/trace.ts"
 
 /**
@@ -184,8 +185,23 @@ const runWith = <T extends Tool.Any, E, R>(
   options: Options<T, E, R>,
   keepEvents: boolean
 ): Effect.Effect<SessionResult, Exclude<E, Spend.Exhausted>, R | Tool.Services<T>> =>
-  Effect.gen(function* () {
+  Effect.flatMap(Spans.traced, (traced) => {
     const sessionId = sessionIdOf(options.sessionId)
+    if (!traced) return session(options, keepEvents, sessionId, false)
+    return Effect.withSpan(session(options, keepEvents, sessionId, true), SessionSpans.sessionName, {
+      kind: "internal",
+      attributes: SessionSpans.sessionAttributes(sessionId)
+    })
+  })
+
+/** The session itself; `traced`: its spans are read (its events are span events too). */
+const session = <T extends Tool.Any, E, R>(
+  options: Options<T, E, R>,
+  keepEvents: boolean,
+  sessionId: string,
+  traced: boolean
+): Effect.Effect<SessionResult, Exclude<E, Spend.Exhausted>, R | Tool.Services<T>> =>
+  Effect.gen(function* () {
     const strategy = options.onFailure ?? "replan"
     let steps = Budget.steps(options.maxSteps)
     let replans = Budget.replans(options.maxReplans)
@@ -198,8 +214,9 @@ const runWith = <T extends Tool.Any, E, R>(
 
     const emit = (event: Event) => {
       if (keepEvents) events.push(event)
-      const traced = SessionTrace.record(() => SessionTrace.eventEntry(event))
-      return options.onEvent === undefined ? traced : Effect.andThen(options.onEvent(event), traced)
+      const recorded = SessionTrace.record(() => SessionTrace.eventEntry(event))
+      const told = options.onEvent === undefined ? recorded : Effect.andThen(options.onEvent(event), recorded)
+      return traced ? Effect.andThen(SessionSpans.spanEvent(event), told) : told
     }
     yield* SessionTrace.record(() => SessionTrace.startEntry(SessionTrace.startOf(options)))
     /** How many runs so far had a step that may have changed the environment. */
@@ -280,34 +297,38 @@ const runWith = <T extends Tool.Any, E, R>(
     ): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, Exclude<E, Spend.Exhausted>, R> => {
       const at = accepted ? revision + 1 : revision
       const spend = plannerMeter(at)
-      return options
-        .planner({ goal: options.goal, history: [...history], lastError, ...(spend === undefined ? {} : { spend }) })
-        .pipe(
-          Effect.flatMap((plan) => {
-            const problem = Step.problem(plan)
-            return problem === undefined ? Effect.succeed(plan) : Effect.fail(new InvalidPlan({ reason: problem }))
-          }),
-          Effect.map((plan): Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted> => Result_.succeed(plan)),
-          Effect.catch(
-            (stopped): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, unknown> =>
-              stopped instanceof Spend.Exhausted
-                ? Effect.as(
-                    emit({
-                      type: "spend.refused",
-                      revision: at,
-                      reason: stopped.reason,
-                      kind: stopped.kind,
-                      limit: stopped.limit,
-                      committed: stopped.committed,
-                      requested: stopped.requested
-                    }),
-                    Result_.fail(stopped)
-                  )
-                : stopped instanceof InvalidPlan
-                  ? Effect.succeed(Result_.fail(stopped))
-                  : Effect.fail(stopped)
-          )
-        ) as Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, Exclude<E, Spend.Exhausted>, R>
+      const planning = options.planner({
+        goal: options.goal,
+        history: [...history],
+        lastError,
+        ...(spend === undefined ? {} : { spend })
+      })
+      return (traced ? SessionSpans.plannerCall(lastError === null, at, planning) : planning).pipe(
+        Effect.flatMap((plan) => {
+          const problem = Step.problem(plan)
+          return problem === undefined ? Effect.succeed(plan) : Effect.fail(new InvalidPlan({ reason: problem }))
+        }),
+        Effect.map((plan): Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted> => Result_.succeed(plan)),
+        Effect.catch(
+          (stopped): Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, unknown> =>
+            stopped instanceof Spend.Exhausted
+              ? Effect.as(
+                  emit({
+                    type: "spend.refused",
+                    revision: at,
+                    reason: stopped.reason,
+                    kind: stopped.kind,
+                    limit: stopped.limit,
+                    committed: stopped.committed,
+                    requested: stopped.requested
+                  }),
+                  Result_.fail(stopped)
+                )
+              : stopped instanceof InvalidPlan
+                ? Effect.succeed(Result_.fail(stopped))
+                : Effect.fail(stopped)
+        )
+      ) as Effect.Effect<Result_.Result<Step.Plan, InvalidPlan | Spend.Exhausted>, Exclude<E, Spend.Exhausted>, R>
     }
 
     /** A planner's answer that is not a plan: rejected (and replanned), or the spend's stop. */
@@ -444,6 +465,7 @@ const runWith = <T extends Tool.Any, E, R>(
     const reason: Reason = state._tag === "Done" ? (anyFailed ? "partial" : "goal_met") : state.reason
     const status = statusOf(reason)
     yield* emit({ type: "session.finished", status, reason, session_id: sessionId })
+    if (traced) yield* Effect.annotateCurrentSpan(SessionSpans.sessionEnd(reason, status, steps.used, replans.used))
     const result: SessionResult = {
       session_id: sessionId,
       status,

@@ -7,11 +7,11 @@
  * @internal
  */
 import { Render } from "@agent-harness/tool-schema"
-import { type Context, Data, Effect, References, Tracer } from "effect"
+import { type Context, Data, Effect, type Tracer } from "effect"
 import type * as Message from "../Message.ts"
 import type * as Model from "../Model.ts"
 import type * as Outcome from "../Outcome.ts"
-import { Attribute, Content, type ErrorType, Event, Operation } from "../Spans.ts"
+import { Attribute, Content, type ErrorType, Event, isTracedBy, Operation } from "../Spans.ts"
 import type * as Trace from "../Trace.ts"
 
 /** What a fiber's context says about spans: whether to open them, and with content. */
@@ -24,7 +24,7 @@ export interface Spanning {
 
 /** Reads `Spanning` from a fiber's references. */
 export const spanningOf = (fiber: { readonly getRef: <A>(ref: Context.Reference<A>) => A }): Spanning => {
-  const traced = fiber.getRef(References.TracerEnabled) && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+  const traced = isTracedBy(fiber)
   return { traced, content: traced && fiber.getRef(Content) }
 }
 
@@ -150,11 +150,11 @@ export const inSpan = <A, E, R>(
 /** The attributes a model call's span starts with. */
 export const chatAttributes = (
   model: Model.Shape,
-  turn: number,
+  turn: number | undefined,
   maxOutputTokens: number | undefined
 ): Record<string, unknown> => ({
   [Attribute.operationName]: Operation.chat,
-  [Attribute.turn]: turn,
+  ...(turn === undefined ? {} : { [Attribute.turn]: turn }),
   ...(model.provider === undefined ? {} : { [Attribute.providerName]: model.provider }),
   ...(model.model === undefined ? {} : { [Attribute.requestModel]: model.model }),
   ...(maxOutputTokens === undefined ? {} : { [Attribute.requestMaxTokens]: maxOutputTokens })
@@ -252,18 +252,14 @@ export const withSpanEvents = (
  * `error.type` (the failure's tag) and an error status; with content, the history sent and the
  * reply.
  */
-export const chat = <E extends { readonly reason: { readonly _tag: string } }, R>(
+export const chat = <A extends Asked, E extends { readonly reason: { readonly _tag: string } }, R>(
   model: Model.Shape,
-  turn: number,
+  turn: number | undefined,
   maxOutputTokens: number | undefined,
   messages: ReadonlyArray<Message.Message>,
   content: boolean,
-  asking: Effect.Effect<
-    { readonly reply: ReadonlyArray<Message.ReplyBlock>; readonly about: Omit<Model.Response, "content"> },
-    E,
-    R
-  >
-): typeof asking =>
+  asking: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
   inSpan(
     chatName(model),
     {
@@ -284,6 +280,14 @@ export const chat = <E extends { readonly reason: { readonly _tag: string } }, R
         Effect.tapError((error) => Effect.sync(() => span.attribute(Attribute.errorType, error.reason._tag)))
       )
   )
+
+/** What a model call answered, as the span reads it. */
+export interface Asked {
+  /** The reply's blocks. */
+  readonly reply: ReadonlyArray<Message.ReplyBlock>
+  /** Its usage, finish reason and model. */
+  readonly about: Omit<Model.Response, "content">
+}
 
 /** The usage of a run's turns, added up, as span attributes (only the counts some turn reported). */
 export const runUsage = (
@@ -308,3 +312,31 @@ export const agentAttributes = (model: Model.Shape): Record<string, unknown> => 
   ...(model.provider === undefined ? {} : { [Attribute.providerName]: model.provider }),
   ...(model.model === undefined ? {} : { [Attribute.requestModel]: model.model })
 })
+
+/**
+ * One call through `Model.ask` inside its `chat {model}` span, as the loop's calls are (`chat`):
+ * the model-backed planner's and the summarizer's calls.
+ */
+export const chatResponse = <R>(
+  model: Model.Shape,
+  request: Model.Request,
+  content: boolean,
+  asking: Effect.Effect<Model.Response, Model.Failure, R>
+): Effect.Effect<Model.Response, Model.Failure, R> =>
+  Effect.map(
+    chat(
+      model,
+      typeof request.turn === "number" ? request.turn : undefined,
+      model.maxOutputTokens,
+      request.messages,
+      content,
+      Effect.mapError(
+        Effect.map(asking, (response) => {
+          const { content: reply, ...about } = response
+          return { reply, about, response }
+        }),
+        (reason) => ({ reason })
+      )
+    ),
+    (asked) => asked.response
+  ).pipe(Effect.mapError((failed) => failed.reason))
