@@ -40,6 +40,7 @@ import { type Message, Model, type ReplyPart } from "@agent-harness/executor"
 import type { LanguageModelV4, LanguageModelV4CallOptions, SharedV4Warning } from "@ai-sdk/provider"
 import { type Duration, Effect, type Layer, Stream } from "effect"
 import * as Backoff from "./Backoff.ts"
+import { genAiProvider } from "./internal/genAiProvider.ts"
 import * as StreamParts from "./internal/streamParts.ts"
 import type * as ProviderError from "./ProviderError.ts"
 import * as ProviderPrompt from "./ProviderPrompt.ts"
@@ -191,7 +192,8 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
           (result): Model.Response => ({
             content: restored(ProviderPrompt.fromContent(result.content, aliases), declared),
             usage: ProviderPrompt.usageOf(result.usage),
-            ...ProviderPrompt.finishOf(result.finishReason)
+            ...ProviderPrompt.finishOf(result.finishReason),
+            ...(typeof result.response?.modelId === "string" ? { model: result.response.modelId } : {})
           })
         )
       )
@@ -233,7 +235,12 @@ export const make = (model: LanguageModelV4, options?: Options): Shape => {
     )
   // The output cap the provider is sent is the loop's worst case of a call under a spend.
   const cap = typeof settings.maxOutputTokens === "number" ? { maxOutputTokens: settings.maxOutputTokens } : {}
-  return typeof model.doStream === "function" ? { respond, stream, ...cap } : { respond, ...cap }
+  // Who answers, for the spans (`gen_ai.provider.name`, `gen_ai.request.model`).
+  const named = {
+    ...(genAiProvider(provider) === undefined ? {} : { provider: genAiProvider(provider) }),
+    ...(typeof model.modelId === "string" ? { model: model.modelId } : {})
+  }
+  return typeof model.doStream === "function" ? { respond, stream, ...cap, ...named } : { respond, ...cap, ...named }
 }
 
 /**
