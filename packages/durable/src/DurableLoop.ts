@@ -20,6 +20,7 @@ import {
   Message,
   Model,
   type Outcome,
+  Spans,
   type StopReason,
   Usage
 } from "@agent-harness/executor"
@@ -141,25 +142,51 @@ export const journaledModel = (
     const engine = yield* WorkflowEngine.WorkflowEngine
     const instance = yield* WorkflowEngine.WorkflowInstance
     let asked = 0
-    const respond = (request: Model.Request): Effect.Effect<Model.Response, Model.Failure> =>
-      Activity.make({
-        name: `turn/${++asked}`,
+    const respond = (request: Model.Request): Effect.Effect<Model.Response, Model.Failure> => {
+      const turn = ++asked
+      // Whether the model was asked this time: a reply given from the journal was not.
+      let ran = false
+      return Activity.make({
+        name: `turn/${turn}`,
         success: Response,
         error: ModelFailure,
-        execute: Effect.mapError(model.respond(request), (failure) => ({
-          _tag: failure._tag,
-          message: failure.message
-        }))
+        execute: Effect.suspend(() => {
+          ran = true
+          return Effect.mapError(model.respond(request), (failure) => ({
+            _tag: failure._tag,
+            message: failure.message
+          }))
+        })
       }).pipe(
         Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
-        Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
+        Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
+        // A replayed reply is an event of its call's span (when spans are read).
+        Effect.onExit(() => (ran ? Effect.void : replayedEvent(turn)))
       )
+    }
     return {
       respond,
       complete: model.complete,
-      ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens })
+      ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+      ...(model.provider === undefined ? {} : { provider: model.provider }),
+      ...(model.model === undefined ? {} : { model: model.model })
     }
   })
+
+/** `journal.replayed` on the current span (the turn's `chat` span), when there is one. */
+const replayedEvent = (turn: number): Effect.Effect<void> =>
+  Effect.flatMap(Spans.traced, (traced) =>
+    traced
+      ? Effect.catchCause(
+          Effect.flatMap(Effect.currentSpan, (span) =>
+            Effect.sync(() =>
+              span.event(Spans.Event.replayed, BigInt(Date.now()) * 1_000_000n, { [Spans.Attribute.turn]: turn })
+            )
+          ),
+          () => Effect.void
+        )
+      : Effect.void
+  )
 
 /**
  * What every runner knows of a kind of conversation.
