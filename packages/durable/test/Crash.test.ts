@@ -132,6 +132,40 @@ describe("a durable run killed with SIGKILL and resumed", () => {
         stop: "end",
         text: "done after 2 model calls in this process"
       })
+      // Its spans: the two recorded replies are journal replays of their turns' chat spans; the
+      // replayed calls say what they were; the append that was running is outcome unknown.
+      const spans = second.lines.find((l) => l.spans !== undefined)?.spans as ReadonlyArray<{
+        readonly name: string
+        readonly attributes: Record<string, unknown>
+        readonly events: ReadonlyArray<string>
+      }>
+      const chats = spans.filter((s) => s.name === "chat")
+      assert.deepStrictEqual(
+        chats.map((s) => [s.attributes["agent_harness.turn"], s.events]),
+        [
+          [1, ["agent_harness.journal.replayed"]],
+          [2, ["agent_harness.journal.replayed"]],
+          [3, []],
+          [4, []]
+        ]
+      )
+      const calls = spans.filter((s) => s.name.startsWith("execute_tool "))
+      assert.deepStrictEqual(
+        calls.map((s) => [
+          s.name,
+          s.attributes["gen_ai.tool.call.id"],
+          s.attributes["error.type"] ?? null,
+          s.attributes["agent_harness.tool.original"] ?? null,
+          s.events
+        ]),
+        [
+          ["execute_tool append", "a1", null, "Succeeded", ["agent_harness.journal.replayed"]],
+          ["execute_tool write", "w2", null, "Succeeded", ["agent_harness.journal.replayed"]],
+          ["execute_tool append", "a3", "outcome_unknown", null, []],
+          ["execute_tool write", "w4", null, null, []],
+          ["execute_tool append", "a5", null, null, []]
+        ]
+      )
     },
     timeout
   )
