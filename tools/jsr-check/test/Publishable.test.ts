@@ -32,6 +32,7 @@ const packages = [
   "scenario",
   "scripted-model",
   "testing",
+  "telemetry",
   "tokenizer",
   "tool-schema",
   "trials",
