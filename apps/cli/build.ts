@@ -9,7 +9,8 @@
  * (`--engine postgres`), the AI SDK's providers (`harness agent`, `harness test --trials`,
  * `harness runner`), and the permission package
  * (`harness agent`, a scenario that declares a policy), and OpenAI's tokenizer with each of its
- * encodings (`harness agent --context-window` with an OpenAI model). `harness run` never loads any of them.
+ * encodings (`harness agent --context-window` with an OpenAI model), and OpenTelemetry (a command run
+ * with an `OTEL_*` endpoint set). `harness run` never loads any of them.
  *
  *   node build.ts [OUT]     (OUT: the output folder, `dist/` by default)
  *
@@ -53,7 +54,9 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
   // table (1–2.4 MB) in a chunk of its own, loaded only when that encoding counts.
   { name: "tokenizer", root: /[\\/]packages[\\/]tokenizer[\\/]src[\\/]index\.ts$/ },
   { name: "o200k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]o200k_base\.js$/ },
-  { name: "cl100k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]cl100k_base\.js$/ }
+  { name: "cl100k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]cl100k_base\.js$/ },
+  // OpenTelemetry (the telemetry package, its SDK and exporters): loaded only when an OTEL_* endpoint is set.
+  { name: "telemetry", root: /[\\/]packages[\\/]telemetry[\\/]src[\\/]index\.ts$/ }
 ]
 
 /**

@@ -8,6 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, type CliError, Flag } from "effect/cli"
 import { Variant } from "@agent-harness/scenario"
 import { lazy } from "./common/Lazy.ts"
+import { traced } from "./common/Telemetry.ts"
 import * as Version from "./common/Version.ts"
 import type * as Engine from "./engine/Engine.ts"
 import { type ExitCode, type Interrupted, invalid as invalidExit } from "./common/ExitCode.ts"
@@ -65,9 +66,12 @@ const run = Command.make(
     databaseUrl
   },
   (flags) =>
-    lazy(
-      () => import("./commands/Run.ts"),
-      (m) => m.run({ ...scenarioOptions(flags), file: flags.file, trace: Option.getOrUndefined(flags.trace) })
+    traced(
+      "run",
+      lazy(
+        () => import("./commands/Run.ts"),
+        (m) => m.run({ ...scenarioOptions(flags), file: flags.file, trace: Option.getOrUndefined(flags.trace) })
+      )
     )
 ).pipe(Command.withDescription("Run one scenario file: exit 0 pass, 1 fail, 2 invalid file"))
 
@@ -211,39 +215,45 @@ const test = Command.make(
       if (unused !== undefined) {
         return usageError(`harness test: ${unused} does not apply with --trials; nothing was run`)
       }
-      return lazy(
-        () => import("./commands/Trials.ts"),
-        (m) =>
-          m.trials({
-            paths: flags.paths,
-            trials,
-            model,
-            variants: flags.variant,
-            concurrency: Option.getOrUndefined(flags.concurrency),
-            json: flags.json,
-            report: Option.getOrUndefined(flags.report),
-            fresh: flags.fresh,
-            baseUrl: Option.getOrUndefined(flags.baseUrl),
-            requestTimeout: Option.getOrUndefined(flags.requestTimeout),
-            allTraces: flags.allTraces,
-            engine: { engine: flags.engine, databaseUrl: Option.getOrUndefined(flags.databaseUrl) },
-            cluster: flags.cluster,
-            price: Option.getOrUndefined(flags.price)
-          })
+      return traced(
+        "test",
+        lazy(
+          () => import("./commands/Trials.ts"),
+          (m) =>
+            m.trials({
+              paths: flags.paths,
+              trials,
+              model,
+              variants: flags.variant,
+              concurrency: Option.getOrUndefined(flags.concurrency),
+              json: flags.json,
+              report: Option.getOrUndefined(flags.report),
+              fresh: flags.fresh,
+              baseUrl: Option.getOrUndefined(flags.baseUrl),
+              requestTimeout: Option.getOrUndefined(flags.requestTimeout),
+              allTraces: flags.allTraces,
+              engine: { engine: flags.engine, databaseUrl: Option.getOrUndefined(flags.databaseUrl) },
+              cluster: flags.cluster,
+              price: Option.getOrUndefined(flags.price)
+            })
+        )
       )
     }
     const only = trialsOnly(flags)
     if (only !== undefined)
       return usageError(`harness test: ${only} runs only with --trials N --model PROVIDER:MODEL; nothing was run`)
-    return lazy(
-      () => import("./commands/Test.ts"),
-      (m) =>
-        m.test({
-          ...scenarioOptions({ ...flags, variant: flags.variant[0] ?? "fixed" }),
-          paths: flags.paths,
-          traces: Option.getOrUndefined(flags.traces),
-          workers: Option.getOrUndefined(flags.workers)
-        })
+    return traced(
+      "test",
+      lazy(
+        () => import("./commands/Test.ts"),
+        (m) =>
+          m.test({
+            ...scenarioOptions({ ...flags, variant: flags.variant[0] ?? "fixed" }),
+            paths: flags.paths,
+            traces: Option.getOrUndefined(flags.traces),
+            workers: Option.getOrUndefined(flags.workers)
+          })
+      )
     )
   }
 ).pipe(
@@ -334,19 +344,22 @@ const mcpServe = Command.make(
     deny: repeated("deny", "never run the tools this glob names")
   },
   ({ tools, root, lang, http, journal, policy, allow, deny }) =>
-    lazy(
-      () => import("./commands/Mcp.ts"),
-      (m) =>
-        m.serve({
-          tools,
-          root,
-          lang,
-          http: Option.getOrUndefined(http),
-          journal: Option.getOrUndefined(journal),
-          policy: Option.getOrUndefined(policy),
-          allow,
-          deny
-        })
+    traced(
+      "mcp serve",
+      lazy(
+        () => import("./commands/Mcp.ts"),
+        (m) =>
+          m.serve({
+            tools,
+            root,
+            lang,
+            http: Option.getOrUndefined(http),
+            journal: Option.getOrUndefined(journal),
+            policy: Option.getOrUndefined(policy),
+            allow,
+            deny
+          })
+      )
     )
 ).pipe(
   Command.withDescription(
@@ -482,23 +495,26 @@ const agent = Command.make(
     )
   },
   (o) =>
-    lazy(
-      () => import("./commands/Agent.ts"),
-      (m) =>
-        m.agent({
-          ...o,
-          baseUrl: Option.getOrUndefined(o.baseUrl),
-          requestTimeout: Option.getOrUndefined(o.requestTimeout),
-          maxTurns: Option.getOrUndefined(o.maxTurns),
-          trace: Option.getOrUndefined(o.trace),
-          journal: Option.getOrUndefined(o.journal),
-          policy: Option.getOrUndefined(o.policy),
-          tokenBudget: Option.getOrUndefined(o.tokenBudget),
-          costBudget: Option.getOrUndefined(o.costBudget),
-          price: Option.getOrUndefined(o.price),
-          maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens),
-          contextWindow: Option.getOrUndefined(o.contextWindow)
-        })
+    traced(
+      "agent",
+      lazy(
+        () => import("./commands/Agent.ts"),
+        (m) =>
+          m.agent({
+            ...o,
+            baseUrl: Option.getOrUndefined(o.baseUrl),
+            requestTimeout: Option.getOrUndefined(o.requestTimeout),
+            maxTurns: Option.getOrUndefined(o.maxTurns),
+            trace: Option.getOrUndefined(o.trace),
+            journal: Option.getOrUndefined(o.journal),
+            policy: Option.getOrUndefined(o.policy),
+            tokenBudget: Option.getOrUndefined(o.tokenBudget),
+            costBudget: Option.getOrUndefined(o.costBudget),
+            price: Option.getOrUndefined(o.price),
+            maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens),
+            contextWindow: Option.getOrUndefined(o.contextWindow)
+          })
+      )
     )
 ).pipe(
   Command.withDescription(
