@@ -7,7 +7,7 @@
  * @internal
  */
 import { Render } from "@agent-harness/tool-schema"
-import { type Context, Data, Effect, type Tracer } from "effect"
+import { type Context, Effect, type Tracer } from "effect"
 import type * as Message from "../Message.ts"
 import type * as Model from "../Model.ts"
 import type * as Outcome from "../Outcome.ts"
@@ -83,11 +83,21 @@ const errorTexts: Readonly<Record<ErrorType, string>> = {
   replayed: "an error result replayed from the journal"
 }
 
-/** What a tool span ends with when its call did not succeed: the span's status is an error. */
-class CallFailed extends Data.TaggedError("CallFailed")<{
+/**
+ * What a tool span ends with when its call did not succeed, so its status is an error: named by
+ * its `error.type`, with no stack of ours (an exporter's `exception` event then says
+ * `exception.type` = the `error.type` and `exception.message` = `<tool>: <what happened>`,
+ * never the call's content).
+ */
+class CallFailed extends Error {
   readonly outcome: Outcome.Outcome
-  readonly message: string
-}> {}
+  constructor(outcome: Outcome.Outcome, errorType: ErrorType, message: string) {
+    super(message)
+    this.name = errorType
+    this.outcome = outcome
+    this.stack = `${errorType}: ${message}`
+  }
+}
 
 /**
  * Runs one call's execution inside its `execute_tool {name}` span: the call's tool, id and type;
@@ -121,9 +131,9 @@ export const toolCall = <R>(
         const error = errorTypeOf(outcome)
         if (error === undefined) return Effect.succeed(outcome)
         span.attribute(Attribute.errorType, error)
-        return Effect.fail(new CallFailed({ outcome, message: `${call.name}: ${errorTexts[error]}` }))
+        return Effect.fail(new CallFailed(outcome, error, `${call.name}: ${errorTexts[error]}`))
       })
-  ).pipe(Effect.catchTag("CallFailed", (failed) => Effect.succeed(failed.outcome)))
+  ).pipe(Effect.catch((failed) => Effect.succeed(failed.outcome)))
 
 /** A call's arguments as JSON, for the content attribute: an input that cannot be read says so. */
 const argumentsOf = (call: { readonly input: unknown }): string => {
@@ -145,7 +155,11 @@ export const inSpan = <A, E, R>(
   options: Tracer.SpanOptionsNoTrace,
   body: (span: Tracer.Span) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
-  Effect.useSpan(name, options, (span) => Effect.withParentSpan(body(span), span) as Effect.Effect<A, E, R>)
+  Effect.useSpan(
+    name,
+    options,
+    (span) => Effect.withParentSpan(body(span), span, { captureStackTrace: false }) as Effect.Effect<A, E, R>
+  )
 
 /** The attributes a model call's span starts with. */
 export const chatAttributes = (
