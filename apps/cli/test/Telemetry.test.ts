@@ -129,4 +129,30 @@ describe("harness run: telemetry off or misconfigured", () => {
     assert.strictEqual(disabled.code, 0, disabled.stderr)
     assert.isFalse(receiver.spans().some((span) => span.resource["service.name"] === "disabled-run"))
   }, 60_000)
+
+  it("test, agent and mcp serve are wrapped too: the same exit 2 and message, before anything runs", async () => {
+    const bad = env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" })
+    for (const args of [
+      ["test", scenario],
+      ["agent", "--model", "anthropic:claude-test", "--root", ".", "hi"],
+      ["mcp", "serve", "--tools", "files", "--root", "."]
+    ]) {
+      const r = await harnessAsync(args, bad)
+      assert.strictEqual(r.code, 2, `${args.join(" ")}: ${r.stderr}`)
+      assert.include(
+        r.stderr,
+        `harness ${args[0] === "mcp" ? "mcp serve" : args[0]}: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="grpc": grpc is not supported`
+      )
+    }
+  }, 60_000)
+
+  it("harness test exports its scenarios' spans", async () => {
+    const r = await harnessAsync(
+      ["test", scenario],
+      env({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: "harness-e2e-test-command" })
+    )
+    assert.strictEqual(r.code, 0, r.stdout + r.stderr)
+    const spans = receiver.spans().filter((span) => span.resource["service.name"] === "harness-e2e-test-command")
+    assert.isAbove(spans.length, 0, JSON.stringify(receiver.spans().map((s) => s.name)))
+  }, 60_000)
 })
