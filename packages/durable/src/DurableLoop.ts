@@ -178,9 +178,11 @@ const replayedEvent = (turn: number): Effect.Effect<void> =>
   Effect.flatMap(Spans.traced, (traced) =>
     traced
       ? Effect.catchCause(
-          Effect.flatMap(Effect.currentSpan, (span) =>
-            Effect.sync(() =>
-              span.event(Spans.Event.replayed, BigInt(Date.now()) * 1_000_000n, { [Spans.Attribute.turn]: turn })
+          Effect.clockWith((clock) =>
+            Effect.flatMap(Effect.currentSpan, (span) =>
+              Effect.sync(() =>
+                span.event(Spans.Event.replayed, clock.currentTimeNanosUnsafe(), { [Spans.Attribute.turn]: turn })
+              )
             )
           ),
           () => Effect.void

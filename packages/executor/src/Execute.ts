@@ -849,7 +849,6 @@ const executeAllIn = (
     const onCall = options?.onCall
     const reporter = options?.reporter
     const bare =
-      !current.spanning.traced &&
       current.middleware === undefined &&
       options?.timeout === undefined &&
       options?.maxContent === undefined &&
@@ -863,7 +862,9 @@ const executeAllIn = (
     }
     switch (Lanes.pathOf({ lanes, bare, concurrency, calls: calls.length })) {
       case "sync":
-        // One call at a time, nothing around it: the synchronous core, no Effect per call.
+        // One call at a time, nothing around it: the synchronous core, no Effect per call
+        // (with spans read, each call's span opened and ended around it).
+        if (current.spanning.traced) return spannedSync(toolset, calls, current, onCall, reported)
         return Effect.gen(function* () {
           const done: Array<Outcome.Outcome> = []
           for (const [index, call] of calls.entries()) {
@@ -902,3 +903,37 @@ const executeAllIn = (
         return reported(Effect.forEach(calls, one, { concurrency }))
     }
   })
+
+/**
+ * The synchronous core with spans read: each call's `execute_tool` span opened before it and
+ * ended with its outcome (a pending call's effect runs under it), one Effect per call for the span.
+ */
+const spannedSync = (
+  toolset: Toolset.Toolset<Tool.Any>,
+  calls: ReadonlyArray<Toolset.RawCall>,
+  harness: FiberHarness,
+  onCall: AllOptions["onCall"],
+  reported: <A>(effect: Effect.Effect<A, never, unknown>) => Effect.Effect<A, never, unknown>
+): Effect.Effect<ReadonlyArray<Outcome.Outcome>, never, unknown> =>
+  Effect.clockWith((clock) =>
+    Effect.gen(function* () {
+      const content = harness.spanning.content
+      const done: Array<Outcome.Outcome> = []
+      for (const [index, call] of calls.entries()) {
+        if (onCall !== undefined) yield* onCall(call, index)
+        const span = yield* Effect.makeSpan(Spanning.toolSpanName(call), Spanning.toolSpanOptions(call, content))
+        const now = start(toolset, call, harness)
+        if (!(now instanceof Pending)) {
+          Spanning.endToolSpan(span, call.name, now, content, clock.currentTimeNanosUnsafe())
+          done.push(now)
+          continue
+        }
+        const ran = yield* reported(Effect.withParentSpan(now.effect, span, { captureStackTrace: false })).pipe(
+          Effect.onInterrupt(() => Effect.sync(() => span.end(clock.currentTimeNanosUnsafe(), Exit.interrupt())))
+        )
+        Spanning.endToolSpan(span, call.name, ran, content, clock.currentTimeNanosUnsafe())
+        done.push(ran)
+      }
+      return done
+    })
+  )

@@ -36,6 +36,12 @@ export interface Options {
   readonly content?: boolean | undefined
   /** An exporter of your own: used instead of the OTLP one, `endpoint` and `protocol` unused. */
   readonly exporter?: SpanExporter | undefined
+  /**
+   * Make the current span OpenTelemetry's active context while its Effects run, so libraries
+   * instrumented with OpenTelemetry (with a context manager you register) see it as their
+   * parent. Off by default: it costs a context at every step of every traced Effect.
+   */
+  readonly activeContext?: boolean | undefined
 }
 
 const ConfigErrorBase: Schema.Class<

@@ -15,7 +15,7 @@ import * as Resource from "@effect/opentelemetry/Resource"
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Tracer } from "effect"
 import type { Options } from "./Config.ts"
 
 export {
@@ -83,6 +83,17 @@ const provider = (options: Options): Layer.Layer<OtelTracer.OtelTracerProvider, 
   )
 
 /**
+ * Effect's tracer making OpenTelemetry spans, without making the current span OpenTelemetry's
+ * active context at each step of every Effect under it (what `OtelTracer.layer` does, for
+ * OpenTelemetry-instrumented libraries, at the price of a context per step: it made a traced
+ * tool call ×10 dearer in the bench).
+ */
+const spansOnly: Layer.Layer<OtelTracer.OtelTracer, never, OtelTracer.OtelTracerProvider> = Layer.effect(
+  Tracer.Tracer,
+  Effect.map(OtelTracer.make, (made) => Tracer.make({ span: (options) => made.span(options) }))
+).pipe(Layer.provideMerge(OtelTracer.layerTracer))
+
+/**
  * Effect's tracer backed by OpenTelemetry for as long as the layer lives: every
  * `Effect.withSpan` span (the loop's, a plan session's, yours) is batched and posted to
  * `options.endpoint` in `options.protocol` (or given to `options.exporter`), with a resource of
@@ -108,7 +119,8 @@ const provider = (options: Options): Layer.Layer<OtelTracer.OtelTracerProvider, 
 export const layer = (options: Options): Layer.Layer<never> => {
   const attributes = { ...options.resourceAttributes }
   const serviceName = options.serviceName ?? attributes["service.name"] ?? defaultServiceName
-  const tracing = OtelTracer.layer.pipe(
+  const tracer = options.activeContext === true ? OtelTracer.layer : spansOnly
+  const tracing = tracer.pipe(
     Layer.provide(provider(options)),
     Layer.provide(Resource.layer({ serviceName, attributes }))
   )

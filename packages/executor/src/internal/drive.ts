@@ -236,7 +236,9 @@ export const drive = <T extends Tool.Any>(
         }
         const acting = Steps.act(options.toolset, turn, calls, {
           executeOptions,
-          trace,
+          // The trace the run was given decides which call events are made; spans only add theirs.
+          trace: given,
+          spanEvents: spanning.traced,
           record,
           reporter: outerReporter,
           watch,

@@ -7,7 +7,7 @@
  * @internal
  */
 import { Render } from "@agent-harness/tool-schema"
-import { type Context, Effect, type Tracer } from "effect"
+import { type Context, Effect, Exit, type Tracer } from "effect"
 import type * as Message from "../Message.ts"
 import type * as Model from "../Model.ts"
 import type * as Outcome from "../Outcome.ts"
@@ -99,41 +99,72 @@ class CallFailed extends Error {
   }
 }
 
+/** The name of a call's span: `execute_tool {name}`. */
+export const toolSpanName = (call: { readonly name: string }): string => `${Operation.executeTool} ${call.name}`
+
+/** The options a call's span opens with: its tool, id and type; with content, its arguments. */
+export const toolSpanOptions = (
+  call: { readonly id: string; readonly name: string; readonly input: unknown },
+  content: boolean
+): Tracer.SpanOptionsNoTrace => ({
+  kind: "internal",
+  attributes: {
+    [Attribute.operationName]: Operation.executeTool,
+    [Attribute.toolName]: call.name,
+    [Attribute.toolCallId]: call.id,
+    [Attribute.toolType]: "function",
+    ...(content ? { [Attribute.toolArguments]: argumentsOf(call) } : {})
+  }
+})
+
 /**
- * Runs one call's execution inside its `execute_tool {name}` span: the call's tool, id and type;
- * its `error.type` and an error status when it did not succeed; a replayed call's original
- * outcome and a `journal.replayed` event; with content, its arguments and what the model is shown.
+ * Ends a call's span with what the call came to: with content, what the model is shown; a
+ * replayed call's original outcome and a `journal.replayed` event; its `error.type` and an
+ * error status when it did not succeed.
+ */
+export const endToolSpan = (
+  span: Tracer.Span,
+  name: string,
+  outcome: Outcome.Outcome,
+  content: boolean,
+  now: bigint
+): void => {
+  if (content) span.attribute(Attribute.toolResult, outcome.content)
+  if (outcome._tag === "Replayed") {
+    span.attribute(Attribute.replayedOriginal, outcome.original)
+    span.event(Event.replayed, now, { [Attribute.replayedOriginal]: outcome.original })
+  }
+  const error = errorTypeOf(outcome)
+  if (error === undefined) {
+    span.end(now, Exit.void)
+    return
+  }
+  span.attribute(Attribute.errorType, error)
+  span.end(now, Exit.fail(new CallFailed(outcome, error, `${name}: ${errorTexts[error]}`)))
+}
+
+/**
+ * Runs one call's execution inside its `execute_tool {name}` span (`toolSpanOptions`), the
+ * span the parent of any the call opens, ended by `endToolSpan` (or with the interruption).
  */
 export const toolCall = <R>(
   call: { readonly id: string; readonly name: string; readonly input: unknown },
   content: boolean,
   run: Effect.Effect<Outcome.Outcome, never, R>
 ): Effect.Effect<Outcome.Outcome, never, R> =>
-  inSpan(
-    `${Operation.executeTool} ${call.name}`,
-    {
-      kind: "internal",
-      attributes: {
-        [Attribute.operationName]: Operation.executeTool,
-        [Attribute.toolName]: call.name,
-        [Attribute.toolCallId]: call.id,
-        [Attribute.toolType]: "function",
-        ...(content ? { [Attribute.toolArguments]: argumentsOf(call) } : {})
-      }
-    },
-    (span) =>
-      Effect.flatMap(run, (outcome) => {
-        if (content) span.attribute(Attribute.toolResult, outcome.content)
-        if (outcome._tag === "Replayed") {
-          span.attribute(Attribute.replayedOriginal, outcome.original)
-          span.event(Event.replayed, nowNanos(), { [Attribute.replayedOriginal]: outcome.original })
-        }
-        const error = errorTypeOf(outcome)
-        if (error === undefined) return Effect.succeed(outcome)
-        span.attribute(Attribute.errorType, error)
-        return Effect.fail(new CallFailed(outcome, error, `${call.name}: ${errorTexts[error]}`))
-      })
-  ).pipe(Effect.catch((failed) => Effect.succeed(failed.outcome)))
+  Effect.flatMap(Effect.makeSpan(toolSpanName(call), toolSpanOptions(call, content)), (span) =>
+    Effect.withParentSpan(run, span, { captureStackTrace: false }).pipe(
+      Effect.onExit((exit) =>
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            const now = clock.currentTimeNanosUnsafe()
+            if (exit._tag === "Success") endToolSpan(span, call.name, exit.value, content, now)
+            else span.end(now, exit)
+          })
+        )
+      )
+    )
+  ) as Effect.Effect<Outcome.Outcome, never, R>
 
 /** A call's arguments as JSON, for the content attribute: an input that cannot be read says so. */
 const argumentsOf = (call: { readonly input: unknown }): string => {
@@ -143,8 +174,6 @@ const argumentsOf = (call: { readonly input: unknown }): string => {
     return `unreadable: ${Render.thrown(thrown)}`
   }
 }
-
-const nowNanos = (): bigint => BigInt(Date.now()) * 1_000_000n
 
 /**
  * Runs `body` inside a new span (`Effect.withSpan`, with the span in hand to annotate as the
@@ -252,7 +281,11 @@ export const withSpanEvents = (
     const { name, attributes } = event
     return Effect.andThen(
       Effect.catchCause(
-        Effect.flatMap(Effect.currentSpan, (span) => Effect.sync(() => span.event(name, nowNanos(), attributes))),
+        Effect.clockWith((clock) =>
+          Effect.flatMap(Effect.currentSpan, (span) =>
+            Effect.sync(() => span.event(name, clock.currentTimeNanosUnsafe(), attributes))
+          )
+        ),
         () => Effect.void
       ),
       recordOn(trace, entry)

@@ -185,12 +185,13 @@ export const observe = (
   outcomes: ReadonlyArray<Outcome.Outcome>,
   trips: ReadonlyArray<Breaker.Trip>,
   breaker: Breaker.Breaker | undefined,
-  record: Recorder
+  record: Recorder,
+  observations = true
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     let next = 0
     for (const [index, outcome] of outcomes.entries()) {
-      yield* record(Trace.observation(turn, outcome))
+      if (observations) yield* record(Trace.observation(turn, outcome))
       const trip = trips[next]
       if (breaker !== undefined && trip !== undefined && trip.index === index) {
         next++
@@ -244,6 +245,8 @@ export interface ActOptions {
   readonly executeOptions: Execute.AllOptions
   /** The trace in use: `Trace.none` records nothing, and no call or progress event is made. */
   readonly trace: Trace.Trace
+  /** Spans are read: a breaker trip is recorded (a span event) even when the trace is `none`. */
+  readonly spanEvents?: boolean | undefined
   /** Records on that trace. */
   readonly record: Recorder
   /** The reporter the run was given, passed each progress update after the trace. */
@@ -290,7 +293,10 @@ export const act = <T extends Tool.Any>(
     })
     const checked = watch === undefined ? undefined : watch.check(turn, calls, ran)
     const outcomes = checked === undefined ? ran : checked.outcomes
-    if (traced) yield* observe(turn, outcomes, checked?.trips ?? [], breaker, record)
+    const trips = checked?.trips ?? []
+    if (traced) yield* observe(turn, outcomes, trips, breaker, record)
+    else if (options.spanEvents === true && trips.length > 0)
+      yield* observe(turn, outcomes, trips, breaker, record, false)
     if (told !== undefined) yield* Effect.forEach(outcomes, told.answered, { discard: true })
     return { outcomes, tripped: checked !== undefined && checked.trips.length > 0 }
   })

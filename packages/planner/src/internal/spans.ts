@@ -82,8 +82,10 @@ export const spanEvent = (event: Event): Effect.Effect<void> => {
   const found = eventOf(event)
   if (found === undefined) return Effect.void
   return Effect.catchCause(
-    Effect.flatMap(Effect.currentSpan, (span) =>
-      Effect.sync(() => span.event(found.name, BigInt(Date.now()) * 1_000_000n, found.attributes))
+    Effect.clockWith((clock) =>
+      Effect.flatMap(Effect.currentSpan, (span) =>
+        Effect.sync(() => span.event(found.name, clock.currentTimeNanosUnsafe(), found.attributes))
+      )
     ),
     () => Effect.void
   )
