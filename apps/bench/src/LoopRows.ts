@@ -7,7 +7,7 @@
  */
 import { Loop, Message, type Model } from "@agent-harness/executor"
 import { Script, ScriptedModel } from "@agent-harness/scripted-model"
-import { generateText, isStepCount, tool } from "ai"
+import { generateText, isStepCount, type TelemetryOptions, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { type Context, Effect, Layer, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, Tool as AiTool, Toolkit } from "effect/ai"
@@ -16,14 +16,16 @@ import { check, toolset } from "./Fixtures.ts"
 import * as Measure from "./Measure.ts"
 import * as Table from "./Table.ts"
 
-const many = 100
+/** The calls of the long turn. */
+export const many = 100
 const path = (i: number) => `notes/${i}.txt`
 
 // The harness: the real loop, the scripted model playing two turns.
 
 const opening: ReadonlyArray<Message.Message> = [Message.user("Read the notes.")]
 
-const oursFor = (n: number) => {
+/** The loop making `n` calls in one turn, then ending with text (row 3; row 16 with telemetry). */
+export const oursFor = (n: number) => {
   const calls = Array.from({ length: n }, (_, i) => Message.toolUse(`c${i}`, "read", { path: path(i), limit: 4096 }))
   const model: Layer.Layer<Model.Model> = ScriptedModel.layer({
     messages: opening,
@@ -45,7 +47,8 @@ const aiRead = tool({
   execute: ({ path }) => `contents of ${path}`
 })
 
-const aiSdkFor = (n: number) => {
+/** The AI SDK making the same `n` calls (row 3); with `telemetry`, its telemetry on (row 16). */
+export const aiSdkFor = (n: number, telemetry?: TelemetryOptions) => {
   const calls = Array.from({ length: n }, (_, i) => ({
     type: "tool-call" as const,
     toolCallId: `c${i}`,
@@ -68,7 +71,8 @@ const aiSdkFor = (n: number) => {
       }),
       tools: { read: aiRead },
       prompt: "Read the notes.",
-      stopWhen: isStepCount(2)
+      stopWhen: isStepCount(2),
+      ...(telemetry === undefined ? {} : { telemetry })
     })
 }
 

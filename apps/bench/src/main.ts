@@ -19,6 +19,7 @@ import * as ParallelRows from "./ParallelRows.ts"
 import * as PlannerRows from "./PlannerRows.ts"
 import * as ScenarioRows from "./ScenarioRows.ts"
 import * as StreamRows from "./StreamRows.ts"
+import * as TelemetryRows from "./TelemetryRows.ts"
 import * as Table from "./Table.ts"
 import * as TreeRows from "./TreeRows.ts"
 import * as TrialsRows from "./TrialsRows.ts"
@@ -30,6 +31,12 @@ const alone = { tree: TreeRows.measure, stream: StreamRows.measure, trials: Tria
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
 if (only === "tree" || only === "stream" || only === "trials") {
   console.log(Table.markdown(await alone[only](settings)))
+  process.exit(0)
+}
+// `pnpm bench --only telemetry [--quick]`: rows 1–2 (for A), then row 16, printed only.
+if (only === "telemetry") {
+  const { a } = await ExecuteRows.measure(settings)
+  console.log(Table.markdown(await TelemetryRows.measure(settings, a)))
   process.exit(0)
 }
 const started = performance.now()
@@ -59,6 +66,7 @@ rows.push(...(await step("row 12", () => ParallelRows.measure(settings))))
 rows.push(...(await step("row 13", () => TreeRows.measure(settings))))
 rows.push(...(await step("row 14", () => StreamRows.measure(settings))))
 rows.push(...(await step("row 15", () => TrialsRows.measure(settings))))
+rows.push(...(await step("row 16", () => TelemetryRows.measure(settings, execute.a))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
