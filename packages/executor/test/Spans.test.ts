@@ -1,3 +1,4 @@
+import { Spend } from "@agent-harness/budgets"
 import { Tool, Toolset } from "@agent-harness/tool-schema"
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Layer, Option, Schema, Stream, Tracer } from "effect"
@@ -274,5 +275,39 @@ describe("Spans: the loop's spans on Effect's tracer", () => {
         )
         expect(streamed.byName("chat")).toHaveLength(2)
       })
+  )
+
+  it.effect("with no trace given, a breaker trip and a budget stop are events of the run's span", () =>
+    Effect.gen(function* () {
+      const traced = capture()
+      const same = [toolUse("r1", "read", { path: "a.txt" })]
+      const result = yield* Loop.run({
+        toolset,
+        messages: opening,
+        maxTurns: 10,
+        breaker: { after: 2, window: 3, action: "stop" }
+      }).pipe(
+        Effect.provide(scripted([same, [toolUse("r2", "read", { path: "a.txt" })], [text("never")]]).layer),
+        Effect.withTracer(traced.tracer)
+      )
+      expect(result.stop).toBe("repeated_call")
+      const agent = traced.one("invoke_agent")
+      expect(agent.events.map(([name]) => name)).toEqual([Spans.Event.breakerTripped])
+      expect(agent.events[0]?.[2]).toMatchObject({ "agent_harness.tool_use_id": "r2", "agent_harness.count": 2 })
+
+      const spent = capture()
+      const stopped = yield* Loop.run({
+        toolset,
+        messages: opening,
+        maxOutputTokens: 100,
+        spend: Spend.make({ totalTokens: 10 })
+      }).pipe(Effect.provide(conversation().layer), Effect.withTracer(spent.tracer))
+      expect(stopped.stop).toBe("token_budget")
+      const run = spent.one("invoke_agent")
+      expect(run.attributes.get(A.stopReason)).toBe("token_budget")
+      expect(run.events.map(([name]) => name)).toEqual([Spans.Event.spendRefused])
+      expect(run.events[0]?.[2]).toMatchObject({ "agent_harness.reason": "token_budget", "agent_harness.turn": 1 })
+      expect(spent.byName("chat")).toEqual([])
+    })
   )
 })
