@@ -10,7 +10,8 @@
  * valid session ID`), a new session is started once and the call sent again; an off-spec event
  * stream is said to be at once. A call's message and its answer are bounded by
  * `MessageSize.maxBytes` both ways. A server's progress notifications go to `Progress.report`
- * (a progress token is sent when someone listens), and its tools share the lane
+ * (a progress token is sent when someone listens), a call made under a span carries it as W3C
+ * `_meta.traceparent` (and `tracestate`), and its tools share the lane
  * `mcp:<prefix>`, so the loop runs one server's calls in order and different servers' side by
  * side. The connection lives in a `Scope`: closing it closes the client and kills the child.
  *
@@ -26,6 +27,7 @@ import * as CallResult from "./CallResult.ts"
 import * as CallFailure from "./internal/callFailure.ts"
 import * as Connection from "./internal/connection.ts"
 import * as InputSchema from "./InputSchema.ts"
+import * as TraceContext from "./internal/TraceContext.ts"
 import * as MessageSize from "./MessageSize.ts"
 import * as Messages from "./Messages.ts"
 import { callIdKey } from "./Serve.ts"
@@ -288,10 +290,12 @@ const makeTool = (
         const token = reporter === Progress.none ? undefined : `agent-harness-${++progressTokens}`
         // Updates come from the SDK's callbacks: reported with this call's services (its reporter).
         const run = Effect.runForkWith(yield* Effect.context<never>())
+        // The current span (W3C `traceparent`), so the server's spans continue this trace.
+        const traced = yield* TraceContext.outgoing
         const params = {
           name: remote,
           arguments: input as Record<string, unknown>,
-          _meta: { [callIdKey]: context.id, ...(token === undefined ? {} : { progressToken: token }) }
+          _meta: { ...traced, [callIdKey]: context.id, ...(token === undefined ? {} : { progressToken: token }) }
         }
         const answer = yield* Effect.tryPromise({
           try: async (signal) => {

@@ -6,7 +6,9 @@
  * Effect runs in: provide a journal (`Execute.Middleware`), a permission gate, a
  * `MessageCatalog`, or the tools' services to the serve Effect and every call sees them.
  * While a call runs, its tool can ask the client that called it (its model, its user) with
- * `Caller.sample` and `Caller.elicit`: each call gets a `Caller` bound to it.
+ * `Caller.sample` and `Caller.elicit`: each call gets a `Caller` bound to it. A call whose
+ * `_meta.traceparent` is a valid W3C traceparent runs under that remote span (its
+ * `execute_tool` span continues the caller's trace); any other value is ignored.
  *
  * Built on the official SDK's low-level `Server`: its `McpServer`, and effect's, validate
  * arguments themselves (an extra field is accepted; an unknown tool is a JSON-RPC error in
@@ -44,6 +46,7 @@ import * as ServedCaller from "./internal/ServedCaller.ts"
 import * as ServedLog from "./internal/ServedLog.ts"
 import * as ServedProgress from "./internal/ServedProgress.ts"
 import { StdioServer } from "./internal/StdioServer.ts"
+import * as TraceContext from "./internal/TraceContext.ts"
 
 const ServeErrorBase: Schema.Class<
   ServeError,
@@ -207,8 +210,12 @@ export const server = (
       input: params.arguments ?? {}
     }
     // The tool may ask this client (its model, its user) while it runs: `Caller.sample`, `Caller.elicit`.
+    // A valid W3C `_meta.traceparent` is the call's remote parent: its `execute_tool` span continues that trace.
     const executed = Effect.provideService(
-      Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout }),
+      TraceContext.withRemoteParent(
+        params.meta,
+        Execute.execute(toolset, call, timeout === undefined ? undefined : { timeout })
+      ),
       Caller.Caller,
       ServedCaller.make(
         () => mcp.getClientCapabilities(),
