@@ -23,7 +23,9 @@
 import { type Stats, statSync } from "node:fs"
 import type * as Sqlite from "node:sqlite"
 import { Duration, Effect, Option, Result, type Scope } from "effect"
+import type * as Approvals from "./Approvals.ts"
 import * as BusyRetry from "./internal/busyRetry.ts"
+import * as SqliteApprovals from "./internal/sqliteApprovals.ts"
 import { type Entry, entryOfRow, inputText, JournalError, type Store } from "./Journal.ts"
 
 /** The format this store writes; a database with another (or none) is not one of ours. */
@@ -43,12 +45,18 @@ interface Opened {
   readonly finish: Sqlite.StatementSync
 }
 
-/** What SQLite itself keeps beside our two tables: the AUTOINCREMENT counter and the UNIQUE index. */
+/**
+ * Our tables and what SQLite itself keeps beside them: the AUTOINCREMENT counter and the UNIQUE
+ * indexes. `approvals` (the parked calls, `approvals`) came with 0.2; a journal without it gets it.
+ */
 const ours: ReadonlyArray<string> = [
   "table journal_format",
   "table calls",
   "table sqlite_sequence",
-  "index sqlite_autoindex_calls_1"
+  "index sqlite_autoindex_calls_1",
+  "table approvals",
+  "index sqlite_autoindex_approvals_1",
+  "index approvals_by_state"
 ]
 
 /**
@@ -141,7 +149,24 @@ const setUp = (db: Sqlite.DatabaseSync, deadline: number): string | undefined =>
           input TEXT NOT NULL,
           state TEXT NOT NULL CHECK (state IN ('started', 'done')),
           observation TEXT
-        )`)
+        );
+        CREATE TABLE IF NOT EXISTS approvals (
+          id TEXT PRIMARY KEY NOT NULL,
+          session TEXT NOT NULL,
+          tool_use_id TEXT NOT NULL,
+          tool TEXT NOT NULL,
+          input TEXT NOT NULL,
+          digest TEXT NOT NULL,
+          reason TEXT,
+          rule INTEGER,
+          asked_at INTEGER NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied')),
+          answered_by TEXT,
+          answer_reason TEXT,
+          answered_at INTEGER,
+          wake TEXT
+        );
+        CREATE INDEX IF NOT EXISTS approvals_by_state ON approvals (state, asked_at)`)
       if (db.prepare("SELECT count(*) AS n FROM journal_format").get()?.n === 0) {
         db.prepare("INSERT INTO journal_format (format) VALUES (?)").run(format)
       }
@@ -276,6 +301,22 @@ const busyMillis = (file: string, input: Duration.Input): Result.Result<number, 
       )
 }
 
+/** Opens a checked journal file for the scope's lifetime (node:sqlite loaded on first use). */
+const openScoped = (file: string, options?: Options): Effect.Effect<Opened, JournalError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const busyTimeout = yield* Effect.fromResult(busyMillis(file, options?.busyTimeout ?? defaultBusyTimeout))
+    const sqlite = yield* Effect.tryPromise({
+      try: () => import("node:sqlite"),
+      catch: (error) =>
+        new JournalError({ file, problem: `cannot be opened: node:sqlite is not available (${messageOf(error)})` })
+    })
+    const opened = open(sqlite, file, busyTimeout)
+    if (Result.isFailure(opened)) return yield* opened.failure
+    const { db } = opened.success
+    yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+    return opened.success
+  })
+
 /**
  * Opens (or creates) a journal file for the scope's lifetime. `node:sqlite` is loaded here, on
  * first use, so importing this module (or a CLI that links it) prints no `ExperimentalWarning`.
@@ -286,16 +327,7 @@ const busyMillis = (file: string, input: Duration.Input): Result.Result<number, 
  */
 export const make = (file: string, options?: Options): Effect.Effect<Store, JournalError, Scope.Scope> =>
   Effect.gen(function* () {
-    const busyTimeout = yield* Effect.fromResult(busyMillis(file, options?.busyTimeout ?? defaultBusyTimeout))
-    const sqlite = yield* Effect.tryPromise({
-      try: () => import("node:sqlite"),
-      catch: (error) =>
-        new JournalError({ file, problem: `cannot be opened: node:sqlite is not available (${messageOf(error)})` })
-    })
-    const opened = open(sqlite, file, busyTimeout)
-    if (Result.isFailure(opened)) return yield* opened.failure
-    const { db, get, all, start, finish } = opened.success
-    yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+    const { get, all, start, finish } = yield* openScoped(file, options)
     const attempt = <A>(what: string, f: () => A): Effect.Effect<A, JournalError> =>
       Effect.try({ try: f, catch: (error) => new JournalError({ file, problem: `${what}: ${messageOf(error)}` }) })
     const decode = (row: unknown): Effect.Effect<Entry, JournalError> => Effect.fromResult(entryOfRow(file, row))
@@ -331,3 +363,14 @@ export const make = (file: string, options?: Options): Effect.Effect<Store, Jour
       )
     }
   })
+
+/**
+ * The approvals kept in a journal file (its `approvals` table, beside the calls): the parked
+ * calls a permission rule asks about, each answered once, from any process that opens the same
+ * file (`harness approve ID --journal FILE`). Opened as `make` opens the file (the same checks;
+ * a file without the table gets it); each write is one SQLite commit, durable when it returns.
+ *
+ * @since 0.2.0
+ */
+export const approvals = (file: string, options?: Options): Effect.Effect<Approvals.Store, JournalError, Scope.Scope> =>
+  Effect.map(openScoped(file, options), ({ db }) => SqliteApprovals.make(file, db))

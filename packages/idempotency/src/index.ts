@@ -12,6 +12,8 @@
  * @since 0.1.0
  */
 export { Canonical } from "@agent-harness/tool-schema"
+/** Approvals that survive a restart: parked calls, each answered once, with who answered. @since 0.2.0 */
+export * as Approvals from "./Approvals.ts"
 /** The crash-safe journal keyed by call id, as executor middleware, and its `Store` contract. @since 0.1.0 */
 export * as Journal from "./Journal.ts"
 /** A journal store in memory: tests and replay within one process (it does not survive a crash). @since 0.1.0 */
