@@ -49,6 +49,8 @@ export interface Answer {
   readonly answer: "yes" | "no" | "always"
   /** Why, when it is `no`: the model reads it. */
   readonly reason?: string | undefined
+  /** Who answered (a person's name, an approver's): recorded in the gate's `permission.decided`. */
+  readonly by?: string | undefined
 }
 
 /**

@@ -13,7 +13,8 @@ import { Schema } from "effect"
  * in the policy's `rules`; absent when the policy's default decided), what it said (`decision`),
  * the answer when it asked (`answer`: `yes`, `no`, `always` for this tool under this rule, or
  * `remembered` when an earlier `always` answered), whether the call runs (`allowed`), and why
- * (`reason`). `untrusted_output` is true when the call's result is marked as untrusted data for
+ * (`reason`), and who answered when it asked (`by`, when the approver said: a person answering a
+ * parked call). `untrusted_output` is true when the call's result is marked as untrusted data for
  * the model.
  *
  * Declared here, by the edge that makes it (it was the executor's `Trace.Decision` before 0.2,
@@ -30,6 +31,7 @@ export const Decided: Schema.Struct<{
   readonly answer: Schema.optionalKey<Schema.Literals<readonly ["yes", "no", "always", "remembered"]>>
   readonly allowed: Schema.Boolean
   readonly reason: Schema.optionalKey<Schema.String>
+  readonly by: Schema.optionalKey<Schema.String>
   readonly untrusted_output: Schema.optionalKey<Schema.Boolean>
 }> = Schema.Struct({
   type: Schema.Literal("permission.decided"),
@@ -40,6 +42,7 @@ export const Decided: Schema.Struct<{
   answer: Schema.optionalKey(Schema.Literals(["yes", "no", "always", "remembered"])),
   allowed: Schema.Boolean,
   reason: Schema.optionalKey(Schema.String),
+  by: Schema.optionalKey(Schema.String),
   untrusted_output: Schema.optionalKey(Schema.Boolean)
 })
 

@@ -84,24 +84,30 @@ const waited = (millis: number): string => {
 type Answered = "yes" | "no" | "always" | "remembered"
 
 /** An approver's answer, checked: anything that is not an `Answer` denies. */
-const checkAnswer = (
-  messages: Messages.Messages,
-  out: unknown
-): { readonly answer: "yes" | "no" | "always"; readonly reason: string | undefined } => {
+const checkAnswer = (messages: Messages.Messages, out: unknown): Checked => {
   try {
     if (typeof out === "object" && out !== null) {
-      const { answer, reason } = out as { readonly answer?: unknown; readonly reason?: unknown }
-      if (answer === "yes" || answer === "always") return { answer, reason: undefined }
+      const { answer, reason, by } = out as {
+        readonly answer?: unknown
+        readonly reason?: unknown
+        readonly by?: unknown
+      }
+      const who = typeof by === "string" && by !== "" ? by : undefined
+      if (answer === "yes" || answer === "always") return { answer, reason: undefined, by: who }
       if (answer === "no")
-        return { answer, reason: typeof reason === "string" && reason !== "" ? reason : messages.refused }
+        return { answer, reason: typeof reason === "string" && reason !== "" ? reason : messages.refused, by: who }
     }
   } catch {
     // An answer that throws when read is no answer.
   }
-  return { answer: "no", reason: messages.approverAnswered(Render.value(out)) }
+  return { answer: "no", reason: messages.approverAnswered(Render.value(out)), by: undefined }
 }
 
-type Checked = { readonly answer: "yes" | "no" | "always"; readonly reason: string | undefined }
+type Checked = {
+  readonly answer: "yes" | "no" | "always"
+  readonly reason: string | undefined
+  readonly by?: string | undefined
+}
 
 /**
  * Asks the approver, guarded and bounded: a throw, a defect or a failure denies, with what it
@@ -247,7 +253,12 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
         const meanings = meaningsOf(tool)
         // `call.input` is the decoded value the tool runs with: decide on what runs.
         const verdict = Policy.decide(policy, call, annotations, meanings)
-        const record = (allowed: boolean, answer: Answered | undefined, reason: string | undefined) =>
+        const record = (
+          allowed: boolean,
+          answer: Answered | undefined,
+          reason: string | undefined,
+          by?: string | undefined
+        ) =>
           Decided.event.record({
             type: "permission.decided",
             tool_use_id: call.id,
@@ -257,14 +268,15 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
             ...(answer === undefined ? {} : { answer }),
             allowed,
             ...(reason === undefined ? {} : { reason }),
+            ...(by === undefined ? {} : { by }),
             ...(allowed && untrusted ? { untrusted_output: true } : {})
           })
-        const deny = (answer: Answered | undefined, reason: string) =>
-          Effect.as(record(false, answer, reason), Outcome.denied(call, reason, catalog))
-        const allow = (answer: Answered | undefined) => {
+        const deny = (answer: Answered | undefined, reason: string, by?: string | undefined) =>
+          Effect.as(record(false, answer, reason, by), Outcome.denied(call, reason, catalog))
+        const allow = (answer: Answered | undefined, by?: string | undefined) => {
           const guarded = Effect.provideService(run, PathGuard.PathGuard, guardOf(policy, call, annotations, meanings))
           return Effect.andThen(
-            record(true, answer, verdict.reason),
+            record(true, answer, verdict.reason, by),
             untrusted ? Effect.map(guarded, Untrusted.mark) : guarded
           )
         }
@@ -294,15 +306,19 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
             // Another call of this tool may have been answered `always` while this one waited.
             const answered = yield* asking.withPermit(
               Effect.suspend(
-                (): Effect.Effect<{ readonly answer: Answered; readonly reason: string | undefined }> =>
+                (): Effect.Effect<{
+                  readonly answer: Answered
+                  readonly reason: string | undefined
+                  readonly by?: string | undefined
+                }> =>
                   always.has(key)
                     ? Effect.succeed({ answer: "remembered", reason: undefined })
                     : askGuarded(approver, request, messages, millis)
               )
             )
-            if (answered.answer === "no") return yield* deny("no", answered.reason ?? messages.refused)
+            if (answered.answer === "no") return yield* deny("no", answered.reason ?? messages.refused, answered.by)
             if (answered.answer === "always") always.add(key)
-            return yield* allow(answered.answer)
+            return yield* allow(answered.answer, answered.by)
           }
         }
       })

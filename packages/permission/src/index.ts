@@ -18,6 +18,8 @@ export * as Gate from "./Gate.ts"
 export * as Glob from "./Glob.ts"
 /** The gate's texts, English and Spanish. @since 0.1.0 */
 export * as Messages from "./Messages.ts"
+/** An approver that parks asked calls in a store until someone answers, from any process. @since 0.2.0 */
+export * as Parked from "./Parked.ts"
 /** Policies: their Schema, decoding, and deciding a call. @since 0.1.0 */
 export * as Policy from "./Policy.ts"
 /** Text safe to show a person on a terminal (controls, bidi and invisible characters escaped). @since 0.1.0 */
