@@ -26,8 +26,11 @@ import {
 } from "@agent-harness/executor"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Price, Spend } from "@agent-harness/budgets"
-import { type Cause, Effect, type Layer, type Option, Schema } from "effect"
+import type { Approvals } from "@agent-harness/idempotency"
+import { Approver, Gate, Policy } from "@agent-harness/permission"
+import { type Cause, Effect, type Layer, Option, Result as R, Schema } from "effect"
 import { Activity, type Workflow as W, Workflow, WorkflowEngine } from "effect/workflow"
+import * as DurableApprovals from "./DurableApprovals.ts"
 import * as DurableJournal from "./DurableJournal.ts"
 
 /**
@@ -207,6 +210,22 @@ export interface Definition<T extends Tool.Any> {
   /** Sees each call's outcome as the loop gets it (ran, replayed, outcome unknown), with the conversation id. */
   readonly onOutcome?: ((outcome: Outcome.Outcome, conversationId: string) => Effect.Effect<void>) | undefined
   /**
+   * The permission gate every call goes through, in front of the journal (a denied call is
+   * never journaled nor run). A call a rule asks about is parked in the `DurableApprovals` store
+   * the runner provides and the conversation suspends until someone answers it
+   * (`DurableApprovals.answer`): no runner is held, no timeout decides. Without that store, no
+   * one can be asked and such a call is denied. The policy is checked when the kind is made.
+   */
+  readonly permission?:
+    | {
+        readonly policy: Policy.Policy
+        /** Mark tool output as untrusted data (the gate's `untrustedOutput`). */
+        readonly untrustedOutput?: boolean | undefined
+        /** Told each time a call starts to wait for an answer, with the conversation id. */
+        readonly onParked?: ((approval: Approvals.Approval, conversationId: string) => Effect.Effect<void>) | undefined
+      }
+    | undefined
+  /**
    * Token and money limits for each conversation (`Loop.Options.spend`), with the price and the
    * per-reply output cap its worst case counts. The turns are recorded with their usage, so a
    * conversation run again (a restart, another runner) settles the same usage in the same order:
@@ -256,6 +275,35 @@ const checked = (payload: Payload): Effect.Effect<Payload> =>
       )
 
 /**
+ * The gate of a conversation's run and its approver: parked in the runner's `DurableApprovals`
+ * (the workflow suspends on an unanswered one), or no one when the runner has no store.
+ */
+const gateOf = (
+  permission: Definition<Tool.Any>["permission"],
+  conversationId: string
+): Effect.Effect<
+  { readonly gate: Execute.Middleware; readonly approver: Approver.Approver } | undefined,
+  never,
+  WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance
+> =>
+  Effect.gen(function* () {
+    if (permission === undefined) return undefined
+    // Checked by `make`: an invalid policy never gets here.
+    const gate = yield* Effect.orDie(
+      Gate.make({ policy: permission.policy, untrustedOutput: permission.untrustedOutput, approvalTimeout: Infinity })
+    )
+    const store = yield* Effect.serviceOption(DurableApprovals.DurableApprovals)
+    if (Option.isNone(store)) return { gate, approver: Approver.unattended }
+    const onParked = permission.onParked
+    const approver = yield* DurableApprovals.approver({
+      store: store.value,
+      session: conversationId,
+      onParked: onParked === undefined ? undefined : (approval) => onParked(approval, conversationId)
+    })
+    return { gate, approver }
+  })
+
+/**
  * A kind of durable conversation named `name` (the workflow's name, unique in the cluster).
  *
  * @since 0.1.0
@@ -264,6 +312,12 @@ export const make = <const Name extends string, T extends Tool.Any>(
   name: Name,
   definition: Definition<T>
 ): DurableLoop<Name, T> => {
+  const permission = definition.permission
+  if (permission !== undefined) {
+    const compiled = Policy.compile(permission.policy)
+    if (R.isFailure(compiled))
+      throw new RangeError(`durable conversation ${name}: the policy: ${compiled.failure.message}`)
+  }
   const workflow = Workflow.make(name, {
     payload: Payload,
     success: Result,
@@ -274,10 +328,13 @@ export const make = <const Name extends string, T extends Tool.Any>(
     Effect.gen(function* () {
       const model = yield* journaledModel(yield* Model.Model)
       const onOutcome = definition.onOutcome
-      const middleware = yield* DurableJournal.middleware({
+      const journal = yield* DurableJournal.middleware({
         scope: payload.conversation_id,
         onOutcome: onOutcome === undefined ? undefined : (outcome) => onOutcome(outcome, payload.conversation_id)
       })
+      const guarded = yield* gateOf(permission, payload.conversation_id)
+      const middleware = guarded === undefined ? journal : Execute.compose(guarded.gate, journal)
+      const approver = guarded?.approver ?? Approver.unattended
       const result = yield* Loop.run({
         toolset: definition.toolset,
         messages: payload.messages,
@@ -293,6 +350,7 @@ export const make = <const Name extends string, T extends Tool.Any>(
       }).pipe(
         Effect.provideService(Model.Model, model),
         Effect.provideService(Execute.Middleware, middleware),
+        Effect.provideService(Approver.Approver, approver),
         Effect.mapError(
           (error) =>
             new ConversationFailed({ kind: error._tag === "ModelError" ? "model" : "option", message: error.message })

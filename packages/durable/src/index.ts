@@ -9,6 +9,8 @@
 
 /** The Postgres database: the URL checked, a pool, `DatabaseUnavailable`. @since 0.1.0 */
 export * as Database from "./Database.ts"
+/** Approvals on the durable engine: asked calls parked, the conversation suspended until someone answers. @since 0.2.0 */
+export * as DurableApprovals from "./DurableApprovals.ts"
 /** Conversations (the loop) as workflows: model turns and tool calls as activities. @since 0.1.0 */
 export * as DurableLoop from "./DurableLoop.ts"
 /** Tool calls as activities keyed by call id, guarded by the journal: the executor middleware. @since 0.1.0 */
@@ -17,5 +19,7 @@ export * as DurableJournal from "./DurableJournal.ts"
 export * as DurableSession from "./DurableSession.ts"
 /** The workflow engine over Postgres: one process, a runner of many, or a client. @since 0.1.0 */
 export * as Engine from "./Engine.ts"
+/** The approvals store in a Postgres table: parked calls, each answered once. @since 0.2.0 */
+export * as PgApprovals from "./PgApprovals.ts"
 /** The idempotency journal's store in a Postgres table. @since 0.1.0 */
 export * as PgStore from "./PgStore.ts"
