@@ -385,3 +385,76 @@ export const matches = (glob: Glob, text: string): boolean => {
   }
   return found !== glob.negated
 }
+
+const slash: Token = { _tag: "Char", char: "/" }
+const star: Token = { _tag: "Star" }
+
+/** An alternative as one run of tokens: its segments joined by `/`, a `**` segment as `*`. */
+const flatten = (alternative: ReadonlyArray<Segment>): ReadonlyArray<Token> => {
+  const tokens: Array<Token> = []
+  for (const [i, segment] of alternative.entries()) {
+    if (i > 0) tokens.push(slash)
+    if (segment._tag === "Globstar") tokens.push(star)
+    else tokens.push(...segment.tokens)
+  }
+  return tokens
+}
+
+/** The classic wildcard algorithm over characters, with no segment rule. */
+const tokensMatch = (tokens: ReadonlyArray<Token>, chars: ReadonlyArray<string>): boolean => {
+  let t = 0
+  let c = 0
+  let starAt = -1
+  let resume = 0
+  while (c < chars.length) {
+    const token = tokens[t]
+    if (token?._tag === "Star") {
+      starAt = t++
+      resume = c
+    } else if (token !== undefined && matchesOne(token, chars[c] ?? "")) {
+      t++
+      c++
+    } else if (starAt >= 0) {
+      t = starAt + 1
+      c = ++resume
+    } else return false
+  }
+  while (tokens[t]?._tag === "Star") t++
+  return t === tokens.length
+}
+
+/**
+ * Whether a text matches the glob as one word of a command, not as a path: `/` is an ordinary
+ * character that `*` and `?` match too, and `.` and `..` are words like any other
+ * (`git*` matches `git-lfs`, `*rm` matches `/bin/rm`). Negation applies as in {@link matches}.
+ * Never throws; time at most proportional to the glob's length times the text's.
+ *
+ * @since 0.1.0
+ */
+export const matchesWord = (glob: Glob, text: string): boolean => {
+  const chars = Array.from(text)
+  let found = false
+  for (const alternative of glob.alternatives) {
+    if (tokensMatch(flatten(alternative), chars)) {
+      found = true
+      break
+    }
+  }
+  return found !== glob.negated
+}
+
+/**
+ * A glob that matches exactly `text`, nothing else (the empty text included: the empty word
+ * `''` of a command pattern). Every character is literal.
+ *
+ * @since 0.1.0
+ */
+export const literal = (text: string): Glob => ({
+  source: text.replace(/[\\*?[\]{}!]/g, "\\$&"),
+  negated: false,
+  alternatives: [
+    text
+      .split("/")
+      .map((part): Segment => ({ _tag: "Part", tokens: Array.from(part, (char): Token => ({ _tag: "Char", char })) }))
+  ]
+})

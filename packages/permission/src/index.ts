@@ -1,6 +1,6 @@
 /**
  * A permission gate before any tool runs: a policy of ordered allow / ask / deny rules on tool
- * names, annotations and arguments; approvers (a terminal, no one, a script); every decision
+ * names, annotations, arguments and commands; approvers (a terminal, no one, a script); every decision
  * traced; denied calls answered as observations; tool output marked as untrusted data.
  *
  * @since 0.1.0
@@ -10,6 +10,8 @@
 export * as Approver from "./Approver.ts"
 /** Several executor middlewares as one. @since 0.1.0 */
 export * as Compose from "./Compose.ts"
+/** Commands as the gate reads them: readings through wrappers and shells, patterns like `git push *`. @since 0.1.0 */
+export * as Command from "./Command.ts"
 /** The gate's trace event, `permission.decided`, declared by the gate. @since 0.2.0 */
 export * as Decided from "./Decided.ts"
 /** The permission gate as executor middleware. @since 0.1.0 */
