@@ -7,7 +7,8 @@
  *
  * The rules:
  * - `upward`: a core package imports a package on a higher floor;
- * - `core-to-edge`: a core package imports an edge (ai-sdk, mcp, permission, viewer, durable, tokenizer, telemetry);
+ * - `core-to-edge`: a core package imports an edge (ai-sdk, mcp, permission, viewer, durable, tokenizer, telemetry,
+ *   command);
  * - `to-app-or-tool`: a package imports an app or a tool of the workspace (`apps/*`, `tools/*`);
  * - `cycle`: packages that import each other, directly or through others (one floor included);
  * - `undeclared`: `src/` imports a workspace package its `package.json` does not depend on;
@@ -38,7 +39,7 @@ export const floors: Floors = {
     ["idempotency", "planner", "scripted-model", "compaction"],
     ["scenario", "testing", "trials"]
   ],
-  edges: ["ai-sdk", "mcp", "permission", "viewer", "durable", "tokenizer", "telemetry"]
+  edges: ["ai-sdk", "mcp", "permission", "viewer", "durable", "tokenizer", "telemetry", "command"]
 }
 
 /** The name of a rule an arrow breaks. */

@@ -20,6 +20,7 @@ const script = fileURLToPath(new URL("../check.ts", import.meta.url))
 const packages = [
   "ai-sdk",
   "budgets",
+  "command",
   "compaction",
   "diff",
   "durable",
