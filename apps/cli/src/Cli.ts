@@ -492,6 +492,16 @@ const agent = Command.make(
       Flag.withDescription(
         "print the model's text as it arrives, Ctrl-C stopping the run cleanly (exit 130); --no-stream: each turn once complete"
       )
+    ),
+    park: Flag.Boolean("park").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "with --journal: a call the policy asks about waits in the journal file (no timeout) until harness approve ID or harness deny ID answers it, from any terminal"
+      )
+    ),
+    session: Flag.String("session").pipe(
+      Flag.optional,
+      Flag.withDescription("the session parked calls belong to (default: a new one, printed)")
     )
   },
   (o) =>
@@ -512,7 +522,8 @@ const agent = Command.make(
             costBudget: Option.getOrUndefined(o.costBudget),
             price: Option.getOrUndefined(o.price),
             maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens),
-            contextWindow: Option.getOrUndefined(o.contextWindow)
+            contextWindow: Option.getOrUndefined(o.contextWindow),
+            session: Option.getOrUndefined(o.session)
           })
       )
     )
@@ -551,6 +562,92 @@ const runner = Command.make(
   )
 )
 
+const approvalsJournal = Flag.String("journal").pipe(
+  Flag.optional,
+  Flag.withDescription("the journal file the run parked its calls in (harness agent --journal FILE --park)")
+)
+
+const approvalsDatabase = Flag.String("database-url").pipe(
+  Flag.optional,
+  Flag.withDescription(
+    "the durable engine's Postgres database (harness agent --engine postgres; default: $DATABASE_URL)"
+  )
+)
+
+const approvalsList = Command.make(
+  "list",
+  {
+    journal: approvalsJournal,
+    databaseUrl: approvalsDatabase,
+    all: Flag.Boolean("all").pipe(Flag.withDefault(false), Flag.withDescription("answered approvals too")),
+    session: Flag.String("session").pipe(Flag.optional, Flag.withDescription("only this session's")),
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per approval"))
+  },
+  (o) =>
+    lazy(
+      () => import("./commands/Approvals.ts"),
+      (m) =>
+        m.list({
+          journal: Option.getOrUndefined(o.journal),
+          databaseUrl: Option.getOrUndefined(o.databaseUrl),
+          all: o.all,
+          session: Option.getOrUndefined(o.session),
+          json: o.json
+        })
+    )
+).pipe(Command.withDescription("The calls waiting for a person's approval (every one with --all), oldest first"))
+
+const approvals = Command.make("approvals").pipe(
+  Command.withDescription("Calls a permission rule asked about, parked until someone answers: harness approve / deny"),
+  Command.withSubcommands([approvalsList])
+)
+
+/** `harness approve ID` and `harness deny ID`: one answer, once. */
+const answering = (verb: "approve" | "deny") =>
+  Command.make(
+    verb,
+    {
+      id: Argument.String("id").pipe(
+        Argument.withDescription("the approval's id (harness approvals list), or a unique prefix of 4 digits or more")
+      ),
+      journal: approvalsJournal,
+      databaseUrl: approvalsDatabase,
+      by: Flag.String("by").pipe(Flag.optional, Flag.withDescription("who answers (default: USER@HOST)")),
+      reason: Flag.String("reason").pipe(
+        Flag.optional,
+        Flag.withDescription(verb === "deny" ? "why: the model reads it" : "why (recorded with the answer)")
+      ),
+      digest: Flag.String("digest").pipe(
+        Flag.optional,
+        Flag.withDescription(
+          "the digest you saw (8 hexadecimal digits or more): an approval for other arguments is refused"
+        )
+      )
+    },
+    (o) =>
+      lazy(
+        () => import("./commands/Approvals.ts"),
+        (m) =>
+          m.answer(
+            {
+              id: o.id,
+              journal: Option.getOrUndefined(o.journal),
+              databaseUrl: Option.getOrUndefined(o.databaseUrl),
+              by: Option.getOrUndefined(o.by),
+              reason: Option.getOrUndefined(o.reason),
+              digest: Option.getOrUndefined(o.digest)
+            },
+            verb === "approve"
+          )
+      )
+  ).pipe(
+    Command.withDescription(
+      verb === "approve"
+        ? "Approve a parked call: it runs once. Exit 0 taken, 1 refused (answered already, other arguments), 2 bad usage"
+        : "Deny a parked call: it never runs, the model reads --reason. Exit 0 taken, 1 refused, 2 bad usage"
+    )
+  )
+
 /**
  * The whole command tree.
  *
@@ -558,7 +655,19 @@ const runner = Command.make(
  */
 export const harness = Command.make("harness").pipe(
   Command.withDescription("agent-harness: errors as observations, scripted models, scenario files"),
-  Command.withSubcommands([run, test, capture, view, agent, demo, mcp, runner])
+  Command.withSubcommands([
+    run,
+    test,
+    capture,
+    view,
+    agent,
+    approvals,
+    answering("approve"),
+    answering("deny"),
+    demo,
+    mcp,
+    runner
+  ])
 )
 
 /**

@@ -46,15 +46,22 @@ export const terminalOf = (io: {
  *
  * @since 0.1.0
  */
-export const make = (terminal: Terminal.Streams | undefined): Recording => {
+export const make = (terminal: Terminal.Streams | undefined): Recording =>
+  terminal === undefined ? { approver: Approver.unattended, answers: [] } : recording(Terminal.make(terminal))
+
+/**
+ * Any approver (a person at the terminal, the parking approver of `--park`), with what it
+ * answers kept in order.
+ *
+ * @since 0.2.0
+ */
+export const recording = (approver: Approver.Approver): Recording => {
   const answers: Array<Approver.ScriptedAnswer> = []
-  if (terminal === undefined) return { approver: Approver.unattended, answers }
-  const person = Terminal.make(terminal)
   return {
     answers,
     approver: {
       ask: (request) =>
-        Effect.tap(person.ask(request), (given) =>
+        Effect.tap(approver.ask(request), (given) =>
           Effect.sync(() => {
             answers.push({
               tool_use_id: request.id,

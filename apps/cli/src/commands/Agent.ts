@@ -28,12 +28,13 @@
  *
  * @since 0.1.0
  */
+import { randomBytes } from "node:crypto"
 import process from "node:process"
 import { AiSdkModel } from "@agent-harness/ai-sdk"
 import { Execute, Loop, Message, Model, Trace } from "@agent-harness/executor"
 import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
-import { Approver, Gate, type Policy, Untrusted } from "@agent-harness/permission"
+import { Approver, Gate, Parked, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
 import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
 import { Compactor, type Estimate, Strategy, Summarizer } from "@agent-harness/compaction"
@@ -107,6 +108,14 @@ export interface Options {
   readonly contextWindow?: number | undefined
   /** `--summarize`: with `--context-window`, old turns are summarized by the model (its calls counted against the budget) rather than elided or dropped. */
   readonly summarize?: boolean | undefined
+  /**
+   * `--park`: a call a rule asks about is parked in the `--journal` file as a pending approval
+   * and waits (no timeout) for `harness approve ID` / `harness deny ID` from any process, instead
+   * of a question at the terminal.
+   */
+  readonly park?: boolean | undefined
+  /** `--session NAME`: the session parked calls belong to (default: a new one, printed). */
+  readonly session?: string | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -319,8 +328,15 @@ export const agent = (
                 yield* Effect.catch(SqliteStore.make(options.journal), (error) => usage(`--journal ${error.message}`))
               )
             ]
-      const gate = yield* Effect.catch(Gate.make({ policy, untrustedOutput: options.untrustedOutput }), (error) =>
-        usage(`the policy: ${error.message}`)
+      const parking = yield* parkingOf(options)
+      const gate = yield* Effect.catch(
+        Gate.make({
+          policy,
+          untrustedOutput: options.untrustedOutput,
+          // A parked call waits for its answer however long it takes.
+          ...(parking === undefined ? {} : { approvalTimeout: Infinity })
+        }),
+        (error) => usage(`the policy: ${error.message}`)
       )
       const trace =
         options.trace === undefined
@@ -332,7 +348,8 @@ export const agent = (
       // Globs judged against the tools this run really has: the locale's file tools and the mounted ones.
       const names = [...FileTools.forLocale(options.lang).tools, ...mounted.toolset.tools].map((tool) => tool.name)
       for (const line of AgentPolicy.warnings(policy, names)) yield* Console.error(line)
-      const asking = AgentApprover.make(AgentApprover.terminalOf(process))
+      const asking =
+        parking === undefined ? AgentApprover.make(AgentApprover.terminalOf(process)) : AgentApprover.recording(parking)
       return yield* session(options, { policy, maxTurns, mounted, files, spending, compaction }, asking.answers).pipe(
         Effect.provide(trace),
         Effect.provide(model),
@@ -344,6 +361,46 @@ export const agent = (
       )
     })
   )
+
+/**
+ * `--park` and `--session`, checked: the parking approver over the `--journal` file's approvals
+ * (its waits said on stderr, with how to answer), or `undefined` without `--park`.
+ */
+const parkingOf = (options: Options): Effect.Effect<Approver.Approver | undefined, ExitCode.ExitCode, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (options.park !== true) {
+      if (options.session !== undefined) return yield* usage("--session names the session of parked calls: add --park")
+      return undefined
+    }
+    if (options.journal === undefined) {
+      return yield* usage(
+        "--park parks asked calls in the journal file, where harness approve reads them: add --journal FILE"
+      )
+    }
+    const session = options.session ?? `agent-${randomBytes(6).toString("hex")}`
+    if (session.trim() === "" || session.length > 200) {
+      return yield* usage(`--session ${JSON.stringify(session)}: a name of 1 to 200 characters`)
+    }
+    const store = yield* Effect.catch(SqliteStore.approvals(options.journal), (error) =>
+      usage(`--journal ${error.message}`)
+    )
+    const file = JSON.stringify(options.journal)
+    yield* Console.error(
+      Report.printable(
+        `harness agent: session ${session}: calls the policy asks about wait in ${options.journal} for harness approve`
+      )
+    )
+    return Parked.approver({
+      store,
+      session,
+      onParked: (approval) =>
+        Console.error(
+          Report.printable(
+            `harness agent: call ${approval.toolUseId} (${approval.name} ${approval.input.length > 200 ? `${approval.input.slice(0, 200)}…` : approval.input}) waits for approval ${approval.id}: harness approve ${approval.id} --journal ${file}, or harness deny ${approval.id} --journal ${file} --reason "…"`
+          )
+        )
+    })
+  })
 
 /** The summary's output cap when neither `--max-output-tokens` nor the model gives one. */
 const summaryCap = 2048
