@@ -501,8 +501,17 @@ const agent = Command.make(
     ),
     session: Flag.String("session").pipe(
       Flag.optional,
-      Flag.withDescription("the session parked calls belong to (default: a new one, printed)")
-    )
+      Flag.withDescription(
+        "the session parked calls belong to; with --engine postgres the conversation's id, to resume it (default: a new one, printed)"
+      )
+    ),
+    engine: Flag.Literals("engine", ["local", "postgres"]).pipe(
+      Flag.withDefault("local"),
+      Flag.withDescription(
+        "local (this process) or postgres: the conversation on the durable engine, every turn and call recorded, asked calls parked until harness approve"
+      )
+    ),
+    databaseUrl
   },
   (o) =>
     traced(
@@ -523,7 +532,8 @@ const agent = Command.make(
             price: Option.getOrUndefined(o.price),
             maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens),
             contextWindow: Option.getOrUndefined(o.contextWindow),
-            session: Option.getOrUndefined(o.session)
+            session: Option.getOrUndefined(o.session),
+            databaseUrl: Option.getOrUndefined(o.databaseUrl)
           })
       )
     )

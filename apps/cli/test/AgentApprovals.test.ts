@@ -97,7 +97,7 @@ describe("harness agent --park", () => {
       expect(shown.lines[0]).toBe(`${first?.id}  pending   append {"content":"eggs\\n","path":"list.txt"}`)
       expect(shown.lines[1]).toContain("session shopping, call toolu_1")
       expect(shown.lines[1]).toContain("because: the list is shared")
-      const approved = await cli(["approve", first?.id.slice(0, 6) ?? "", "--journal", journal, "--by", "ana"])
+      const approved = await cli(["approve", (first?.id ?? "").slice(0, 6), "--journal", journal, "--by", "ana"])
       assert.strictEqual(approved.code, 0, approved.stderr)
       expect(approved.lines[0]).toBe(`approved ${first?.id}: append {"content":"eggs\\n","path":"list.txt"} (by ana)`)
       const all = await pending(journal, 2)
@@ -113,7 +113,7 @@ describe("harness agent --park", () => {
         "--reason",
         "caviar is not on the budget",
         "--digest",
-        second?.digest.slice(0, 10) ?? ""
+        (second?.digest ?? "").slice(0, 10)
       ])
       assert.strictEqual(denied.code, 0, denied.stderr)
       const ended = await running

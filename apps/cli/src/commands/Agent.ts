@@ -116,6 +116,10 @@ export interface Options {
   readonly park?: boolean | undefined
   /** `--session NAME`: the session parked calls belong to (default: a new one, printed). */
   readonly session?: string | undefined
+  /** `--engine postgres`: the conversation on the durable engine (`agent/Durable.ts`). */
+  readonly engine?: "local" | "postgres" | undefined
+  /** `--database-url` of `--engine postgres` (default `$DATABASE_URL`). */
+  readonly databaseUrl?: string | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -320,6 +324,9 @@ export const agent = (
       const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
+      if (options.engine === "postgres" || options.databaseUrl !== undefined) {
+        return yield* durable(options, { resolved: resolved.success, policy, spending, maxTurns, files })
+      }
       const journal =
         options.journal === undefined
           ? []
@@ -363,13 +370,73 @@ export const agent = (
   )
 
 /**
+ * `--engine postgres`: the flags it does not take refused (exit 2), then the conversation on the
+ * durable engine (`agent/Durable.ts`, loaded only here).
+ */
+const durable = (
+  options: Options,
+  setup: {
+    readonly resolved: Providers.Resolved
+    readonly policy: Policy.Policy
+    readonly spending: Budgets.Spending | undefined
+    readonly maxTurns: number
+    readonly files: Files.FilesShape
+  }
+): Effect.Effect<void, ExitCode.ExitCode> =>
+  Effect.gen(function* () {
+    if (options.engine !== "postgres")
+      return yield* usage("--database-url is for --engine postgres: add it, or drop --database-url")
+    const refused: ReadonlyArray<readonly [string, boolean]> = [
+      ["--journal (the engine journals every call in its database)", options.journal !== undefined],
+      ["--park (on the engine every asked call is parked)", options.park === true],
+      ["--trace", options.trace !== undefined],
+      [
+        "--mcp, --mcp-url and --mcp-config",
+        options.mcp.length + options.mcpUrl.length + (options.mcpConfig?.length ?? 0) > 0
+      ],
+      ["--context-window and --summarize", options.contextWindow !== undefined || options.summarize === true]
+    ]
+    for (const [flag, given] of refused) {
+      if (given) return yield* usage(`${flag} is not taken with --engine postgres`)
+    }
+    if (options.session !== undefined && (options.session.trim() === "" || options.session.length > 200)) {
+      return yield* usage(`--session ${JSON.stringify(options.session)}: a name of 1 to 200 characters`)
+    }
+    const postgres = yield* Effect.promise(() => import("../engine/Postgres.ts"))
+    const url = yield* postgres.databaseUrl(options.databaseUrl, "harness agent --engine postgres")
+    const { run } = yield* Effect.promise(() => import("../agent/Durable.ts"))
+    const style = Style.current()
+    const system = options.untrustedOutput
+      ? `${systemPrompt[options.lang]}\n${yield* Effect.provideService(Untrusted.notice, MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang])}`
+      : systemPrompt[options.lang]
+    const w = Transcript.words[options.lang]
+    return yield* run({
+      url,
+      session: options.session,
+      model: setup.resolved,
+      policy: setup.policy,
+      untrustedOutput: options.untrustedOutput,
+      maxTurns: setup.maxTurns,
+      spending: setup.spending,
+      toolset: FileTools.forLocale(options.lang),
+      files: setup.files,
+      system,
+      prompt: options.prompt,
+      show: (outcome) => Transcript.observationLine(outcome, style),
+      words: { answer: w.answer, stop: w.stop }
+    })
+  })
+
+/**
  * `--park` and `--session`, checked: the parking approver over the `--journal` file's approvals
  * (its waits said on stderr, with how to answer), or `undefined` without `--park`.
  */
 const parkingOf = (options: Options): Effect.Effect<Approver.Approver | undefined, ExitCode.ExitCode, Scope.Scope> =>
   Effect.gen(function* () {
     if (options.park !== true) {
-      if (options.session !== undefined) return yield* usage("--session names the session of parked calls: add --park")
+      if (options.session !== undefined) {
+        return yield* usage("--session names the session of parked calls: add --park (or --engine postgres)")
+      }
       return undefined
     }
     if (options.journal === undefined) {
