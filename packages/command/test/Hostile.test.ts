@@ -48,6 +48,7 @@ describe("processes", () => {
       const bomb = await run(sandbox, { shell: `f() { f | f & }; f; sleep ${mark}` }, { timeoutMs: 3_000 })
       expect(bomb.timedOut).toBe(true)
       expect(bomb.exitCode).toBe(null)
+      expect(bomb.signal).toBe("SIGKILL")
       expect(bomb.durationMs).toBeLessThan(15_000)
       expect(await eventually(() => processesWith(mark).length === 0)).toBe(true)
       expect(leftCgroups(sandbox)).toEqual([])

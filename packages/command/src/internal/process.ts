@@ -51,6 +51,15 @@ const drainGraceMs = 2_000
 /** How long `stop` waits for the cgroup to empty. */
 const sweepMs = 10_000
 
+/** Sends SIGKILL to a process (a negative pid: a process group); one already gone is fine. */
+const signal = (pid: number): void => {
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {
+    // Gone already.
+  }
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 const messageOf = (error: unknown): string => {
@@ -90,14 +99,13 @@ export const start = (launch: Launch, supervision: Supervision): Running | { rea
     settle = resolve
   })
 
+  /**
+   * Kills everything: bwrap's process group (its sandbox's init dies with it,
+   * `--die-with-parent`, and the whole pid namespace with that init), and every process of the
+   * cgroup.
+   */
   const kill = (): void => {
-    if (!exited && child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, "SIGKILL")
-      } catch {
-        // Already gone.
-      }
-    }
+    if (!exited && child.pid !== undefined) signal(-child.pid)
     if (supervision.cgroup !== undefined) Cgroup.killAll(supervision.cgroup)
   }
 
@@ -116,8 +124,9 @@ export const start = (launch: Launch, supervision: Supervision): Running | { rea
       trouble = { stage: "cgroup", problem: `the sandbox could not join its cgroup ${supervision.cgroup ?? ""}` }
     }
     settle({
-      exitCode: exit.code,
-      signal: exit.signal,
+      // At the timeout we killed it, whatever bwrap says of its child's end (137).
+      exitCode: timedOut ? null : exit.code,
+      signal: timedOut ? "SIGKILL" : exit.signal,
       timedOut,
       durationMs: Math.round(performance.now() - began),
       stdout: stdout.result(),
