@@ -8,3 +8,5 @@
 
 /** The sandbox: its policy, `detect`, and `run` for one command in it. @since 0.1.0 */
 export * as Sandbox from "./Sandbox.ts"
+/** The command tools (`command`/`comando`, opt-in `shell`/`consola`) over a sandbox, their texts and failures. @since 0.1.0 */
+export * as CommandTool from "./CommandTool.ts"
