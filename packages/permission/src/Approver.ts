@@ -32,6 +32,11 @@ export interface Request {
   readonly raw?: unknown
   /** The tool's annotations. */
   readonly annotations: Tool.Annotations
+  /**
+   * What the tool's input fields mean (`Tool.fields`: `{ programa: "program" }`), so that an
+   * approver can show a command as one line (`Command.display`).
+   */
+  readonly fields?: Tool.FieldMeanings | undefined
   /** The index of the rule that asks in the policy's `rules`; `undefined`: the default. */
   readonly rule: number | undefined
   /** That rule's reason. */

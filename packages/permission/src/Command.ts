@@ -236,13 +236,17 @@ export const parsePattern: (source: unknown) => Result.Result<Pattern, string> =
  * order, `*` any words where it stands. `deny` and `ask` match generously: the program as
  * written or by its last path segment (`/bin/rm`, `./rm`), every flag of the pattern somewhere,
  * the pattern's words in order among the command's (`ask git push *` matches
- * `git -C /tmp push`). An opaque reading matches every `deny` and `ask` pattern and no `allow`
- * one.
+ * `git -C /tmp push`); words the gate cannot see (a glob the shell expands, `xargs`'s input)
+ * may be any words, so they may complete such a match. An opaque reading matches every `deny`
+ * and `ask` pattern and no `allow` one. (A policy decides each spelling of the program as a
+ * reading of its own, and a match that needs unseen words as only possible: see `Policy.decide`.)
  *
  * @since 0.1.0
  */
 export const matches = (pattern: Pattern, reading: Reading, decision: "allow" | "ask" | "deny"): boolean =>
-  reading._tag === "Opaque" ? decision !== "allow" : Patterns.matches(pattern, reading, decision)
+  reading._tag === "Opaque"
+    ? decision !== "allow"
+    : Patterns.programNames(reading).some((name) => Patterns.degree(pattern, reading, decision, name) !== "no")
 
 /** The readings of one call, gathered within the bounds. */
 class Collector {

@@ -11,16 +11,19 @@
  * in front of the middleware in use), so that a denied call never reaches the journal.
  *
  * It decides on what runs: the call's decoded input (`Execute.Call`), read by meaning (a rule on
- * `path` reads `leer`'s `ruta`), the tool's name or its provider-safe alias. Around each call it
- * lets run it provides a `PathGuard` that allows a path only when the policy allows the same
- * call on that path (or the path is the call's own, which the gate just decided), so a tool
- * that lists or searches leaves out what a path rule keeps from the model.
+ * `path` reads `leer`'s `ruta`; a rule on `command` reads `comando`'s `programa` and
+ * `argumentos`, or a shell line, through its wrappers), the tool's name or its provider-safe
+ * alias. Around each call it lets run it provides a `PathGuard` that allows a path only when
+ * the policy allows the same call on that path (or the path is the call's own, which the gate
+ * just decided), so a tool that lists or searches leaves out what a path rule keeps from the
+ * model.
  *
  * The gate fails closed. An approver that throws, dies, interrupts itself, answers nonsense or
  * does not answer within `approvalTimeout`, an argument that throws when read, a call with too
- * many readings: each denies the call and says why. The gate
- * never answers a call as failed, so the model is never told that a call it was denied may have
- * run.
+ * many readings, a command too large to read: each denies the call and says why; a command that
+ * could not be read fully (`sh -c "$CMD"`) is decided as any command a rule names, and its
+ * denial says so. The gate never answers a call as failed, so the model is never told that a
+ * call it was denied may have run.
  *
  * @since 0.1.0
  */
@@ -158,10 +161,16 @@ const annotationsOf = (tool: Tool.Any): Tool.Annotations => {
   }
 }
 
-const problemText = (messages: Messages.Messages, problem: Policy.Problem): string =>
-  problem._tag === "Unreadable"
-    ? messages.unreadable(problem.field, problem.message)
-    : messages.tooManyReadings(problem.readings, Policy.maxReadings)
+const problemText = (messages: Messages.Messages, problem: Policy.Problem): string => {
+  switch (problem._tag) {
+    case "Unreadable":
+      return messages.unreadable(problem.field, problem.message)
+    case "TooManyReadings":
+      return messages.tooManyReadings(problem.readings, Policy.maxReadings)
+    case "CommandTooLarge":
+      return messages.commandTooLarge(problem.limit, problem.size, problem.max)
+  }
+}
 
 /** The tool's field meanings, or none when they cannot be read. */
 const meaningsOf = (tool: Tool.Any): Policy.Meanings => {
@@ -169,6 +178,15 @@ const meaningsOf = (tool: Tool.Any): Policy.Meanings => {
     return tool.fields
   } catch {
     return undefined
+  }
+}
+
+/** Whether a tool declares what some of its fields mean (then an approver is told). */
+const declares = (meanings: Policy.Meanings): meanings is Tool.FieldMeanings => {
+  try {
+    return typeof meanings === "object" && meanings !== null && Object.keys(meanings).length > 0
+  } catch {
+    return false
   }
 }
 
@@ -253,6 +271,9 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
         const meanings = meaningsOf(tool)
         // `call.input` is the decoded value the tool runs with: decide on what runs.
         const verdict = Policy.decide(policy, call, annotations, meanings)
+        // A command that could not be read fully: the reason says so, with the rule's own.
+        const reason =
+          verdict.opaque === undefined ? verdict.reason : messages.opaqueCommand(verdict.opaque, verdict.reason)
         const record = (
           allowed: boolean,
           answer: Answered | undefined,
@@ -286,7 +307,7 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
               undefined,
               verdict.problem !== undefined
                 ? problemText(messages, verdict.problem)
-                : (verdict.reason ?? messages.policyDenies(verdict.rule))
+                : (reason ?? messages.policyDenies(verdict.rule))
             )
           case "allow":
             return yield* allow(undefined)
@@ -300,8 +321,9 @@ export const make = (options: Options): Effect.Effect<Execute.Middleware, Policy
               input: call.input,
               raw: call.raw,
               annotations,
+              ...(declares(meanings) ? { fields: meanings } : {}),
               rule: verdict.rule,
-              reason: verdict.reason
+              reason
             }
             // Another call of this tool may have been answered `always` while this one waited.
             const answered = yield* asking.withPermit(

@@ -1,7 +1,8 @@
 /**
  * A permission policy as a value: ordered rules, each matching a call by its tool's name (globs),
- * its tool's annotations and its arguments (globs on named fields), with a decision (`allow`,
- * `ask` or `deny`) and a reason; a default for calls no rule matches. The first rule that matches
+ * its tool's annotations, its arguments (globs on named fields) and its command (patterns like
+ * `git push *`, for tools that run one), with a decision (`allow`, `ask` or `deny`) and a reason;
+ * a default for calls no rule matches. The first rule that matches
  * decides, in the order written: exceptions go above the rules they carve out of.
  *
  * A policy is decoded by its Schema, from a value or from JSON text; what does not decode is an
@@ -15,12 +16,15 @@
  *
  * A call can be read in more than one way: `notes/../secrets/k` is `secrets/k` to the file
  * system, and a list of paths is each of its paths. `decide` decides every reading and keeps the
- * strictest answer (deny over ask over allow), so a rule cannot be dodged by spelling.
+ * strictest answer (deny over ask over allow), so a rule cannot be dodged by spelling. A
+ * command is read the same way: as given, through its wrappers (`env`, `sudo`, `xargs`…) and
+ * its shell lines (`sh -c`), each reading decided (see `Command`).
  *
  * @since 0.1.0
  */
 import { JsonPath, Render, type Tool } from "@agent-harness/tool-schema"
 import { Cause, Exit, Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import * as Command from "./Command.ts"
 import * as Glob from "./Glob.ts"
 import * as Matching from "./internal/matching.ts"
 import * as Strict from "./Strict.ts"
@@ -56,6 +60,13 @@ export interface AnnotationMatch {
 export type Globs = string | ReadonlyArray<string>
 
 /**
+ * One command pattern, or several (any of them matching is a match): `"git push *"`.
+ *
+ * @since 0.1.0
+ */
+export type CommandPatterns = string | ReadonlyArray<string>
+
+/**
  * A rule: it matches a call when every condition it states holds (one it leaves out always
  * holds).
  *
@@ -73,6 +84,15 @@ export interface Rule {
    * call without such a field does not match.
    */
   readonly args?: { readonly [field: string]: Globs }
+  /**
+   * Patterns on the command a tool runs (its fields meaning `program` and `arguments`, or
+   * `shell`), written like a shell command: `git push *`, `rm -rf *`. A rule with `command`
+   * matches only calls of a tool that has a command. An `allow` rule's pattern matches a command
+   * exactly; a `deny` or `ask` rule's matches every command that has at least its program, its
+   * flags and its words (see `Command.matches`). A command that cannot be read fully (`$CMD`)
+   * matches every `deny` and `ask` pattern and no `allow` one.
+   */
+  readonly command?: CommandPatterns
   /** What it says when it matches. */
   readonly decision: Decision
   /** Why: shown to the person asked, and to the model when the call is denied. */
@@ -123,6 +143,17 @@ const GlobsSchema = Schema.Union([GlobText, Schema.Array(GlobText).check(Schema.
   expected: "a glob or a non-empty list of globs"
 })
 
+const CommandText = Schema.String.check(
+  Schema.makeFilter((text: string) => {
+    const parsed = Command.parsePattern(text)
+    return Result.isFailure(parsed) ? `not a command pattern: ${parsed.failure}` : undefined
+  })
+)
+
+const CommandsSchema = Schema.Union([CommandText, Schema.Array(CommandText).check(Schema.isMinLength(1))]).annotate({
+  expected: "a command pattern or a non-empty list of command patterns"
+})
+
 const AnnotationsSchema = Strict.struct({
   readOnly: Schema.optionalKey(Schema.Boolean),
   destructive: Schema.optionalKey(Schema.Boolean),
@@ -139,6 +170,7 @@ export const RuleSchema: Schema.Codec<Rule, Encoded> = Strict.struct({
   tool: Schema.optionalKey(GlobsSchema),
   annotations: Schema.optionalKey(AnnotationsSchema),
   args: Schema.optionalKey(Schema.Record(Schema.String, GlobsSchema)),
+  command: Schema.optionalKey(CommandsSchema),
   decision: DecisionSchema,
   reason: Schema.optionalKey(Schema.String)
 })
@@ -290,6 +322,7 @@ interface CompiledRule {
   readonly tool: ReadonlyArray<Glob.Glob> | undefined
   readonly annotations: AnnotationMatch | undefined
   readonly args: ReadonlyArray<readonly [string, ReadonlyArray<Glob.Glob>]>
+  readonly command: ReadonlyArray<Command.Pattern> | undefined
   readonly decision: Decision
   readonly reason: string | undefined
 }
@@ -308,10 +341,15 @@ export interface Compiled {
   readonly default: Default
   /** Every meaning some rule's `args` names (`path`), in order of first use. */
   readonly fields: ReadonlyArray<string>
+  /** Whether some rule has a `command`: calls' commands are read only then. */
+  readonly commands: boolean
 }
 
 const globsOf = (globs: Globs): ReadonlyArray<Glob.Glob> =>
   (typeof globs === "string" ? [globs] : globs).map((g) => Result.getOrThrow(Glob.compile(g)))
+
+const patternsOf = (patterns: CommandPatterns): ReadonlyArray<Command.Pattern> =>
+  (typeof patterns === "string" ? [patterns] : patterns).map((p) => Result.getOrThrow(Command.parsePattern(p)))
 
 /**
  * Checks a policy (a decoded one, or one built in code) and compiles its globs.
@@ -323,7 +361,7 @@ export const compile = (policy: Policy): Result.Result<Compiled, InvalidPolicy> 
   if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
   const checked = decoded.success
   const fields: Array<string> = []
-  // Every glob compiled: the Schema checked each one.
+  // Every glob and pattern compiled: the Schema checked each one.
   const rules = (checked.rules ?? []).map(
     (rule): CompiledRule => ({
       tool: rule.tool === undefined ? undefined : globsOf(rule.tool),
@@ -332,6 +370,7 @@ export const compile = (policy: Policy): Result.Result<Compiled, InvalidPolicy> 
         if (!fields.includes(field)) fields.push(field)
         return [field, globsOf(globs)] as const
       }),
+      command: rule.command === undefined ? undefined : patternsOf(rule.command),
       decision: rule.decision,
       reason: rule.reason
     })
@@ -341,7 +380,8 @@ export const compile = (policy: Policy): Result.Result<Compiled, InvalidPolicy> 
     policy: checked,
     rules,
     default: typeof fallback === "string" ? { decision: fallback } : fallback,
-    fields
+    fields,
+    commands: rules.some((rule) => rule.command !== undefined)
   })
 }
 
@@ -361,17 +401,23 @@ export interface Verdict {
   readonly reason: string | undefined
   /** Why the arguments could not be checked (the decision is then `deny`). */
   readonly problem?: Problem | undefined
+  /**
+   * The call's command could not be read fully (this construct hides it: `$CMD`), and the
+   * decision is the one any command would get (see `Rule.command`).
+   */
+  readonly opaque?: string | undefined
 }
 
 /**
- * Why a call's arguments could not be checked: reading a field threw, or the call has more
- * readings than `maxReadings`.
+ * Why a call's arguments could not be checked: reading a field threw, the call has more
+ * readings than `maxReadings`, or its command is too large to read (`Command.TooLarge`).
  *
  * @since 0.1.0
  */
 export type Problem =
   | { readonly _tag: "Unreadable"; readonly field: string; readonly message: string }
   | { readonly _tag: "TooManyReadings"; readonly readings: number }
+  | Command.TooLarge
 
 /**
  * The most readings of one call the policy decides (the product, over the fields rules name,
@@ -411,11 +457,15 @@ export type Meanings = Tool.FieldMeanings | undefined
 /**
  * Decides a call that passed its schema (`input`: the decoded value the tool runs with): every
  * reading of it by the rules in order (the first that matches decides, else the default), and
- * the strictest of those answers (deny over ask over allow; on a tie, the first reading's).
+ * the strictest of those answers (deny over ask over allow; on a tie, the first reading's, but a
+ * rule's denial over the default's).
  * A rule's `tool` globs match the tool's name or its provider-safe alias (`anadir` for
  * `añadir`); its `args` keys are meanings, read from the fields `meanings` says mean them
- * (`{ ruta: "path" }`; a field not listed means its name). Never throws: a field that throws when
- * read, or a call with more than `maxReadings` readings, is denied with a `problem`.
+ * (`{ ruta: "path" }`; a field not listed means its name), and so are its command's fields
+ * (`program`, `arguments`, `shell`) when a rule has a `command`. Never throws: a field that
+ * throws when read, a call with more than `maxReadings` readings, or a command past
+ * `Command`'s bounds, is denied with a `problem`; a verdict on a command that could not be read
+ * fully says so (`opaque`).
  *
  * @since 0.1.0
  */
@@ -482,10 +532,10 @@ export const pathVerdicts = (
     meanings
   )
   if (Matching.isVerdict(others)) return undefined
-  const mine = Matching.optionsOf({ ...compiled, fields: [pathMeaning] }, input, meanings)
+  const mine = Matching.optionsOf({ ...compiled, fields: [pathMeaning], commands: false }, input, meanings)
   if (Matching.isVerdict(mine)) return undefined
   const own = new Set<string>()
-  for (const text of mine[0]?.[1] ?? []) if (text !== undefined) own.add(text)
+  for (const text of mine.fields[0]?.[1] ?? []) if (text !== undefined) own.add(text)
   const names = Matching.namesOf(call.name)
   const usesPath = compiled.fields.includes(pathMeaning)
   return {
@@ -493,10 +543,10 @@ export const pathVerdicts = (
     verdict: (path) => {
       if (!usesPath) return Matching.decideOptions(compiled, names, annotations, others)
       const texts = Matching.textsOf(path)
-      return Matching.decideOptions(compiled, names, annotations, [
-        ...others,
-        [pathMeaning, Result.isSuccess(texts) ? texts.success : [path]]
-      ])
+      return Matching.decideOptions(compiled, names, annotations, {
+        fields: [...others.fields, [pathMeaning, Result.isSuccess(texts) ? texts.success : [path]]],
+        commands: others.commands
+      })
     }
   }
 }
@@ -513,7 +563,8 @@ export const askBeforeChanges: Policy = {
 }
 
 /**
- * Tool globs given as command-line shorthands (`--deny`, `--ask`, `--allow`).
+ * Tool globs and command patterns given as command-line shorthands (`--deny`, `--ask`,
+ * `--allow`, `--deny-command`, `--ask-command`, `--allow-command`).
  *
  * @since 0.1.0
  */
@@ -524,32 +575,53 @@ export interface Shorthands {
   readonly ask?: ReadonlyArray<string> | undefined
   /** Tools to allow (`--allow`). */
   readonly allow?: ReadonlyArray<string> | undefined
+  /** Commands to deny (`--deny-command "rm -rf *"`). */
+  readonly denyCommand?: ReadonlyArray<string> | undefined
+  /** Commands to ask about (`--ask-command "git push *"`). */
+  readonly askCommand?: ReadonlyArray<string> | undefined
+  /** Commands to allow (`--allow-command "git status"`). */
+  readonly allowCommand?: ReadonlyArray<string> | undefined
 }
 
 /**
  * A policy with shorthand rules in front of its own: every `deny` first, then every `ask`, then
  * every `allow` (flags have no order of their own on a command line, so the strictest comes
- * first), each with its flag as its reason (`--deny 'fs__*'`). A glob that does not compile is
- * refused when the policy is compiled (`Gate.make`), at `rules[i].tool`.
+ * first; within one decision, tool globs before command patterns), each with its flag as its
+ * reason (`--deny 'fs__*'`, `--deny-command "rm -rf *"`). A glob or pattern that does not compile
+ * is refused when the policy is compiled (`Gate.make`), at `rules[i].tool` or `rules[i].command`.
  *
  * @example
  * ```ts
  * import { Policy } from "@agent-harness/permission"
  *
- * Policy.withShorthands(Policy.askBeforeChanges, { deny: ["fs__delete*"], allow: ["append"] })
+ * Policy.withShorthands(Policy.askBeforeChanges, {
+ *   deny: ["fs__delete*"],
+ *   allow: ["append"],
+ *   denyCommand: ["rm -rf *"],
+ *   allowCommand: ["git status", "git diff *"]
+ * })
  * ```
  *
  * @since 0.1.0
  */
 export const withShorthands = (policy: Policy, shorthands: Shorthands): Policy => {
-  const rules = (decision: Decision, globs: ReadonlyArray<string> | undefined): ReadonlyArray<Rule> =>
+  const tools = (decision: Decision, globs: ReadonlyArray<string> | undefined): ReadonlyArray<Rule> =>
     (globs ?? []).map((tool) => ({ tool, decision, reason: `--${decision} ${JSON.stringify(tool)}` }))
+  const commands = (decision: Decision, patterns: ReadonlyArray<string> | undefined): ReadonlyArray<Rule> =>
+    (patterns ?? []).map((command) => ({
+      command,
+      decision,
+      reason: `--${decision}-command ${JSON.stringify(command)}`
+    }))
   return {
     ...policy,
     rules: [
-      ...rules("deny", shorthands.deny),
-      ...rules("ask", shorthands.ask),
-      ...rules("allow", shorthands.allow),
+      ...tools("deny", shorthands.deny),
+      ...commands("deny", shorthands.denyCommand),
+      ...tools("ask", shorthands.ask),
+      ...commands("ask", shorthands.askCommand),
+      ...tools("allow", shorthands.allow),
+      ...commands("allow", shorthands.allowCommand),
       ...(policy.rules ?? [])
     ]
   }

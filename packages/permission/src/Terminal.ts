@@ -8,10 +8,12 @@
  * with in-memory streams, and it reads the input only while a question waits: every question of
  * a run is read, one after the other.
  *
- * What the person reads is what the call holds. The input is shown field by field, the fields
- * that name a path first (`path`, `ruta`, `file`, `folder`, …), each cut on its own with a marker
- * saying how much was cut (a long path keeps its start and its end), so no long field can push
- * the path out of sight. Everything printed from the call goes through `Printable.line`: control,
+ * What the person reads is what the call holds. A tool that runs a command (fields meaning
+ * `program` and `arguments`, or `shell`) has it shown first as one line, each word quoted as a
+ * shell would need it (`command: git push --force 'my branch'`). The input is shown field by
+ * field, the fields that name a path first (`path`, `ruta`, `file`, `folder`, …), each cut on its
+ * own with a marker saying how much was cut (a long path keeps its start and its end), so no long
+ * field can push the path out of sight. Everything printed from the call goes through `Printable.line`: control,
  * bidi and invisible characters are shown escaped (`\u202e`), so a model cannot colour, move or
  * clear the terminal, forge a line of the question, or make a path read as another.
  *
@@ -22,6 +24,7 @@ import { Localized, Render } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
 import type * as Approver from "./Approver.ts"
+import * as Command from "./Command.ts"
 import * as Messages from "./Messages.ts"
 import * as Printable from "./Printable.ts"
 
@@ -75,7 +78,8 @@ const words = {
     fields: (n: number) => `… and ${n} more ${n === 1 ? "field" : "fields"}`,
     unanswered: (tries: number, last: string) =>
       `the person asked answered ${tries} times with none of the choices (the last answer: ${last})`,
-    denied: (reason: string) => `Denied: ${reason}.`
+    denied: (reason: string) => `Denied: ${reason}.`,
+    command: "command"
   },
   es: {
     more: (n: number) => `… (${n} caracteres más)`,
@@ -83,7 +87,8 @@ const words = {
     fields: (n: number) => `… y ${n} ${n === 1 ? "campo más" : "campos más"}`,
     unanswered: (tries: number, last: string) =>
       `la persona a la que se ha preguntado ha respondido ${tries} veces sin elegir ninguna opción (la última respuesta: ${last})`,
-    denied: (reason: string) => `Denegada: ${reason}.`
+    denied: (reason: string) => `Denegada: ${reason}.`,
+    command: "comando"
   }
 } as const
 
@@ -141,6 +146,12 @@ const shownInput = (input: unknown, w: Words): ReadonlyArray<string> => {
     return Printable.line(`${fieldName(name)}: ${cutField(text, pathLike.test(name), w)}`)
   })
   return ordered.length > maxFields ? [...shown, w.fields(ordered.length - maxFields)] : shown
+}
+
+/** The line that shows a call's command, when its tool runs one: each word quoted as a shell needs it. */
+const shownCommand = (request: Approver.Request, w: Words): ReadonlyArray<string> => {
+  const line = Command.display(request.input, request.fields)
+  return line === undefined ? [] : [Printable.line(`${w.command}: ${cutField(line, false, w)}`)]
 }
 
 /**
@@ -254,7 +265,7 @@ export const make = (streams: Streams): Approver.Approver => {
         const question = messages.question(
           name,
           printable(request.id),
-          shownInput(request.input, w).join("\n  "),
+          [...shownCommand(request, w), ...shownInput(request.input, w)].join("\n  "),
           request.rule,
           request.reason === undefined ? undefined : printable(request.reason)
         )

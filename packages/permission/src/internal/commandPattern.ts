@@ -99,11 +99,18 @@ interface Analysis {
   /** Each long flag, with the values it may have (`=value`, or the next word). */
   readonly longs: ReadonlyArray<readonly [name: string, values: ReadonlyArray<string>]>
   /** The words a positional word of a pattern may be: the positional words, and flags' attached values. */
-  readonly positionals: ReadonlyArray<{ readonly text: string; readonly glob: Glob.Glob | undefined }>
+  readonly positionals: ReadonlyArray<Positional>
   /** A word the shell expands from a glob starting the word, or words the gate cannot see: any flag may be there. */
   readonly anyFlag: boolean
   /** The words after the program, for `allow`: runs of flags, positional words, unknown words. */
   readonly segments: ReadonlyArray<Segment>
+}
+
+/** A word a pattern's word may match; `wild`: a glob the shell expands (`glob`, when it compiles). */
+interface Positional {
+  readonly text: string
+  readonly wild: boolean
+  readonly glob: Glob.Glob | undefined
 }
 
 const analyses = new WeakMap<Argv, Analysis>()
@@ -130,7 +137,7 @@ const analyse = (reading: Argv): Analysis => {
   const globs = new Set(reading.globs)
   const shorts = new Set<string>()
   const longs: Array<readonly [string, ReadonlyArray<string>]> = []
-  const positionals: Array<{ readonly text: string; readonly glob: Glob.Glob | undefined }> = []
+  const positionals: Array<Positional> = []
   const segments: Array<Segment> = []
   let anyFlag = reading.open
   let run: Run | undefined
@@ -149,7 +156,7 @@ const analyse = (reading: Argv): Analysis => {
       segments.push({ _tag: "Wild" })
       if (/^[*?[]/.test(word)) anyFlag = true
       const compiled = Glob.compile(word.replace(/[.!/]/g, "\\$&"))
-      positionals.push({ text: word, glob: Result.isSuccess(compiled) ? compiled.success : undefined })
+      positionals.push({ text: word, wild: true, glob: Result.isSuccess(compiled) ? compiled.success : undefined })
       continue
     }
     if (!flagsEnded && word === "--") {
@@ -163,7 +170,7 @@ const analyse = (reading: Argv): Analysis => {
       const value = eq === -1 ? undefined : word.slice(eq + 1)
       const following = words[i + 1]
       longs.push([name, value !== undefined ? [value] : following !== undefined ? [following] : []])
-      if (value !== undefined) positionals.push({ text: value, glob: undefined })
+      if (value !== undefined) positionals.push({ text: value, wild: false, glob: undefined })
       inRun().longs.push([name, value])
       continue
     }
@@ -175,12 +182,12 @@ const analyse = (reading: Argv): Analysis => {
         into.shorts.add(letter)
       }
       for (let k = 1; k <= attachedTails && k < letters.length; k++) {
-        positionals.push({ text: letters.slice(k).join(""), glob: undefined })
+        positionals.push({ text: letters.slice(k).join(""), wild: false, glob: undefined })
       }
       continue
     }
     run = undefined
-    positionals.push({ text: word, glob: undefined })
+    positionals.push({ text: word, wild: false, glob: undefined })
     segments.push({ _tag: "Pos", text: word })
   }
   if (reading.open) segments.push({ _tag: "Wild" })
@@ -192,30 +199,30 @@ const analyse = (reading: Argv): Analysis => {
 // ---------------------------------------------------------------------------------------------
 // Matching.
 
+/**
+ * How surely a rule matches a reading: `certain` (whatever its unknown words are), `possible`
+ * (only if words the gate cannot see are the right ones), or `no`.
+ */
+export type Degree = "certain" | "possible" | "no"
+
 /** A pattern word against a command word: the glob matches it, or (a glob the shell expands) it could expand to it. */
-const wordMatches = (glob: Glob.Glob, word: { readonly text: string; readonly glob: Glob.Glob | undefined }): boolean =>
+const wordMatches = (glob: Glob.Glob, word: Positional): boolean =>
   Glob.matchesWord(glob, word.text) || (word.glob !== undefined && Glob.matchesWord(word.glob, glob.source))
 
-/**
- * `deny` and `ask`: a floor. The program matches one of its spellings, every flag of the pattern
- * is somewhere in the command (a long flag also by an abbreviation of it), and the pattern's
- * words are a subsequence of the command's; extra words never prevent a match.
- */
-const matchesFloor = (pattern: Pattern, reading: Argv): boolean => {
-  const a = analyse(reading)
-  if (!a.names.some((name) => Glob.matchesWord(pattern.program, name))) return false
-  // Words the gate cannot see may hold any flag and any word.
-  if (reading.open) return true
+/** Whether the pattern's flags and words are all in the command: known words only, or the unknown ones too. */
+const floorHolds = (pattern: Pattern, a: Analysis, withUnknown: boolean): boolean => {
+  const anyFlag = withUnknown && a.anyFlag
+  const positionals = withUnknown ? a.positionals : a.positionals.filter((p) => !p.wild)
   let at = 0
   for (const item of pattern.items) {
     switch (item._tag) {
       case "Rest":
         break
       case "Short":
-        if (!a.anyFlag && !a.shorts.has(item.letter)) return false
+        if (!anyFlag && !a.shorts.has(item.letter)) return false
         break
       case "Long": {
-        if (a.anyFlag) break
+        if (anyFlag) break
         const found = a.longs.some(
           ([name, values]) =>
             name !== "" &&
@@ -226,18 +233,29 @@ const matchesFloor = (pattern: Pattern, reading: Argv): boolean => {
         break
       }
       case "Word": {
-        while (
-          at < a.positionals.length &&
-          !wordMatches(item.glob, a.positionals[at] as Analysis["positionals"][number])
-        )
-          at++
-        if (at >= a.positionals.length) return false
+        while (at < positionals.length && !wordMatches(item.glob, positionals[at] as Positional)) at++
+        if (at >= positionals.length) return false
         at++
         break
       }
     }
   }
   return true
+}
+
+/**
+ * `deny` and `ask`: a floor. The program (spelt `name`) matches, every flag of the pattern is
+ * somewhere in the command (a long flag also by an abbreviation of it), and the pattern's words
+ * are a subsequence of the command's; extra words never prevent a match. Certain when the words
+ * the gate sees are enough; possible when words it cannot see (a glob, `xargs`'s input) could
+ * complete the match.
+ */
+const floorDegree = (pattern: Pattern, reading: Argv, name: string): Degree => {
+  if (!Glob.matchesWord(pattern.program, name)) return "no"
+  const a = analyse(reading)
+  if (floorHolds(pattern, a, false)) return "certain"
+  if (reading.open) return "possible"
+  return a.positionals.some((p) => p.wild) && floorHolds(pattern, a, true) ? "possible" : "no"
 }
 
 type PatternSegment =
@@ -288,7 +306,7 @@ const runMatches = (p: PatternSegment & { readonly _tag: "Run" }, c: Run, atLeas
  * command's: a run of flags matches a run with the same flags (in any order, bundled or not), a
  * word its glob, and `*` any words where it stands (flags included, and more flags in a run
  * next to it). A word the shell expands from a glob, or words the gate cannot see, only a `*`
- * takes.
+ * takes, so a match is always certain.
  */
 const matchesExactly = (pattern: Pattern, reading: Argv): boolean => {
   if (!Glob.matchesWord(pattern.program, reading.words[0] ?? "")) return false
@@ -316,6 +334,17 @@ const matchesExactly = (pattern: Pattern, reading: Argv): boolean => {
   return ok[0] === 1
 }
 
-/** Whether a rule with `decision` and this pattern matches a readable command. */
-export const matches = (pattern: Pattern, reading: Argv, decision: "allow" | "ask" | "deny"): boolean =>
-  decision === "allow" ? matchesExactly(pattern, reading) : matchesFloor(pattern, reading)
+/**
+ * The spellings of a reading's program, each decided as a reading of its own: as written, by
+ * its last path segment (`/usr/bin/rm`, `./rm`, `bin//rm` are also `rm`), in lower case (a
+ * case-insensitive file system), without `.exe`.
+ */
+export const programNames = (reading: Argv): ReadonlyArray<string> => analyse(reading).names
+
+/**
+ * How surely a rule with `decision` and this pattern matches a readable command whose program
+ * is read as `name` (one of `programNames`): `allow` matches the program as written, exactly;
+ * `deny` and `ask` match `name`, as a floor.
+ */
+export const degree = (pattern: Pattern, reading: Argv, decision: "allow" | "ask" | "deny", name: string): Degree =>
+  decision === "allow" ? (matchesExactly(pattern, reading) ? "certain" : "no") : floorDegree(pattern, reading, name)

@@ -1,12 +1,15 @@
 /**
  * How a compiled policy decides a call: the readings of the call's input (each field's texts and
- * normalized paths, by what the field means), the rules matched against each reading, and the
- * strictest verdict over them all.
+ * normalized paths, by what the field means, and each reading of its command), the rules matched
+ * against each reading, and the strictest verdict over them all.
  */
 import { Render, type Tool, ToolName } from "@agent-harness/tool-schema"
 import { Result } from "effect"
+import * as Command from "../Command.ts"
 import * as Glob from "../Glob.ts"
 import type { Compiled, Decision, Meanings, Verdict } from "../Policy.ts"
+import * as Patterns from "./commandPattern.ts"
+import { fieldOf, sourcesOf } from "./meanings.ts"
 
 /**
  * The most readings of one call the policy decides (the product, over the fields rules name,
@@ -64,11 +67,18 @@ export const textsOf = (value: unknown): Result.Result<ReadonlyArray<string | un
 
 export const strictness: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 }
 
-export const ruleMatches = (
+/** One reading of a call: a text (or none) for each meaning the rules name, and a reading of its command (or none). */
+export interface Reading {
+  readonly texts: ReadonlyMap<string, string | undefined>
+  readonly command: Command.Reading | undefined
+}
+
+/** Every condition of a rule but its `command`. */
+const othersHold = (
   rule: Compiled["rules"][number],
   names: ReadonlyArray<string>,
   annotations: Tool.Annotations,
-  reading: ReadonlyMap<string, string | undefined>
+  texts: ReadonlyMap<string, string | undefined>
 ): boolean => {
   if (rule.tool !== undefined && !rule.tool.some((glob) => Glob.matchesSome(glob, names))) return false
   const wanted = rule.annotations
@@ -79,53 +89,93 @@ export const ruleMatches = (
     if (wanted.openWorld !== undefined && wanted.openWorld !== annotations.openWorld) return false
   }
   for (const [field, globs] of rule.args) {
-    const text = reading.get(field)
+    const text = texts.get(field)
     if (text === undefined || !globs.some((glob) => Glob.matches(glob, text))) return false
   }
   return true
 }
 
+const stricter = (a: Verdict | undefined, b: Verdict): Verdict =>
+  a === undefined || strictness[b.decision] > strictness[a.decision] ? b : a
+
+/**
+ * The stricter of two verdicts. Of two denials, the one whose reason says more: a rule's over
+ * the default's (`no rm -rf` rather than `not on the list`), then one on a command that could
+ * not be read (it says so); else the first.
+ */
+const preferred = (a: Verdict | undefined, b: Verdict): Verdict => {
+  if (a === undefined || strictness[b.decision] > strictness[a.decision]) return b
+  if (a.decision !== "deny" || b.decision !== "deny") return a
+  if ((a.rule === undefined) !== (b.rule === undefined)) return b.rule === undefined ? a : b
+  return a.opaque === undefined && b.opaque !== undefined ? b : a
+}
+
+/**
+ * One reading with its program spelt `name`, decided: the first rule that certainly matches,
+ * else the default. A command's words may hide what it is (an opaque command could be any
+ * command; a glob or `xargs`'s input may be any words), so a rule it only possibly matches (an
+ * opaque command: every `deny` and `ask` rule with a `command`, never an `allow` one's) is an
+ * answer it may get, and the search goes on: the verdict is the worst of the answers it may get.
+ */
+const decideSpelling = (
+  compiled: Compiled,
+  names: ReadonlyArray<string>,
+  annotations: Tool.Annotations,
+  reading: Reading,
+  name: string
+): Verdict => {
+  const { command } = reading
+  const opaque = command?._tag === "Opaque" ? { opaque: command.construct } : {}
+  let strictest: Verdict | undefined
+  for (const [index, rule] of compiled.rules.entries()) {
+    if (!othersHold(rule, names, annotations, reading.texts)) continue
+    const verdict: Verdict = { decision: rule.decision, rule: index, reason: rule.reason, ...opaque }
+    if (rule.command !== undefined) {
+      if (command === undefined) continue
+      let degree: Patterns.Degree = "no"
+      if (command._tag === "Opaque") degree = rule.decision === "allow" ? "no" : "possible"
+      else {
+        for (const pattern of rule.command) {
+          const found = Patterns.degree(pattern, command, rule.decision, name)
+          if (found === "certain" || (found === "possible" && degree === "no")) degree = found
+          if (degree === "certain") break
+        }
+      }
+      if (degree === "no") continue
+      if (degree === "possible") {
+        strictest = stricter(strictest, verdict)
+        if (strictest.decision === "deny") return strictest
+        continue
+      }
+    }
+    return stricter(strictest, verdict)
+  }
+  return stricter(strictest, {
+    decision: compiled.default.decision,
+    rule: undefined,
+    reason: compiled.default.reason,
+    ...opaque
+  })
+}
+
+/** One reading, decided: each spelling of its program (see `Patterns.programNames`), the strictest. */
 export const decideReading = (
   compiled: Compiled,
   names: ReadonlyArray<string>,
   annotations: Tool.Annotations,
-  reading: ReadonlyMap<string, string | undefined>
+  reading: Reading
 ): Verdict => {
-  for (const [index, rule] of compiled.rules.entries()) {
-    if (ruleMatches(rule, names, annotations, reading)) {
-      return { decision: rule.decision, rule: index, reason: rule.reason }
-    }
+  const { command } = reading
+  if (command?._tag !== "Argv") return decideSpelling(compiled, names, annotations, reading, "")
+  let strictest: Verdict | undefined
+  for (const name of Patterns.programNames(command)) {
+    strictest = preferred(strictest, decideSpelling(compiled, names, annotations, reading, name))
+    if (strictest.decision === "deny" && strictest.rule !== undefined) return strictest
   }
-  return { decision: compiled.default.decision, rule: undefined, reason: compiled.default.reason }
+  return strictest ?? decideSpelling(compiled, names, annotations, reading, "")
 }
 
-/** The input fields that mean each meaning: `{ ruta: "path" }` gives `path → [ruta]`. */
-export const sourcesOf = (
-  meanings: Meanings,
-  wanted: ReadonlyArray<string>
-): ReadonlyMap<string, ReadonlyArray<string>> => {
-  const listed = new Map<string, string>()
-  try {
-    if (typeof meanings === "object" && meanings !== null) {
-      for (const field of Object.keys(meanings)) {
-        const meaning: unknown = (meanings as Record<string, unknown>)[field]
-        listed.set(field, typeof meaning === "string" && meaning !== "" ? meaning : field)
-      }
-    }
-  } catch {
-    // Unreadable meanings: every field means its name.
-    listed.clear()
-  }
-  const out = new Map<string, ReadonlyArray<string>>()
-  for (const meaning of wanted) {
-    const fields: Array<string> = []
-    // The field spelt as the meaning means it, unless the tool gives it another meaning.
-    if ((listed.get(meaning) ?? meaning) === meaning) fields.push(meaning)
-    for (const [field, m] of listed) if (m === meaning && field !== meaning) fields.push(field)
-    out.set(meaning, fields)
-  }
-  return out
-}
+export { sourcesOf }
 
 /** The names a tool's globs are matched against: its name, and its provider-safe alias. */
 export const namesOf = (name: string): ReadonlyArray<string> => {
@@ -133,12 +183,29 @@ export const namesOf = (name: string): ReadonlyArray<string> => {
   return alias._tag === "Alias" && alias.alias !== name ? [name, alias.alias] : [name]
 }
 
-export type Options = Array<readonly [string, ReadonlyArray<string | undefined>]>
+/** What a call can be read as: each meaning's texts, and its command's readings. */
+export interface Options {
+  readonly fields: ReadonlyArray<readonly [string, ReadonlyArray<string | undefined>]>
+  /** `[undefined]`: no command (the tool has none, or no rule has a `command`). */
+  readonly commands: ReadonlyArray<Command.Reading | undefined>
+}
 
-/** Every meaning's texts in a call's input, or the verdict that denies it (unreadable, too many). */
+const unreadable = (field: string, message: string): Verdict => ({
+  decision: "deny",
+  rule: undefined,
+  reason: undefined,
+  problem: { _tag: "Unreadable", field, message }
+})
+
+const noCommand: ReadonlyArray<Command.Reading | undefined> = [undefined]
+
+/**
+ * Every meaning's texts in a call's input, and (when `compiled.commands`) its command's
+ * readings, or the verdict that denies it (unreadable, too many readings, a command too large).
+ */
 export const optionsOf = (compiled: Compiled, input: unknown, meanings: Meanings): Options | Verdict => {
   const sources = sourcesOf(meanings, compiled.fields)
-  const options: Options = []
+  const fields: Array<readonly [string, ReadonlyArray<string | undefined>]> = []
   let readings = 1
   for (const meaning of compiled.fields) {
     const texts: Array<string> = []
@@ -146,28 +213,27 @@ export const optionsOf = (compiled: Compiled, input: unknown, meanings: Meanings
     try {
       for (const source of sources.get(meaning) ?? []) {
         field = source
-        const value: unknown =
-          typeof input === "object" && input !== null && Object.hasOwn(input, source)
-            ? (input as { readonly [key: string]: unknown })[source]
-            : undefined
-        const found = textsOf(value)
+        const found = textsOf(fieldOf(input, source))
         if (Result.isFailure(found)) return tooMany(found.failure)
         for (const text of found.success) if (text !== undefined && !texts.includes(text)) texts.push(text)
       }
     } catch (thrown) {
-      return {
-        decision: "deny",
-        rule: undefined,
-        reason: undefined,
-        problem: { _tag: "Unreadable", field, message: Render.thrown(thrown) }
-      }
+      return unreadable(field, Render.thrown(thrown))
     }
     const all: ReadonlyArray<string | undefined> = texts.length === 0 ? [undefined] : texts
     readings *= all.length
     if (readings > maxReadings) return tooMany(readings)
-    options.push([meaning, all])
+    fields.push([meaning, all])
   }
-  return options
+  if (!compiled.commands) return { fields, commands: noCommand }
+  const commands = Command.readingsOf(input, meanings)
+  if (Result.isFailure(commands)) {
+    return { decision: "deny", rule: undefined, reason: undefined, problem: commands.failure }
+  }
+  const found = commands.success
+  readings *= Math.max(1, found.length)
+  if (readings > maxReadings) return tooMany(readings)
+  return { fields, commands: found.length === 0 ? noCommand : found }
 }
 
 export const tooMany = (readings: number): Verdict => ({
@@ -177,31 +243,37 @@ export const tooMany = (readings: number): Verdict => ({
   problem: { _tag: "TooManyReadings", readings }
 })
 
-/** Every combination of the options, odometer-style, the strictest verdict; a deny ends the search. */
+/**
+ * Every combination of the options, odometer-style, the strictest verdict (on a tie the first
+ * reading's, but a rule's denial over the default's); a rule's denial ends the search.
+ */
 export const decideOptions = (
   compiled: Compiled,
   names: ReadonlyArray<string>,
   annotations: Tool.Annotations,
   options: Options
 ): Verdict => {
-  const positions = options.map(() => 0)
+  const { fields, commands } = options
+  const sizes = [...fields.map(([, texts]) => texts.length), commands.length]
+  const positions = sizes.map(() => 0)
   let strictest: Verdict | undefined
   while (true) {
-    const reading = new Map(options.map(([field, texts], i) => [field, texts[positions[i] ?? 0]]))
-    const verdict = decideReading(compiled, names, annotations, reading)
-    if (strictest === undefined || strictness[verdict.decision] > strictness[strictest.decision]) strictest = verdict
-    if (strictest.decision === "deny") return strictest
+    const texts = new Map(fields.map(([field, all], i) => [field, all[positions[i] ?? 0]]))
+    const command = commands[positions[fields.length] ?? 0]
+    const verdict = decideReading(compiled, names, annotations, { texts, command })
+    strictest = preferred(strictest, verdict)
+    if (strictest.decision === "deny" && strictest.rule !== undefined) return strictest
     let i = 0
-    for (; i < options.length; i++) {
+    for (; i < sizes.length; i++) {
       const at = (positions[i] ?? 0) + 1
-      if (at < (options[i]?.[1].length ?? 0)) {
+      if (at < (sizes[i] ?? 0)) {
         positions[i] = at
         break
       }
       positions[i] = 0
     }
-    if (i === options.length) return strictest
+    if (i === sizes.length) return strictest
   }
 }
 
-export const isVerdict = (u: Options | Verdict): u is Verdict => !Array.isArray(u)
+export const isVerdict = (u: Options | Verdict): u is Verdict => "decision" in u
