@@ -54,6 +54,7 @@ export const shellMeaning = "shell"
  * @since 0.1.0
  */
 export interface Argv {
+  /** A command read in full. */
   readonly _tag: "Argv"
   /** The program, then its arguments. */
   readonly words: ReadonlyArray<string>
@@ -72,6 +73,7 @@ export interface Argv {
  * @since 0.1.0
  */
 export interface Opaque {
+  /** A command not read in full. */
   readonly _tag: "Opaque"
   /** What could not be read, as written (cut when long). */
   readonly construct: string
@@ -90,6 +92,7 @@ export type Reading = Argv | Opaque
  * @since 0.1.0
  */
 export interface Short {
+  /** A short flag. */
   readonly _tag: "Short"
   /** The letter. */
   readonly letter: string
@@ -101,6 +104,7 @@ export interface Short {
  * @since 0.1.0
  */
 export interface Long {
+  /** A long flag. */
   readonly _tag: "Long"
   /** The name, without `--`. */
   readonly name: string
@@ -114,6 +118,7 @@ export interface Long {
  * @since 0.1.0
  */
 export interface Word {
+  /** A word. */
   readonly _tag: "Word"
   /** The glob (`*` and `?` match `/` too: a word is not a path). */
   readonly glob: Glob.Glob
@@ -125,6 +130,7 @@ export interface Word {
  * @since 0.1.0
  */
 export interface Rest {
+  /** Any words. */
   readonly _tag: "Rest"
 }
 
@@ -156,6 +162,7 @@ export interface Pattern {
  * @since 0.1.0
  */
 export interface TooLarge {
+  /** A command past a bound. */
   readonly _tag: "CommandTooLarge"
   /** Which bound. */
   readonly limit: "words" | "characters" | "depth"
