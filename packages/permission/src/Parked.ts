@@ -123,7 +123,10 @@ export const answerOf = (texts: Texts, approval: Approvals.Approval): Approver.A
  * @since 0.2.0
  */
 export const polling =
-  (store: Approvals.Store, poll: Duration.Duration) =>
+  (
+    store: Approvals.Store,
+    poll: Duration.Duration
+  ): ((approval: Approvals.Approval) => Effect.Effect<Approvals.Approval, string>) =>
   (approval: Approvals.Approval): Effect.Effect<Approvals.Approval, string> =>
     Effect.gen(function* () {
       let failed = 0
