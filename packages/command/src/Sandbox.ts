@@ -401,11 +401,18 @@ const runOptions = (
   policy: Policy,
   options: RunOptions | undefined
 ): Effect.Effect<{ readonly timeoutMs: number; readonly maxOutputBytes: number }, InvalidPolicy> => {
+  let given: { readonly timeoutMs: unknown; readonly maxOutputBytes: unknown }
+  try {
+    given = { timeoutMs: options?.timeoutMs, maxOutputBytes: options?.maxOutputBytes }
+  } catch (thrown) {
+    const why = thrown instanceof Error ? thrown.message : "reading them threw"
+    return Effect.fail(new InvalidPolicy({ option: "options", problem: `could not be read: ${why}` }))
+  }
   const checked = PolicyCheck.check(
     {
       root: policy.root,
-      timeoutMs: options?.timeoutMs ?? policy.timeoutMs,
-      maxOutputBytes: options?.maxOutputBytes ?? policy.maxOutputBytes
+      timeoutMs: given.timeoutMs ?? policy.timeoutMs,
+      maxOutputBytes: given.maxOutputBytes ?? policy.maxOutputBytes
     },
     policy.root
   )

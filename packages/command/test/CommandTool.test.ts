@@ -16,7 +16,7 @@ let sandbox: Sandbox.Sandbox
 
 beforeAll(async () => {
   root = makeRoot()
-  sandbox = await detect({ root, timeoutMs: 1_500, maxOutputBytes: 100 })
+  sandbox = await detect({ root, timeoutMs: 4_500, maxOutputBytes: 100 })
 }, timeout)
 
 afterAll(() => {
@@ -98,12 +98,12 @@ describe("the definitions", () => {
   it("the descriptions say what runs and where: the root, the network, the timeout, the cap", () => {
     const [command, shell] = CommandTool.make({ sandbox, locale: "en", shell: true }).tools
     expect(command?.description).toBe(
-      `Runs a program with its arguments in a sandbox over the root folder ${root} (the working directory and the only place it can write; the rest of the system is read-only, and /tmp is private and starts empty). No shell is involved: the arguments are passed as they are (no globs, pipes, redirections or variables). It has no network access. It is stopped after 1.5 s. The result shows the exit code, stdout and stderr (each cut after 100 bytes); a non-zero exit code is an error.`
+      `Runs a program with its arguments in a sandbox over the root folder ${root} (the working directory and the only place it can write; the rest of the system is read-only, and /tmp is private and starts empty). No shell is involved: the arguments are passed as they are (no globs, pipes, redirections or variables). It has no network access. It is stopped after 4.5 s. The result shows the exit code, stdout and stderr (each cut after 100 bytes); a non-zero exit code is an error.`
     )
     expect(shell?.description).toContain("Runs a shell command line with /bin/sh -c in a sandbox over the root folder")
     const [comando] = CommandTool.make({ sandbox, locale: "es" }).tools
     expect(comando?.description).toContain(`en un entorno aislado sobre la carpeta raíz ${root}`)
-    expect(comando?.description).toContain("No tiene acceso a la red. Se detiene a los 1,5 s.")
+    expect(comando?.description).toContain("No tiene acceso a la red. Se detiene a los 4,5 s.")
   })
 
   it("refuses to be made without a detected sandbox", () => {
@@ -157,7 +157,7 @@ describe("through the loop, with a scripted model", () => {
                 tool_use_id: "c6",
                 is_error: true,
                 content:
-                  "timed out after 1.5 s: the command and every process it started were killed; it may have done part of its work (outcome unknown: do not repeat it blindly unless it is idempotent)\nstdout:\npartial\nstderr: (empty)"
+                  "timed out after 4.5 s: the command and every process it started were killed; it may have done part of its work (outcome unknown: do not repeat it blindly unless it is idempotent)\nstdout:\npartial\nstderr: (empty)"
               }
             ]
           },
@@ -214,7 +214,7 @@ describe("through the loop, with a scripted model", () => {
                 tool_use_id: "c5",
                 is_error: true,
                 content:
-                  "se ha agotado el tiempo tras 1,5 s: se han matado el comando y todos los procesos que inició; puede haber hecho parte de su trabajo (resultado desconocido: no lo repitas sin mirar salvo que sea idempotente)\nstdout:\nparcial\nstderr: (vacío)"
+                  "se ha agotado el tiempo tras 4,5 s: se han matado el comando y todos los procesos que inició; puede haber hecho parte de su trabajo (resultado desconocido: no lo repitas sin mirar salvo que sea idempotente)\nstdout:\nparcial\nstderr: (vacío)"
               },
               {
                 tool_use_id: "c6",

@@ -63,7 +63,7 @@ describe("processes", () => {
     "maxProcesses holds: past it, fork fails inside the sandbox",
     async () => {
       const done = await run(sandbox, {
-        shell: "i=0; while [ $i -lt 60 ]; do sleep 5 & i=$((i+1)); done; echo survived"
+        shell: "i=0; while [ $i -lt 200 ]; do sleep 5 & i=$((i+1)); done; echo survived"
       })
       expect(done.stdout.text).not.toContain("survived")
       expect(done.stderr.text + done.stdout.text).toMatch(/fork|Resource temporarily unavailable/i)
@@ -75,7 +75,7 @@ describe("processes", () => {
     "a process that ignores SIGTERM is killed at the timeout",
     async () => {
       const mark = marker()
-      const done = await run(sandbox, { shell: `trap '' TERM; echo waiting; sleep ${mark}` }, { timeoutMs: 1_500 })
+      const done = await run(sandbox, { shell: `trap '' TERM; echo waiting; sleep ${mark}` }, { timeoutMs: 3_000 })
       expect(done.timedOut).toBe(true)
       expect(done.stdout.text).toBe("waiting\n")
       expect(await eventually(() => processesWith(mark).length === 0)).toBe(true)
@@ -119,7 +119,7 @@ describe("output", () => {
   it(
     "endless output until the timeout: the output so far, capped",
     async () => {
-      const done = await run(sandbox, { argv: ["yes"] }, { timeoutMs: 1_500 })
+      const done = await run(sandbox, { argv: ["yes"] }, { timeoutMs: 3_000 })
       expect(done.timedOut).toBe(true)
       expect(done.stdout.bytes).toBeGreaterThan(30_000)
       expect(done.stdout.text.length).toBe(30_000)
@@ -196,12 +196,19 @@ describe("hostile values", () => {
   )
 
   it(
-    "invalid run options are an InvalidPolicy",
+    "invalid or unreadable run options are an InvalidPolicy",
     async () => {
       const exit = await Effect.runPromiseExit(Sandbox.run(sandbox, { argv: ["true"] }, { timeoutMs: -1 }))
       const error = failureOf(exit)
       expect(error).toBeInstanceOf(Sandbox.InvalidPolicy)
       expect(error.message).toBe("Sandbox: option 'timeoutMs' must be a whole number from 1 to 2147483647, got -1")
+      const hostile = {
+        get timeoutMs(): number {
+          throw new Error("no")
+        }
+      }
+      const unreadable = failureOf(await Effect.runPromiseExit(Sandbox.run(sandbox, { argv: ["true"] }, hostile)))
+      expect(unreadable.message).toBe("Sandbox: option 'options' could not be read: no")
     },
     timeout
   )
