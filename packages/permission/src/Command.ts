@@ -202,7 +202,7 @@ export const maxLength = 65_536
  *
  * @since 0.1.0
  */
-export const maxCharacters = 1_048_576
+export const maxCharacters = 262_144
 
 /**
  * How deep wrappers and shells may sit inside each other (`sh -c "env sh -c '…'"`).

@@ -383,6 +383,26 @@ describe("hostile input is denied with a problem, never a throw", () => {
     ).toMatchObject({ decision: "deny", problem: { _tag: "TooManyReadings" } })
   })
 
+  it("decided in bounded time: many readings, many words, many rules", () => {
+    const rules: Array<Policy.Rule> = Array.from({ length: 40 }, (_, i) => ({
+      command: `* -a${i} x * y * z * w${i} * -- *`,
+      decision: (["allow", "ask", "deny"] as const)[i % 3] ?? "ask"
+    }))
+    const many = compile({ rules, default: "allow" })
+    const words = (n: number, word: (i: number) => string) => Array.from({ length: n }, (_, i) => word(i))
+    for (const input of [
+      { program: "sudo", arguments: ["-Q", "-Q", "nice", "-Q", "-Q", "timeout", "-Q", "5", ...words(1000, () => "x")] },
+      { program: "ls", arguments: words(1020, (i) => (i % 2 ? "-ab" : "x")) },
+      { shell: words(1000, (i) => `c${i}`).join(";") },
+      { program: "env", arguments: [...words(7, () => "env"), ...words(1000, () => "-x")] },
+      { shell: `rm ${words(1000, () => "*").join(" ")}` }
+    ]) {
+      const started = performance.now()
+      Policy.decide(many, { name: "c", input }, annotations)
+      expect(performance.now() - started).toBeLessThan(2000)
+    }
+  })
+
   it("a policy without command rules never reads a command", () => {
     const plain = compile({ rules: [{ tool: "read", decision: "deny" }], default: "allow" })
     const getter = {

@@ -156,6 +156,21 @@ describe("what it cannot read is opaque, never guessed", () => {
 })
 
 describe("bounds", () => {
+  it("time linear in the line's length, whatever it holds", () => {
+    const started = performance.now()
+    for (const line of [
+      `${"a".repeat(30_000)}-${"=".repeat(30_000)}`,
+      `x ${"'a'".repeat(20_000)}`,
+      `x "${"\\a".repeat(20_000)}"`,
+      `x ${"[".repeat(30_000)}`,
+      `x ${"{,".repeat(30_000)}`,
+      `x ${"a=".repeat(30_000)}`
+    ]) {
+      expect(read(line)._tag).not.toBe("TooLarge")
+    }
+    expect(performance.now() - started).toBeLessThan(2000)
+  })
+
   it("too many words", () => {
     expect(ShellWords.parseLine("a ".repeat(11), 10)).toEqual({ _tag: "TooLarge", limit: "words", size: 11 })
     expect(ShellWords.parseLine("a ".repeat(10), 10)._tag).toBe("Commands")

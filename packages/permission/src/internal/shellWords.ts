@@ -135,8 +135,17 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
   /** Reads a word from `i` (not at a metacharacter); leaves `i` after it. */
   const readWord = (): RawWord | Opaque => {
     const word: RawWord = { text: "", quoted: false, glob: false, assignment: false }
+    // Whether the text so far is a NAME (or NAME+), kept as it grows: no regex over the word.
+    let name: "empty" | "name" | "plus" | "no" = "empty"
+    const grow = (c: string, quoted: boolean) => {
+      if (quoted || name === "no" || name === "plus") name = "no"
+      else if (/[A-Za-z_]/.test(c) || (name === "name" && /[0-9]/.test(c))) name = "name"
+      else name = name === "name" && c === "+" ? "plus" : "no"
+    }
     let braceOpen = false
     let braceSeparated = false
+    // An unquoted `[` is a glob when a `]` follows it in the word.
+    let bracket = -1
     const start = i
     while (i < n) {
       const c = line[i]
@@ -148,6 +157,7 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
         if (next === "\n") continue
         word.text += next
         word.quoted = true
+        name = "no"
         continue
       }
       if (c === "'") {
@@ -155,6 +165,7 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
         if (close === -1) return new Opaque(`an unclosed ' (${snippet(line, i)})`)
         word.text += line.slice(i + 1, close)
         word.quoted = true
+        name = "no"
         i = close + 1
         continue
       }
@@ -191,25 +202,28 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
         }
         if (!closed) return new Opaque(`an unclosed " (${snippet(line, opened)})`)
         word.quoted = true
+        name = "no"
         continue
       }
       if (c === "`") return new Opaque(expansion(line, i))
       if (c === "$") {
         if (expands(line[i + 1])) return new Opaque(expansion(line, i))
         word.text += c
+        name = "no"
         i++
         continue
       }
-      if (c === "*" || c === "?" || (c === "[" && closesBracket(line, i))) word.glob = true
+      if (c === "*" || c === "?") word.glob = true
+      else if (c === "[" && bracket === -1) bracket = word.text.length
       else if (c === "{") braceOpen = true
       else if (braceOpen && (c === "," || (c === "." && line[i + 1] === "."))) braceSeparated = true
       else if (c === "}" && braceOpen && braceSeparated) return new Opaque(snippet(line, start))
-      else if (c === "=" && !word.quoted && !word.assignment && /^[A-Za-z_][A-Za-z0-9_]*\+?$/.test(word.text)) {
-        word.assignment = true
-      }
+      else if (c === "=" && !word.assignment && (name === "name" || name === "plus")) word.assignment = true
+      grow(c, false)
       word.text += c
       i++
     }
+    if (bracket !== -1 && word.text.indexOf("]", bracket + 1) !== -1) word.glob = true
     return word
   }
 
@@ -294,16 +308,6 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
   const ended = end(false)
   if (ended) return { _tag: "Opaque", construct: ended.construct }
   return { _tag: "Commands", commands }
-}
-
-/** Whether the `[` at `at` has an unquoted `]` later in its word (so it is a glob, not a `[`). */
-const closesBracket = (line: string, at: number): boolean => {
-  for (let j = at + 1; j < line.length; j++) {
-    const c = line[j]
-    if (isMeta(c)) return false
-    if (c === "]") return true
-  }
-  return false
 }
 
 /** A simple command's words: assignments and `!` dropped, checked where its program is. */
