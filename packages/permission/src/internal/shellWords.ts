@@ -136,7 +136,7 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
   const readWord = (): RawWord | Opaque => {
     const word: RawWord = { text: "", quoted: false, glob: false, assignment: false }
     // Whether the text so far is a NAME (or NAME+), kept as it grows: no regex over the word.
-    let name: "empty" | "name" | "plus" | "no" = "empty"
+    let name = "empty" as "empty" | "name" | "plus" | "no"
     const grow = (c: string, quoted: boolean) => {
       if (quoted || name === "no" || name === "plus") name = "no"
       else if (/[A-Za-z_]/.test(c) || (name === "name" && /[0-9]/.test(c))) name = "name"
@@ -219,7 +219,7 @@ const parse = (line: string, bashRedirect: boolean, maxWords: number): Line => {
       else if (braceOpen && (c === "," || (c === "." && line[i + 1] === "."))) braceSeparated = true
       else if (c === "}" && braceOpen && braceSeparated) return new Opaque(snippet(line, start))
       else if (c === "=" && !word.assignment && (name === "name" || name === "plus")) word.assignment = true
-      grow(c, false)
+      grow(c ?? "", false)
       word.text += c
       i++
     }
