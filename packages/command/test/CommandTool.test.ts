@@ -20,8 +20,8 @@ beforeAll(async () => {
 }, timeout)
 
 afterAll(() => {
-  expect(leftCgroups(sandbox)).toEqual([])
   remove(root)
+  expect(leftCgroups(sandbox)).toEqual([])
 })
 
 /** Runs a tool's run function on an input, bypassing the executor (as a caller without the schema would). */

@@ -28,8 +28,8 @@ beforeAll(async () => {
 }, timeout)
 
 afterAll(() => {
-  expect(leftCgroups(sandbox)).toEqual([])
   remove(root)
+  expect(leftCgroups(sandbox)).toEqual([])
 })
 
 /** The typed failure of an exit. */

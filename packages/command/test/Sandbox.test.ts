@@ -17,8 +17,8 @@ beforeAll(async () => {
 }, timeout)
 
 afterAll(() => {
-  expect(leftCgroups(sandbox)).toEqual([])
   remove(root)
+  expect(leftCgroups(sandbox)).toEqual([])
 })
 
 describe("a command in the sandbox", () => {
