@@ -148,6 +148,13 @@ describe("`*` and words", () => {
     expect(Command.matches(pattern("git push *"), split(command), "ask")).toBe(expected)
   })
 
+  it("more flags next to an allow rule's `*` are taken by it; flags elsewhere are not", () => {
+    expect(both("rm -f *", split("rm -v -f x"))).toEqual([true, true])
+    expect(both("rm -f *", split("rm -f x -v"))).toEqual([true, true])
+    expect(both("rm -f x", split("rm -v -f x"))).toEqual([false, true])
+    expect(both("git push * --force *", split("git push origin --force"))).toEqual([true, true])
+  })
+
   it("`*` takes zero or more words, anywhere", () => {
     expect(both("git * status", split("git status"))).toEqual([true, true])
     expect(both("git * status", split("git -C /x status"))).toEqual([true, true])
