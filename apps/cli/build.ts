@@ -55,6 +55,8 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
   { name: "tokenizer", root: /[\\/]packages[\\/]tokenizer[\\/]src[\\/]index\.ts$/ },
   { name: "o200k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]o200k_base\.js$/ },
   { name: "cl100k", root: /[\\/]gpt-tokenizer[\\/]esm[\\/]bpeRanks[\\/]cl100k_base\.js$/ },
+  // `harness agent --commands` and a scenario that declares commands: the sandboxed command tool.
+  { name: "command", root: /[\\/]packages[\\/]command[\\/]src[\\/]index\.ts$/ },
   // OpenTelemetry (the telemetry package, its SDK and exporters): loaded only when an OTEL_* endpoint is set.
   { name: "telemetry", root: /[\\/]packages[\\/]telemetry[\\/]src[\\/]index\.ts$/ }
 ]

@@ -511,7 +511,40 @@ const agent = Command.make(
         "local (this process) or postgres: the conversation on the durable engine, every turn and call recorded, asked calls parked until harness approve"
       )
     ),
-    databaseUrl
+    databaseUrl,
+    commands: Flag.Boolean("commands").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "offer the command tool: a program run inside a bubblewrap sandbox over --root (system read-only, --root the only writable place, no network, the environment cleared); refused where no sandbox can run"
+      )
+    ),
+    shell: Flag.Boolean("shell").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("with --commands: the shell tool too (a line run with /bin/sh -c in the same sandbox)")
+    ),
+    network: Flag.Boolean("network").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("with --commands: grant the sandbox the network")
+    ),
+    allowCommand: repeated(
+      "allow-command",
+      "run the commands this pattern names exactly without asking ('git status', 'npm test *')"
+    ),
+    askCommand: repeated("ask-command", "ask before the commands this pattern names run ('git push *')"),
+    denyCommand: repeated(
+      "deny-command",
+      "never run the commands this pattern names, however they are spelt or wrapped ('rm -rf *')"
+    ),
+    commandEnv: repeated(
+      "command-env",
+      "with --commands: declare a variable in the sandbox, NAME=VALUE, or NAME for this process's value"
+    ),
+    commandTimeout: Flag.String("command-timeout").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "with --commands: how long one command may run before it and everything it started are killed (90s, 5m; default 60s)"
+      )
+    )
   },
   (o) =>
     traced(
@@ -533,7 +566,8 @@ const agent = Command.make(
             maxOutputTokens: Option.getOrUndefined(o.maxOutputTokens),
             contextWindow: Option.getOrUndefined(o.contextWindow),
             session: Option.getOrUndefined(o.session),
-            databaseUrl: Option.getOrUndefined(o.databaseUrl)
+            databaseUrl: Option.getOrUndefined(o.databaseUrl),
+            commandTimeout: Option.getOrUndefined(o.commandTimeout)
           })
       )
     )

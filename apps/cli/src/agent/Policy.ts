@@ -96,6 +96,26 @@ export const load = (flags: Flags): Effect.Effect<Policy.Policy, string, FileSys
         }
       }
     }
+    // And each command shorthand alone, named by its flag (`--deny-command "rm -rf *"`).
+    for (const [decision, flag] of [
+      ["denyCommand", "deny-command"],
+      ["askCommand", "ask-command"],
+      ["allowCommand", "allow-command"]
+    ] as const) {
+      for (const pattern of flags.shorthands[decision] ?? []) {
+        const alone = Policy.compile({
+          rules: [
+            {
+              command: pattern,
+              decision: decision === "denyCommand" ? "deny" : decision === "askCommand" ? "ask" : "allow"
+            }
+          ]
+        })
+        if (Result.isFailure(alone)) {
+          return yield* Effect.fail(`--${flag} ${JSON.stringify(pattern)}: ${alone.failure.problem}`)
+        }
+      }
+    }
     const policy = Policy.withShorthands(base, flags.shorthands)
     const compiled = Policy.compile(policy)
     if (Result.isFailure(compiled)) return yield* Effect.fail(`the policy: ${compiled.failure.message}`)

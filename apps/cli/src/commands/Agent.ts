@@ -44,6 +44,7 @@ import * as AgentApprover from "../agent/Approver.ts"
 import * as AgentProgress from "../agent/Progress.ts"
 import * as AgentPolicy from "../agent/Policy.ts"
 import * as CommandLine from "../agent/CommandLine.ts"
+import type * as Commands from "../agent/Commands.ts"
 import * as Counting from "../agent/Counting.ts"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as McpConfig from "@agent-harness/mcp/config"
@@ -120,6 +121,20 @@ export interface Options {
   readonly engine?: "local" | "postgres" | undefined
   /** `--database-url` of `--engine postgres` (default `$DATABASE_URL`). */
   readonly databaseUrl?: string | undefined
+  /** Command patterns to allow (exactly), ask about, deny (`--allow-command 'git status'`). */
+  readonly allowCommand?: ReadonlyArray<string> | undefined
+  readonly askCommand?: ReadonlyArray<string> | undefined
+  readonly denyCommand?: ReadonlyArray<string> | undefined
+  /** `--commands`: the sandboxed command tool over `--root` (`agent/Commands.ts`). */
+  readonly commands?: boolean | undefined
+  /** `--shell`: with `--commands`, the shell tool too. */
+  readonly shell?: boolean | undefined
+  /** `--network`: with `--commands`, grant the sandbox the network. */
+  readonly network?: boolean | undefined
+  /** `--command-env NAME[=VALUE]`: with `--commands`, the sandbox's declared environment. */
+  readonly commandEnv?: ReadonlyArray<string> | undefined
+  /** `--command-timeout`: with `--commands`, how long one command may run (default 60 s). */
+  readonly commandTimeout?: string | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -295,7 +310,14 @@ export const agent = (
       const policy = yield* Effect.catch(
         AgentPolicy.load({
           file: options.policy,
-          shorthands: { allow: options.allow, ask: options.ask, deny: options.deny },
+          shorthands: {
+            allow: options.allow,
+            ask: options.ask,
+            deny: options.deny,
+            allowCommand: options.allowCommand ?? [],
+            askCommand: options.askCommand ?? [],
+            denyCommand: options.denyCommand ?? []
+          },
           warn: false
         }),
         usage
@@ -324,8 +346,9 @@ export const agent = (
       const files = yield* Effect.catch(TreeFiles.make(options.root), (error) =>
         usage(`--root ${options.root}: ${error.message}`)
       )
+      const commands = yield* commandsOf(options)
       if (options.engine === "postgres" || options.databaseUrl !== undefined) {
-        return yield* durable(options, { resolved: resolved.success, policy, spending, maxTurns, files })
+        return yield* durable(options, { resolved: resolved.success, policy, spending, maxTurns, files, commands })
       }
       const journal =
         options.journal === undefined
@@ -353,11 +376,19 @@ export const agent = (
             )
       const mounted = yield* mountAll(servers)
       // Globs judged against the tools this run really has: the locale's file tools and the mounted ones.
-      const names = [...FileTools.forLocale(options.lang).tools, ...mounted.toolset.tools].map((tool) => tool.name)
+      const names = [
+        ...FileTools.forLocale(options.lang).tools,
+        ...(commands?.toolset.tools ?? []),
+        ...mounted.toolset.tools
+      ].map((tool) => tool.name)
       for (const line of AgentPolicy.warnings(policy, names)) yield* Console.error(line)
       const asking =
         parking === undefined ? AgentApprover.make(AgentApprover.terminalOf(process)) : AgentApprover.recording(parking)
-      return yield* session(options, { policy, maxTurns, mounted, files, spending, compaction }, asking.answers).pipe(
+      return yield* session(
+        options,
+        { policy, maxTurns, mounted, files, spending, compaction, commands },
+        asking.answers
+      ).pipe(
         Effect.provide(trace),
         Effect.provide(model),
         Effect.provideService(Execute.Middleware, Execute.compose(gate, ...journal, ...mounted.outcomes)),
@@ -368,6 +399,48 @@ export const agent = (
       )
     })
   )
+
+/** What the system prompt says of the command tools, in each language (the same words as `agent/Commands.ts`). */
+const commandsPrompt: Readonly<Record<FileTools.Locale, (network: boolean) => string>> = {
+  en: (network) =>
+    `You can also run programs in that folder with the command tool, inside a sandbox: the folder is the only place you can write, ${network ? "the network is available" : "there is no network"}, and a command that runs too long is stopped. A non-zero exit code is an error you read.`,
+  es: (network) =>
+    `También puedes ejecutar programas en esa carpeta con la herramienta comando, dentro de un entorno aislado: la carpeta es el único sitio donde puedes escribir, ${network ? "hay red" : "no hay red"}, y un comando que tarda demasiado se detiene. Un código de salida distinto de cero es un error que lees.`
+}
+
+/**
+ * `--commands` and the flags that go with it, checked: the command tools over a sandbox on
+ * `--root` (the command package loaded only then), or `undefined` without `--commands`. A
+ * sandbox flag without `--commands`, or no sandbox here, is exit 2 (never run unsandboxed).
+ */
+const commandsOf = (options: Options): Effect.Effect<Commands.Offered | undefined, ExitCode.ExitCode> =>
+  Effect.gen(function* () {
+    if (options.commands !== true) {
+      const stray = [
+        ["--shell", options.shell === true],
+        ["--network", options.network === true],
+        ["--command-env", (options.commandEnv?.length ?? 0) > 0],
+        ["--command-timeout", options.commandTimeout !== undefined]
+      ] as const
+      for (const [flag, given] of stray) if (given) return yield* usage(`${flag} goes with --commands: add --commands`)
+      return undefined
+    }
+    const commands = yield* Effect.promise(() => import("../agent/Commands.ts"))
+    return yield* Effect.catch(
+      commands.offer(
+        {
+          root: options.root,
+          lang: options.lang,
+          shell: options.shell === true,
+          network: options.network === true,
+          env: options.commandEnv ?? [],
+          timeout: options.commandTimeout
+        },
+        process.env
+      ),
+      usage
+    )
+  })
 
 /**
  * `--engine postgres`: the flags it does not take refused (exit 2), then the conversation on the
@@ -381,6 +454,7 @@ const durable = (
     readonly spending: Budgets.Spending | undefined
     readonly maxTurns: number
     readonly files: Files.FilesShape
+    readonly commands: Commands.Offered | undefined
   }
 ): Effect.Effect<void, ExitCode.ExitCode> =>
   Effect.gen(function* () {
@@ -406,9 +480,13 @@ const durable = (
     const url = yield* postgres.databaseUrl(options.databaseUrl, "harness agent --engine postgres")
     const { run } = yield* Effect.promise(() => import("../agent/Durable.ts"))
     const style = Style.current()
+    const tools =
+      setup.commands === undefined
+        ? systemPrompt[options.lang]
+        : `${systemPrompt[options.lang]} ${commandsPrompt[options.lang](setup.commands.settings.network)}`
     const system = options.untrustedOutput
-      ? `${systemPrompt[options.lang]}\n${yield* Effect.provideService(Untrusted.notice, MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang])}`
-      : systemPrompt[options.lang]
+      ? `${tools}\n${yield* Effect.provideService(Untrusted.notice, MessageCatalog.MessageCatalog, MessageCatalog.byLocale[options.lang])}`
+      : tools
     const w = Transcript.words[options.lang]
     return yield* run({
       url,
@@ -418,7 +496,7 @@ const durable = (
       untrustedOutput: options.untrustedOutput,
       maxTurns: setup.maxTurns,
       spending: setup.spending,
-      toolset: FileTools.forLocale(options.lang),
+      toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.commands?.toolset ?? Toolset.make()),
       files: setup.files,
       system,
       prompt: options.prompt,
@@ -521,6 +599,7 @@ const session = (
     }
     readonly files: Files.FilesShape
     readonly spending: Budgets.Spending | undefined
+    readonly commands: Commands.Offered | undefined
     readonly compaction:
       | {
           readonly window: number
@@ -543,9 +622,12 @@ const session = (
     yield* note(keys.policy, setup.policy)
     if (options.untrustedOutput) yield* note(keys.untrustedOutput, true)
     if (setup.mounted.declared.length > 0) yield* note(keys.mcp, setup.mounted.declared)
-    const system = options.untrustedOutput
-      ? `${systemPrompt[options.lang]}\n${yield* Untrusted.notice}`
-      : systemPrompt[options.lang]
+    if (setup.commands !== undefined) yield* note(keys.commands, setup.commands.settings)
+    const tools =
+      setup.commands === undefined
+        ? systemPrompt[options.lang]
+        : `${systemPrompt[options.lang]} ${commandsPrompt[options.lang](setup.commands.settings.network)}`
+    const system = options.untrustedOutput ? `${tools}\n${yield* Untrusted.notice}` : tools
     const messages = [Message.system(system), Message.user(options.prompt)]
     yield* Transcript.opening(messages, style)
     // A running tool's progress on stderr, as it comes (never to the model).
@@ -554,7 +636,10 @@ const session = (
     const compact =
       setup.compaction === undefined ? undefined : compactor(setup.compaction, yield* Model.Model, setup.spending)
     const loop = {
-      toolset: Toolset.merge(FileTools.forLocale(options.lang), setup.mounted.toolset),
+      toolset: Toolset.merge(
+        Toolset.merge(FileTools.forLocale(options.lang), setup.commands?.toolset ?? Toolset.make()),
+        setup.mounted.toolset
+      ),
       messages,
       maxTurns: setup.maxTurns,
       ...(setup.spending === undefined

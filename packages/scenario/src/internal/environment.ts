@@ -28,7 +28,8 @@ export const annotations = {
   policy: "policy",
   approvals: "approvals",
   untrustedOutput: "untrusted_output",
-  compaction: "compaction"
+  compaction: "compaction",
+  commands: "commands"
 } as const
 
 /** The fields of a file that make its environment (a conversation's or a live case's). */
