@@ -167,16 +167,16 @@ const fromFailure = (
   if (given !== undefined) {
     const rich = Rich.fromContent(catalog, limits, given)
     const content = rich.content === "" ? thrownMessage(catalog, failure) : rich.content
-    return rich.parts === undefined
-      ? { _tag: "Failed", id, name: tool.name, failure: { _tag: "ToolError", error: failure }, content }
-      : {
-          _tag: "Failed",
-          id,
-          name: tool.name,
-          failure: { _tag: "ToolError", error: failure },
-          content,
-          parts: rich.parts
-        }
+    const failed: { -readonly [K in keyof Outcome.Failed]: Outcome.Failed[K] } = {
+      _tag: "Failed",
+      id,
+      name: tool.name,
+      failure: { _tag: "ToolError", error: failure },
+      content
+    }
+    if (rich.parts !== undefined) failed.parts = rich.parts
+    if (rich.structured !== undefined) failed.structured = rich.structured
+    return failed
   }
   return {
     _tag: "Failed",

@@ -95,6 +95,11 @@ export interface Failed {
   readonly content: string
   /** Rich parts of the error (a failure made with `ToolContent.make`), said in `content` too. */
   readonly parts?: ReadonlyArray<ToolContent.Part> | undefined
+  /**
+   * The structured content of the error (JSON), when its `ToolContent` has any: a command's exit
+   * code and streams, for a viewer; the model reads `content`.
+   */
+  readonly structured?: unknown
 }
 
 /** The call ran and returned. @since 0.1.0 */
@@ -251,7 +256,9 @@ export const partsOf = (outcome: Outcome): ReadonlyArray<ToolContent.Part> =>
  * @since 0.1.0
  */
 export const structuredOf = (outcome: Outcome): unknown =>
-  outcome._tag === "Succeeded" || outcome._tag === "Replayed" ? outcome.structured : undefined
+  outcome._tag === "Succeeded" || outcome._tag === "Replayed" || outcome._tag === "Failed"
+    ? outcome.structured
+    : undefined
 
 /**
  * The wire block the model reads: `{ type: "tool_result", tool_use_id, content, is_error }`,

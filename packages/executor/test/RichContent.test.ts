@@ -114,6 +114,22 @@ describe("rich content", () => {
     expect(Outcome.partsOf(plain)).toEqual([])
   })
 
+  it("a failure's structured content (a command's exit code and streams) is kept on the Failed outcome and its tool_result", async () => {
+    const failing = Tool.make("cmd", {
+      description: "a command",
+      parameters: none,
+      run: () => Effect.fail("exit code 3"),
+      failureContent: (error: string) => ToolContent.make({ text: error, structured: { exit_code: 3, stderr: "err" } })
+    })
+    const outcome = await run(failing)
+    expect(outcome._tag).toBe("Failed")
+    expect(outcome.content).toBe("exit code 3")
+    expect(Outcome.structuredOf(outcome)).toEqual({ exit_code: 3, stderr: "err" })
+    const block = Outcome.toToolResult(outcome)
+    expect(block.is_error).toBe(true)
+    expect(block.structured).toEqual({ exit_code: 3, stderr: "err" })
+  })
+
   it("parts survive a trace line's JSON round trip, and an old line without parts still reads", async () => {
     const outcome = await run(
       richTool(() =>
