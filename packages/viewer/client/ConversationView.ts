@@ -3,7 +3,7 @@
  * opening, then every turn in a virtual feed with a search box and filters (only errors, one
  * tool). Each call shows its arguments and observation, marked in a word and a colour.
  */
-import type { Call, Conversation, Turn } from "../src/Model.ts"
+import type { Call, CommandReport, CommandStream, Conversation, Turn } from "../src/Model.ts"
 import { type Child, h, json, marked } from "./Dom.ts"
 import * as Filter from "./Filter.ts"
 import type { Target } from "./Hash.ts"
@@ -12,6 +12,59 @@ import { VirtualList } from "./VirtualList.ts"
 import * as Words from "./Words.ts"
 
 const statuses = Object.keys(Words.call) as ReadonlyArray<keyof typeof Words.call>
+
+/** A size in bytes as people read it: `812 bytes`, `48.8 KB`. */
+const size = (bytes: number): string =>
+  bytes < 1000 ? `${bytes} byte${bytes === 1 ? "" : "s"}` : `${(bytes / 1000).toFixed(1)} KB`
+
+/** How a command ended, in words: `exit code 3`, `killed by SIGKILL`, `timed out (killed)`. */
+const ending = (command: CommandReport): string =>
+  command.timedOut
+    ? "timed out (killed)"
+    : command.exitCode !== null
+      ? `exit code ${command.exitCode}`
+      : `killed by ${command.signal ?? "a signal"}`
+
+/** One stream of a command: its text, or what it was when there is none to show. */
+const streamBlock = (name: string, stream: CommandStream, query: string): HTMLElement =>
+  h(
+    "div",
+    null,
+    h(
+      "div",
+      { class: "label" },
+      `${name} · ${size(stream.bytes)}${stream.truncated ? `, first ${size(new TextEncoder().encode(stream.text).length)} shown` : ""}`
+    ),
+    stream.binary
+      ? h("p", { class: "none" }, "binary output, not shown")
+      : stream.bytes === 0
+        ? h("p", { class: "none" }, "(empty)")
+        : h("pre", { class: `stream ${name}` }, marked(stream.text, query))
+  )
+
+/** A command's exit code and its two streams, above its observation. */
+const commandBlock = (command: CommandReport, query: string): HTMLElement =>
+  h(
+    "div",
+    { class: "command" },
+    h(
+      "div",
+      { class: "command-head" },
+      command.exitCode === 0 && !command.timedOut
+        ? badge("ok", { word: ending(command), sign: "✓", meaning: "the command exited with 0" })
+        : badge("failed", {
+            word: ending(command),
+            sign: "✗",
+            meaning: "the command exited with another code, was killed, or ran past its timeout"
+          })
+    ),
+    h(
+      "div",
+      { class: "io" },
+      streamBlock("stdout", command.stdout, query),
+      streamBlock("stderr", command.stderr, query)
+    )
+  )
 
 const callItem = (call: Call, query: string): HTMLElement =>
   h(
@@ -28,6 +81,7 @@ const callItem = (call: Call, query: string): HTMLElement =>
       call.outcome === null ? null : h("span", { class: "outcome" }, ` outcome ${call.outcome}`),
       call.note === undefined ? null : h("span", { class: "note" }, ` (${call.note})`)
     ),
+    call.command === undefined ? null : commandBlock(call.command, query),
     h(
       "div",
       { class: "io" },

@@ -14,6 +14,7 @@
 import { Message, Trace } from "@agent-harness/executor"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Result, Schema, Struct } from "effect"
+import { commandOf } from "./internal/command.ts"
 import * as Spending from "./internal/spend.ts"
 import * as Lines from "./Lines.ts"
 import type * as Model from "./Model.ts"
@@ -123,6 +124,7 @@ interface CallDraft {
   content: string | null
   isError: boolean | null
   note: string | undefined
+  command: Model.CommandReport | undefined
   line: number
 }
 
@@ -217,6 +219,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
         content: null,
         isError: null,
         note: undefined,
+        command: undefined,
         line
       }
       draft.calls.push(call)
@@ -343,6 +346,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
         call.outcome = event.outcome
         call.content = event.result.content
         call.isError = event.result.is_error
+        call.command = commandOf(event.result.structured)
         call.line = n
         call.note = known
           ? note
@@ -387,6 +391,7 @@ export const fromLines = (id: string, name: string, given: Lines.Read): Model.Co
         content: c.content,
         isError: c.isError,
         ...(c.note === undefined || c.note === "" ? {} : { note: c.note }),
+        ...(c.command === undefined ? {} : { command: c.command }),
         line: c.line
       }
     })

@@ -84,8 +84,46 @@ export interface Call {
   readonly isError: boolean | null
   /** A word on how the status was found, when it is not the outcome tag alone. */
   readonly note?: string | undefined
+  /** A command's exit code and output, when its observation carries a command's report. */
+  readonly command?: CommandReport | undefined
   /** The line of its observation (or of the reply, when there is none). */
   readonly line: number
+}
+
+/**
+ * What a command (the `command` tool of `@agent-harness/command`) reported, read from its
+ * observation's structured content: the exit code (or the signal that ended it, or that it timed
+ * out) and each stream as kept, with its whole size and whether it was cut or binary.
+ *
+ * @since 0.2.0
+ */
+export interface CommandReport {
+  /** The exit code, or `null` when a signal ended it. */
+  readonly exitCode: number | null
+  /** The signal that ended it, or `null`. */
+  readonly signal: string | null
+  /** Whether it ran past its timeout and was killed. */
+  readonly timedOut: boolean
+  /** Standard output as kept. */
+  readonly stdout: CommandStream
+  /** Standard error as kept. */
+  readonly stderr: CommandStream
+}
+
+/**
+ * One stream of a command, as its report keeps it.
+ *
+ * @since 0.2.0
+ */
+export interface CommandStream {
+  /** The text kept (empty for a binary stream). */
+  readonly text: string
+  /** Its whole size in bytes. */
+  readonly bytes: number
+  /** Whether only its first bytes were kept. */
+  readonly truncated: boolean
+  /** Whether it was binary (not shown). */
+  readonly binary: boolean
 }
 
 /**

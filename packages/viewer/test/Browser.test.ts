@@ -12,7 +12,17 @@ import { Html, Input, Server } from "../src/index.ts"
 import * as Href from "../client/Href.ts"
 import { artifacts, inCI, launch, open, shot, until, type Watch, watch, withoutBrowser, write } from "./browser.ts"
 import { trace, twoVariants } from "./trials.ts"
-import { broken, hostileHrefs, inertHrefs, long, report, runSession, sessionTrace, showcase } from "./fixtures.ts"
+import {
+  broken,
+  commands,
+  hostileHrefs,
+  inertHrefs,
+  long,
+  report,
+  runSession,
+  sessionTrace,
+  showcase
+} from "./fixtures.ts"
 
 const timeout = 180_000
 
@@ -52,6 +62,39 @@ const quiet = async (seen: Watch, url: string) => {
 }
 
 const turnsShown = (page: Page) => page.locator("article.turn h3").allTextContents()
+
+describe("commands in the browser", () => {
+  const url = write("commands.html", Html.render([{ name: "commands.jsonl", text: commands() }]))
+
+  it(
+    "shows each command's exit code, its stdout and stderr, a cut stream's size, a binary stream as such",
+    async (ctx) => {
+      const { page, seen } = await fresh(ctx.skip)
+      await open(page, url)
+      expect(await page.locator(".command-head .badge").allTextContents()).toStrictEqual([
+        "✗ exit code 3",
+        "✓ exit code 0"
+      ])
+      const [first, second] = [page.locator(".command").nth(0), page.locator(".command").nth(1)]
+      expect(await first.locator("pre.stdout").textContent()).toBe("cc main.c\n")
+      expect(await first.locator("pre.stderr").textContent()).toBe("main.c:1: error\n")
+      expect(await first.locator(".label").allTextContents()).toStrictEqual(["stdout · 10 bytes", "stderr · 16 bytes"])
+      expect(await second.locator(".label").allTextContents()).toStrictEqual([
+        "stdout · 50.0 KB, first 3 bytes shown",
+        "stderr · 8 bytes"
+      ])
+      expect(await second.locator("p.none").textContent()).toBe("binary output, not shown")
+      // The observation the model read is still there, below.
+      expect(await page.locator(".call").first().locator("pre.observation").textContent()).toBe(
+        "exit code 3\nstdout:\ncc main.c\nstderr:\nmain.c:1: error"
+      )
+      await shot(page, "commands.png")
+      await quiet(seen, url)
+      await page.close()
+    },
+    timeout
+  )
+})
 
 describe("a conversation trace in the browser", () => {
   const url = write("conversation.html", Html.render([{ name: "showcase.jsonl", text: showcase() }]))

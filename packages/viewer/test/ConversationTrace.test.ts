@@ -2,7 +2,7 @@ import { Trace } from "@agent-harness/executor"
 import { describe, expect, it } from "@effect/vitest"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { ConversationTrace, Lines, type Model } from "../src/index.ts"
-import { broken, long, showcase } from "./fixtures.ts"
+import { broken, commands, long, showcase } from "./fixtures.ts"
 
 const read = (text: string): Model.Conversation => ConversationTrace.fromLines("f1", "trace.jsonl", Lines.read(text))
 
@@ -311,5 +311,39 @@ describe("ConversationTrace.fromLines: spend", () => {
       read([settled(1, 1), JSON.stringify({ type: "spend.settled", turn: 2, total: "x" })].join("\n")).spend
         ?.inputTokens
     ).toBe(1000)
+  })
+})
+
+describe("ConversationTrace.fromLines: commands", () => {
+  it("reads a command's report from its observation's structured content; other structured content is none", () => {
+    const file = read(commands())
+    expect(file.problems).toStrictEqual([])
+    const [k1, k2] = file.turns[0]?.calls ?? []
+    expect(k1?.command).toStrictEqual({
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      stdout: { text: "cc main.c\n", bytes: 10, truncated: false, binary: false },
+      stderr: { text: "main.c:1: error\n", bytes: 16, truncated: false, binary: false }
+    })
+    expect(k2?.command?.stdout).toStrictEqual({ text: "abc", bytes: 50_000, truncated: true, binary: false })
+    expect(k2?.command?.stderr.binary).toBe(true)
+    const other = read(
+      [
+        oneCall,
+        observation({ outcome: "Succeeded", result: { ...resultOf("ok"), is_error: false, structured: { rows: 3 } } })
+      ].join("\n")
+    )
+    expect(other.turns[0]?.calls[0]?.command).toBeUndefined()
+    const wrongTypes = read(
+      [
+        oneCall,
+        observation({
+          outcome: "Succeeded",
+          result: { ...resultOf("ok"), structured: { exit_code: "3", signal: null, timed_out: false } }
+        })
+      ].join("\n")
+    )
+    expect(wrongTypes.turns[0]?.calls[0]?.command).toBeUndefined()
   })
 })

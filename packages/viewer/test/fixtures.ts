@@ -473,3 +473,81 @@ export const inertHrefs: ReadonlyArray<string> = [
   "%6Aavascript:alert(1)",
   "java%09script:alert(1)"
 ]
+
+/**
+ * A conversation with two commands (the `command` tool's structured reports): one that exits 3
+ * with both streams, one whose stdout was cut and whose stderr was binary.
+ */
+export const commands = (): string => {
+  const report = (fields: Record<string, unknown>) => ({
+    exit_code: 0,
+    signal: null,
+    timed_out: false,
+    stdout: "",
+    stderr: "",
+    stdout_bytes: 0,
+    stderr_bytes: 0,
+    stdout_truncated: false,
+    stderr_truncated: false,
+    stdout_binary: false,
+    stderr_binary: false,
+    binary: false,
+    ...fields
+  })
+  return lines([
+    { type: "run.started", messages: [{ role: "user", content: "build it" }], max_turns: 5, tools: ["command"] },
+    { type: "model.requested", turn: 1, messages: 1 },
+    {
+      type: "model.replied",
+      turn: 1,
+      reply: [
+        { type: "tool_use", id: "k1", name: "command", input: { program: "make", args: [] } },
+        { type: "tool_use", id: "k2", name: "command", input: { program: "cat", args: ["big.bin"] } }
+      ]
+    },
+    { type: "call.started", turn: 1, tool_use_id: "k1", name: "command", input: { program: "make", args: [] } },
+    {
+      type: "call.answered",
+      turn: 1,
+      outcome: "Failed",
+      failure: "ToolError",
+      result: {
+        type: "tool_result",
+        tool_use_id: "k1",
+        content: "exit code 3\nstdout:\ncc main.c\nstderr:\nmain.c:1: error",
+        is_error: true,
+        structured: report({
+          exit_code: 3,
+          stdout: "cc main.c\n",
+          stderr: "main.c:1: error\n",
+          stdout_bytes: 10,
+          stderr_bytes: 16
+        })
+      }
+    },
+    { type: "call.started", turn: 1, tool_use_id: "k2", name: "command", input: { program: "cat", args: ["big.bin"] } },
+    {
+      type: "call.answered",
+      turn: 1,
+      outcome: "Succeeded",
+      result: {
+        type: "tool_result",
+        tool_use_id: "k2",
+        content:
+          "exit code 0\nstdout:\nabc\n… 49,997 more bytes not shown\nstderr: (binary output, 8 bytes, not shown)",
+        is_error: false,
+        structured: report({
+          stdout: "abc",
+          stdout_bytes: 50_000,
+          stdout_truncated: true,
+          stderr_bytes: 8,
+          stderr_binary: true,
+          binary: true
+        })
+      }
+    },
+    { type: "model.requested", turn: 2, messages: 3 },
+    { type: "model.replied", turn: 2, reply: [{ type: "text", text: "It does not build." }] },
+    { type: "run.ended", stop: "end", text: "It does not build.", turns: 2 }
+  ] as ReadonlyArray<Trace.Event>).join("\n")
+}
