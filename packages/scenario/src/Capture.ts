@@ -120,6 +120,7 @@ interface Sources {
   start: number
   locale?: number
   files?: number
+  commands?: number
   finalFiles?: number
   tools?: number
   mcp?: number
@@ -133,11 +134,13 @@ interface Sources {
   readonly turns: Array<{ readonly reply: number; readonly observations: Array<number> }>
 }
 
-/** A captured scenario with where it came from, and the variant it was recorded under. */
+/** A captured scenario with where it came from, the variant it was recorded under, and the run's first files. */
 interface Analysis {
   readonly captured: Captured
   readonly sources: Sources
   readonly variant: string
+  /** The files at the start of the run (inline in the scenario, or for its root folder). */
+  readonly files: Readonly<Record<string, string>>
 }
 
 /** The trace line (and path in it) a JSON path of the captured scenario comes from. */
@@ -156,7 +159,18 @@ const origin = (sources: Sources, path: ReadonlyArray<string | number>): string 
     case "locale":
       return sources.locale === undefined ? "(trace)" : at(sources.locale, "value")
     case "files":
+    case "root":
       return sources.files === undefined ? "(trace)" : at(sources.files, tail("value", path.slice(1)))
+    case "commands":
+      return sources.commands === undefined
+        ? "(trace)"
+        : at(
+            sources.commands,
+            tail(
+              "value",
+              path.slice(1).map((key) => (key === "timeout_ms" ? "timeoutMs" : key))
+            )
+          )
     case "tools":
       return sources.tools === undefined ? "(trace)" : at(sources.tools, tail("value", path.slice(1)))
     case "mcp":
@@ -205,7 +219,24 @@ const textOf = (reply: ReadonlyArray<unknown>): string | undefined => {
   return texts.length === 0 ? undefined : texts.join(" ")
 }
 
-const analyse = (file: string, text: string): Result.Result<Analysis, InvalidScenario> => {
+/**
+ * The trace's `commands` annotation (`Commands.Settings`: `{ shell, network, env, timeoutMs }`;
+ * `timeout_ms` read too) as the scenario's `commands`, in the file's spelling; the problem when it
+ * is not an object. Its values are checked when the scenario is decoded.
+ */
+const commandsOf = (value: unknown): Result.Result<Readonly<Record<string, unknown>>, string> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return Result.fail(`commands must be an object { shell, network, env, timeoutMs }, got ${JSON.stringify(value)}`)
+  }
+  const { timeoutMs, ...rest } = value as Readonly<Record<string, unknown>>
+  return Result.succeed(timeoutMs === undefined ? rest : { ...rest, timeout_ms: timeoutMs })
+}
+
+/**
+ * The trace as a scenario. With `root`, the scenario names that folder (relative to its own)
+ * instead of holding the run's first files inline: the caller writes them there.
+ */
+const analyse = (file: string, text: string, root?: string): Result.Result<Analysis, InvalidScenario> => {
   const parsed = parseLines(file, text)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
   const fail = (path: string, problem: string) => Result.fail(new InvalidScenario({ file, path, problem }))
@@ -218,6 +249,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   let approvals: unknown
   let untrustedOutput: unknown
   let compaction: unknown
+  let commands: Readonly<Record<string, unknown>> | undefined
   let variant: string = Variant.defaultVariant.name
   let start: Extract<Event, { type: "run.started" }> | undefined
   let stop: Extract<Event, { type: "run.ended" }> | undefined
@@ -276,6 +308,11 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
         } else if (event.key === Conversation.annotations.compaction) {
           compaction = event.value
           sources.compaction = line
+        } else if (event.key === Conversation.annotations.commands) {
+          const declared = commandsOf(event.value)
+          if (Result.isFailure(declared)) return fail(at(line, "value"), declared.failure)
+          commands = declared.success
+          sources.commands = line
         } else if (event.key === Conversation.annotations.variant) {
           if (typeof event.value !== "string") return fail(at(line, "value"), "variant must be a variant's name")
           variant = event.value
@@ -354,6 +391,12 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
   }
   if (start === undefined) return fail("(trace)", "no start event: not a trace of the loop")
   if (stop === undefined) return fail("(trace)", "no stop event: the run did not finish")
+  if (commands !== undefined && root === undefined) {
+    return fail(
+      at(sources.commands ?? 0, "value"),
+      "the run had commands, which replay only over a real folder, not over inline files: capture it over a root folder that holds the run's first files (Capture.checkedRooted)"
+    )
+  }
   const stopLine = sources.stop ?? 0
   if (stop.turns !== turns.length) {
     return fail(at(stopLine, "turns"), `${stop.turns}, but the trace has ${turns.length} model reply(ies)`)
@@ -438,12 +481,13 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     locale,
     ...(typeof systemText === "string" ? { system: systemText } : {}),
     ...(first !== undefined && typeof first.content === "string" ? { user: first.content } : {}),
-    files,
+    ...(root === undefined ? { files } : { root }),
     ...(tools === undefined ? {} : { tools }),
     ...(mcp === undefined ? {} : { mcp }),
     ...(policy === undefined ? {} : { policy }),
     ...(approvals === undefined ? {} : { approvals }),
     ...(untrustedOutput === undefined ? {} : { untrustedOutput }),
+    ...(commands === undefined ? {} : { commands }),
     maxTurns: start.max_turns,
     ...(start.breaker === undefined ? {} : { breaker: start.breaker }),
     ...(settings === undefined ? {} : { compaction: settings }),
@@ -463,7 +507,7 @@ const analyse = (file: string, text: string): Result.Result<Analysis, InvalidSce
     const path = Result.isFailure(json) ? json.failure.path : pathOf(decoded.failure.path)
     return fail(origin(sources, path), decoded.failure.problem)
   }
-  return Result.succeed({ captured, sources, variant })
+  return Result.succeed({ captured, sources, variant, files: files as Readonly<Record<string, string>> })
 }
 
 /** `turns[2].reply[0].id` back into keys and indexes. */
@@ -484,32 +528,46 @@ export const capture = (file: string, text: string): Result.Result<Captured, Inv
   Result.map(analyse(file, text), (analysis) => analysis.captured)
 
 /**
- * `capture`, then the proof that the scenario replays: it runs, under the variant the trace was
- * recorded with (`variants` holds the names it may be; the built-in ones by default), and must
- * pass. A run that does not is refused, naming the trace line where it leaves the recording. A
- * scenario that declares MCP servers (the trace's `mcp` annotation, kept as they were mounted)
- * mounts them again to replay, with the `Mounter` of the context; without one it is refused.
- * A run behind a permission gate (the trace's `policy`, `approvals` and `untrusted_output`
- * annotations) replays behind the same gate, made by the context's `Permissions`: a policy or
- * approvals that do not decode are refused at their trace line and path.
+ * A captured scenario that runs over a root folder instead of inline files: the scenario (its
+ * `root` names the folder, relative to the scenario file's folder), and the run's first files,
+ * which the caller writes there.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const checked = (
+export interface Rooted {
+  /** The scenario, as the JSON of a conversation file with `root`. */
+  readonly scenario: Captured
+  /** The files at the start of the run, as the trace recorded them: the root folder's tree. */
+  readonly files: Readonly<Record<string, string>>
+}
+
+/**
+ * `capture` over a root folder: the scenario names `root` (a folder relative to the scenario
+ * file's folder) instead of holding the run's first files, which come with it to be written
+ * there. A run that had commands (the trace's `commands` annotation, as `harness agent
+ * --commands` and a scenario with `commands` record it) replays only so: its commands run in a
+ * real folder.
+ *
+ * @since 0.2.0
+ */
+export const rooted = (file: string, text: string, root: string): Result.Result<Rooted, InvalidScenario> =>
+  Result.map(analyse(file, text, root), (analysis) => ({ scenario: analysis.captured, files: analysis.files }))
+
+/** Replays an analysed trace from `scenario` under its variant: the captured scenario when it passes. */
+const replayed = (
   file: string,
-  text: string,
-  variants: Readonly<Record<string, Variant.Variant>> = Variant.byName
+  analysis: Analysis,
+  variants: Readonly<Record<string, Variant.Variant>>,
+  scenario: string
 ): Effect.Effect<Captured, InvalidScenario> =>
   Effect.gen(function* () {
-    const analysis = analyse(file, text)
-    if (Result.isFailure(analysis)) return yield* analysis.failure
-    const { captured, sources } = analysis.success
-    const variant = variants[analysis.success.variant]
+    const { captured, sources } = analysis
+    const variant = variants[analysis.variant]
     if (variant === undefined) {
       return yield* new InvalidScenario({
         file,
         path: at(sources.variant ?? 0, "value"),
-        problem: `recorded under the variant '${analysis.success.variant}', which this harness does not know: its replay cannot be checked`
+        problem: `recorded under the variant '${analysis.variant}', which this harness does not know: its replay cannot be checked`
       })
     }
     const decoded = parse("captured.json", JSON.stringify(captured))
@@ -525,7 +583,7 @@ export const checked = (
         (error) => new InvalidScenario({ file, path: origin(sources, pathOf(error.at)), problem: error.problem })
       )
     }
-    const verdict = yield* Conversation.run(decoded.success, file, { variant })
+    const verdict = yield* Conversation.run(decoded.success, scenario, { variant })
     const failure = verdict.failures[0]
     if (failure === undefined) return captured
     const turn = failure.turn === undefined ? undefined : sources.turns[failure.turn - 1]
@@ -544,6 +602,54 @@ export const checked = (
       path: at(line),
       problem: `the captured scenario does not replay under the variant '${variant.name}': ${failure.message.split("\n").join(" ")}`
     })
+  })
+
+/**
+ * `capture`, then the proof that the scenario replays: it runs, under the variant the trace was
+ * recorded with (`variants` holds the names it may be; the built-in ones by default), and must
+ * pass. A run that does not is refused, naming the trace line where it leaves the recording. A
+ * scenario that declares MCP servers (the trace's `mcp` annotation, kept as they were mounted)
+ * mounts them again to replay, with the `Mounter` of the context; without one it is refused.
+ * A run behind a permission gate (the trace's `policy`, `approvals` and `untrusted_output`
+ * annotations) replays behind the same gate, made by the context's `Permissions`: a policy or
+ * approvals that do not decode are refused at their trace line and path. A run that had
+ * commands is refused here, at its `commands` line: it replays over a real folder
+ * (`checkedRooted`).
+ *
+ * @since 0.1.0
+ */
+export const checked = (
+  file: string,
+  text: string,
+  variants: Readonly<Record<string, Variant.Variant>> = Variant.byName
+): Effect.Effect<Captured, InvalidScenario> =>
+  Effect.flatMap(Effect.fromResult(analyse(file, text)), (analysis) => replayed(file, analysis, variants, file))
+
+/**
+ * `rooted`, then the proof that it replays, as `checked` gives it: the scenario runs as the file
+ * `options.scenario`, whose folder must already hold its root (`options.root`, the run's first
+ * files written there: a temporary twin of where it will be kept, or the place itself), with the
+ * context's `Roots` (which copies it afresh) and `Commands` (which runs the commands the run
+ * had, sandboxed: the trace's `commands` annotation, every default filled in). It must pass.
+ *
+ * @since 0.2.0
+ */
+export const checkedRooted = (
+  file: string,
+  text: string,
+  options: {
+    /** The root folder's name, relative to the scenario file's folder. */
+    readonly root: string
+    /** The scenario file the replay runs as: its folder holds `root`, already written. */
+    readonly scenario: string
+    /** The variants the trace's may be (default: the built-in ones). */
+    readonly variants?: Readonly<Record<string, Variant.Variant>> | undefined
+  }
+): Effect.Effect<Rooted, InvalidScenario> =>
+  Effect.gen(function* () {
+    const analysis = yield* Effect.fromResult(analyse(file, text, options.root))
+    const scenario = yield* replayed(file, analysis, options.variants ?? Variant.byName, options.scenario)
+    return { scenario, files: analysis.files }
   })
 
 /**
@@ -597,7 +703,20 @@ const analyseTrial = (
   const file = options.trace ?? `${liveFile} (trace)`
   const fail = (path: string, problem: string) => Result.fail(new InvalidScenario({ file, path, problem }))
   if (JsonText.withoutBom(text).trim() === "") return fail("(trace)", "empty: no trial was traced")
-  const analysis = analyse(file, text)
+  const spec = live.file
+  // A root is kept as a folder when the scenario's folder holds it; otherwise the copy's files as the trace shows them.
+  const root =
+    spec.root === undefined
+      ? undefined
+      : Paths.relative(Paths.dirname(options.out), Paths.join(Paths.dirname(liveFile), spec.root))
+  const keepsRoot = root !== undefined && root !== "" && root !== ".." && !root.startsWith("../")
+  if (spec.commands !== undefined && !keepsRoot) {
+    return fail(
+      "(trace)",
+      `the live case declares commands, which replay only over its root folder, and ${JSON.stringify(options.out)} is not in a folder that holds it: write the scenario next to ${liveFile}`
+    )
+  }
+  const analysis = analyse(file, text, keepsRoot ? root : undefined)
   if (Result.isFailure(analysis)) {
     const { path, problem } = analysis.failure
     return path === "(trace)" && problem.startsWith("no start event")
@@ -608,7 +727,6 @@ const analyseTrial = (
       : Result.fail(analysis.failure)
   }
   const { captured, sources } = analysis.success
-  const spec = live.file
   const startLine = at(sources.start, "messages")
   const wrongCase = (what: string, line: string, traced: unknown, declared: unknown) =>
     fail(
@@ -636,12 +754,6 @@ const analyseTrial = (
       `no '${Conversation.annotations.finalFiles}' annotation: the trial's files after it are not known, so it cannot be judged`
     )
   }
-  // A root is kept as a folder when the scenario's folder holds it; otherwise the copy's files as the trace shows them.
-  const root =
-    spec.root === undefined
-      ? undefined
-      : Paths.relative(Paths.dirname(options.out), Paths.join(Paths.dirname(liveFile), spec.root))
-  const keepsRoot = root !== undefined && root !== "" && root !== ".." && !root.startsWith("../")
   const where = options.trial === undefined ? "a trial" : `trial ${options.trial}`
   const { system, user, files, mcp, approvals, breaker, stream } = captured
   const scenario: Captured = {
@@ -658,6 +770,7 @@ const analyseTrial = (
     ...(spec.policy === undefined ? {} : { policy: spec.policy }),
     ...(approvals === undefined ? {} : { approvals }),
     ...(spec.untrustedOutput === undefined ? {} : { untrustedOutput: spec.untrustedOutput }),
+    ...(spec.commands === undefined ? {} : { commands: spec.commands }),
     maxTurns,
     ...(breaker === undefined ? {} : { breaker }),
     ...(stream === undefined ? {} : { stream }),
@@ -670,7 +783,13 @@ const analyseTrial = (
     return fail(origin(sources, pathOf(decoded.failure.path)), decoded.failure.problem)
   }
   const run = { ended: Result.succeed(endedOf(scenario, outcome.stop, outcome.text)), files: outcome.files }
-  return Result.succeed({ captured: scenario, sources, variant: analysis.success.variant, run })
+  return Result.succeed({
+    captured: scenario,
+    sources,
+    variant: analysis.success.variant,
+    files: analysis.success.files,
+    run
+  })
 }
 
 /**

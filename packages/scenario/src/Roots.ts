@@ -35,6 +35,19 @@ export class InvalidRoot extends InvalidRootBase {
 }
 
 /**
+ * A root folder's copy, opened: the file tools' `Files` over it, and, when the copy is a real
+ * folder on the disk, its absolute path (`folder`): where the commands a scenario declares run.
+ * A `Roots` whose copies are not real folders leaves it out, and a scenario with `commands`
+ * cannot run there.
+ *
+ * @since 0.2.0
+ */
+export interface Opened extends Files.FilesShape {
+  /** The copy's absolute path, when it is a real folder (`TreeRoots`' copies are). */
+  readonly folder?: string | undefined
+}
+
+/**
  * What checks a declared root and opens a copy of it. `root` is the file's `root` as written,
  * `file` the scenario file's path (the root is relative to its folder).
  *
@@ -48,10 +61,10 @@ export interface Shape {
   readonly check: (root: string, file: string) => Effect.Effect<void, InvalidRoot>
   /**
    * A fresh copy of the folder's tree for the length of the scope, as the file tools' `Files`
-   * (removed when the scope closes). Fails, naming the entry, when the tree holds what cannot
-   * be copied.
+   * (removed when the scope closes), with the copy's path when it is a real folder. Fails,
+   * naming the entry, when the tree holds what cannot be copied.
    */
-  readonly open: (root: string, file: string) => Effect.Effect<Files.FilesShape, InvalidRoot, Scope.Scope>
+  readonly open: (root: string, file: string) => Effect.Effect<Opened, InvalidRoot, Scope.Scope>
 }
 
 const RootsBase: Context.ServiceClass<Roots, "@agent-harness/scenario/Roots", Shape> = Context.Service<Roots, Shape>()(

@@ -9,6 +9,7 @@ import { type Cause, Data, Predicate, Result, Schema, SchemaIssue, SchemaParser 
 import { Message, StopReason } from "@agent-harness/executor"
 import { SessionResult } from "@agent-harness/planner"
 import { JsonPath } from "@agent-harness/tool-schema"
+import * as Commands from "./Commands.ts"
 import * as Checks from "./internal/checks.ts"
 import * as Criteria from "./internal/criteria.ts"
 import * as PlanSteps from "./internal/planSteps.ts"
@@ -189,6 +190,8 @@ export const ConversationFile: Schema.Struct<{
   readonly approvals: Schema.optionalKey<Schema.$Array<Schema.Unknown>>
   /** Mark the text of every result a tool produced as untrusted data (needs a policy). */
   readonly untrustedOutput: Schema.optionalKey<Schema.Boolean>
+  /** The sandboxed command tool over the copy of `root` (needs `root`; the `Commands` service). */
+  readonly commands: Schema.optionalKey<typeof Commands.Declaration>
   readonly maxTurns: Schema.optionalKey<Schema.Int>
   /** The repeated-call breaker the run is watched by (none by default). */
   readonly breaker: Schema.optionalKey<typeof BreakerSettings>
@@ -222,6 +225,8 @@ export const ConversationFile: Schema.Struct<{
   approvals: Schema.optionalKey(Schema.Array(Schema.Unknown)),
   /** Mark the text of every result a tool produced as untrusted data (needs a policy). */
   untrustedOutput: Schema.optionalKey(Schema.Boolean),
+  /** The sandboxed command tool over the copy of `root` (needs `root`; the `Commands` service). */
+  commands: Schema.optionalKey(Commands.Declaration),
   maxTurns: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   /** The repeated-call breaker the run is watched by (none by default). */
   breaker: Schema.optionalKey(BreakerSettings),
@@ -458,6 +463,7 @@ export const LiveFile: Schema.Struct<
     | "mcp"
     | "policy"
     | "untrustedOutput"
+    | "commands"
     | "maxTurns"
   > & {
     readonly kind: Schema.Literal<"live">
@@ -481,6 +487,7 @@ export const LiveFile: Schema.Struct<
   mcp: ConversationFile.fields.mcp,
   policy: ConversationFile.fields.policy,
   untrustedOutput: ConversationFile.fields.untrustedOutput,
+  commands: ConversationFile.fields.commands,
   maxTurns: ConversationFile.fields.maxTurns,
   /** The pass criterion: checks that must all hold, written before running. */
   pass: Schema.Array(Criteria.Check),
@@ -667,10 +674,17 @@ const checkTools = (file: string, scenario: Pick<ConversationFile, "tools">): In
 /** The environment's fields (a conversation's or a live case's) checked, then the kind's own (`own`). */
 const checkEnvironment = (
   file: string,
-  f: Pick<ConversationFile, "tools" | "root" | "files" | "mcp" | "policy" | "approvals" | "untrustedOutput">,
+  f: Pick<
+    ConversationFile,
+    "tools" | "root" | "files" | "mcp" | "policy" | "approvals" | "untrustedOutput" | "commands"
+  >,
   own: () => Checks.Problem | undefined
 ): InvalidScenario | undefined =>
-  checkTools(file, f) ?? invalid(file, Checks.checkRoot(f) ?? Checks.checkMcp(f) ?? Checks.checkPermissions(f) ?? own())
+  checkTools(file, f) ??
+  invalid(
+    file,
+    Checks.checkRoot(f) ?? Checks.checkMcp(f) ?? Checks.checkPermissions(f) ?? Checks.checkCommands(f) ?? own()
+  )
 
 const baseName = (file: string): string => {
   const last = file.split(/[\\/]/).pop() ?? file

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Option, Path, Result, Stream } from "effect"
+import * as Commands from "./Commands.ts"
 import * as Conversation from "./Conversation.ts"
 import * as InputFile from "./InputFile.ts"
 import * as LiveCase from "./LiveCase.ts"
@@ -140,8 +141,10 @@ export const collect = (
  * `policy` when no `Permissions.Permissions` is provided, or whose policy or approvals do not
  * decode (at their JSON path: `policy.rules[0].decision`). One that declares a `root` folder is
  * refused (at `root`) when no `Roots.Roots` is provided, or when the folder cannot be used (it
- * does not exist, is not a folder, is a link, is outside the scenario file's folder). A live
- * case is checked the same way as a conversation.
+ * does not exist, is not a folder, is a link, is outside the scenario file's folder). One that
+ * declares `commands` is refused (at `commands`) when no `Commands.Commands` is provided, or when
+ * it says no sandbox can run them here (why, and the fix). A live case is checked the same way
+ * as a conversation.
  *
  * @since 0.1.0
  */
@@ -167,6 +170,17 @@ export const load = (
       yield* Effect.mapError(
         roots.value.check(root, file),
         (error) => new ScenarioFile.InvalidScenario({ file, path: "root", problem: error.problem })
+      )
+    }
+    const commands = hasEnvironment ? scenario.file.commands : undefined
+    if (commands !== undefined) {
+      const host = yield* Effect.serviceOption(Commands.Commands)
+      if (Option.isNone(host)) {
+        return yield* new ScenarioFile.InvalidScenario({ file, path: "commands", problem: Commands.missing })
+      }
+      yield* Effect.mapError(
+        host.value.check(Commands.declared(commands)),
+        (error) => new ScenarioFile.InvalidScenario({ file, path: error.at, problem: error.problem })
       )
     }
     if (hasEnvironment && scenario.file.policy !== undefined) {

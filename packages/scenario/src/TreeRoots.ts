@@ -3,7 +3,8 @@
  * conversation scenario's `root` folder, checked when the file is loaded and copied afresh for
  * each run into a temporary folder (removed when the run ends), its file tools working on the
  * copy through `TreeFiles` (the same real-folder `Files` as `harness agent --root`:
- * `.gitignore` honoured, `.git` hidden, links refused). The fixture itself is never written.
+ * `.gitignore` honoured, `.git` hidden, links refused), the copy's path given with them (where a
+ * scenario's `commands` run). The fixture itself is never written.
  * Import it from `@agent-harness/scenario/TreeRoots` (Node, Deno and Bun: it reads the disk;
  * the package's main entry does not), and provide `layer` where scenario files run.
  *
@@ -188,10 +189,14 @@ export const roots: Shape = Roots.Roots.of({
           })
       )
       yield* attempt(() => copyTree(folder, copy, root.replace(/[\\/]+$/, "")))
-      return yield* Effect.mapError(
+      const files = yield* Effect.mapError(
         TreeFiles.make(copy),
         (error) => new Roots.InvalidRoot({ problem: `the copy of ${JSON.stringify(root)}: ${error.message}` })
       )
+      // The copy's real path: where a scenario's commands run (links of the temporary folder resolved).
+      const real = yield* attempt(() => fs.realpathSync(copy))
+      const opened: Roots.Opened = { ...files, folder: real }
+      return opened
     })
 })
 

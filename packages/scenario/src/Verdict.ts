@@ -40,7 +40,8 @@ export interface Failure {
    * What differs: an observation, the script's length, or the outcome; or `mcp`: a declared
    * server was not mounted; or `permission`: the declared policy could not be enforced, or the
    * run left its scripted approvals; or `root`: the declared root folder could not be copied;
-   * or `pass`: a check of the scenario's pass criterion did not hold (a live trial's words).
+   * or `commands`: the declared command tool could not be made (no sandbox here); or `pass`: a
+   * check of the scenario's pass criterion did not hold (a live trial's words).
    */
   readonly kind:
     | "divergence"
@@ -58,6 +59,7 @@ export interface Failure {
     | "mcp"
     | "permission"
     | "root"
+    | "commands"
     | "pass"
   /** The turn (model call, from 1) where it happened, for a conversation. */
   readonly turn?: number | undefined

@@ -7,6 +7,8 @@
 
 /** From a recorded trace to a regression test: a conversation trace turned into a scenario that replays it. @since 0.1.0 */
 export * as Capture from "./Capture.ts"
+/** The sandboxed command tool in conversation scenarios: `commands`, and the `Commands` service that makes it. @since 0.2.0 */
+export * as Commands from "./Commands.ts"
 /** Runs a `conversation` scenario through the real loop with the scripted model, and judges its outcome. @since 0.1.0 */
 export * as Conversation from "./Conversation.ts"
 /** Reads an input file without hanging or guessing: regular files only, bounded in size, UTF-8. @since 0.1.0 */

@@ -2,7 +2,8 @@
  * The `Roots` over the real folder tree (`@agent-harness/scenario/TreeRoots`), on its own: each
  * `open` is a fresh copy (writes never reach the fixture nor the next copy), removed when its
  * scope closes; a link is copied as a link, never followed; a FIFO fails the copy naming it,
- * without waiting on it; `check` refuses a folder outside the scenario's and the scenario's own.
+ * without waiting on it; `check` refuses a folder outside the scenario's and the scenario's own;
+ * the copy's real path comes with it, for the commands a scenario declares.
  * The CLI's tests run the same service through `harness test` (apps/cli/test/ScenarioRoot.test.ts).
  */
 import { execFileSync } from "node:child_process"
@@ -29,6 +30,27 @@ const problemOf = <A, R>(effect: Effect.Effect<A, { readonly problem: string }, 
   Effect.map(Effect.flip(effect), (error) => error.problem)
 
 describe("TreeRoots.roots", () => {
+  it.effect("the copy's real path comes with its files (where a scenario's commands run), gone after", () =>
+    Effect.gen(function* () {
+      const file = suite("folder")
+      const folder = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const opened = yield* TreeRoots.roots.open("fixture", file)
+          const folder = opened.folder ?? ""
+          assert.isTrue(path.isAbsolute(folder))
+          assert.strictEqual(fs.realpathSync(folder), folder)
+          // A file written in the folder (as a command would) is the file tools' too.
+          fs.writeFileSync(path.join(folder, "made.txt"), "by a command\n")
+          assert.deepStrictEqual(yield* opened.read("made.txt"), Option.some("by a command\n"))
+          assert.deepStrictEqual(yield* opened.snapshot, { "list.txt": "a\n", "made.txt": "by a command\n" })
+          return folder
+        })
+      )
+      assert.isFalse(fs.existsSync(folder))
+      assert.isFalse(fs.existsSync(path.join(temp, "folder", "fixture", "made.txt")))
+    })
+  )
+
   it.effect("each open is a fresh copy, removed when its scope closes; the fixture is never written", () =>
     Effect.gen(function* () {
       const file = suite("fresh")

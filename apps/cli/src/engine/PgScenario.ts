@@ -73,6 +73,7 @@ const Failure = Schema.Struct({
     "mcp",
     "permission",
     "root",
+    "commands",
     "pass"
   ]),
   turn: Schema.optional(Schema.Int),

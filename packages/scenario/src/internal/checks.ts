@@ -1,11 +1,12 @@
 /**
  * What a scenario file must be beyond its Schema: patterns that compile, step and case ids once
  * each, `mcp` servers that can be started under their own prefixes, the gate's fields only with
- * a `policy`, a relative `root` folder instead of inline files, and a turn with calls that lists
- * what the model must be shown. Each check gives the first problem, or `undefined`.
+ * a `policy`, a relative `root` folder instead of inline files, `commands` only over a `root`
+ * with variables that can be set, and a turn with calls that lists what the model must be shown. Each check gives the first problem, or `undefined`.
  */
 import { JsonPath } from "@agent-harness/tool-schema"
 import { Result } from "effect"
+import * as Commands from "../Commands.ts"
 import * as Mounter from "../Mounter.ts"
 import * as Pattern from "../Pattern.ts"
 import type * as ScenarioFile from "../ScenarioFile.ts"
@@ -135,6 +136,25 @@ export const checkRoot = (scenario: Pick<ScenarioFile.ConversationFile, "root" |
     return { path: "root", problem: "a folder name cannot hold a NUL character" }
   }
   return undefined
+}
+
+/**
+ * `commands`: they run in a real folder, so only over a `root` (inline `files` live in memory);
+ * the declared variables can be set (`Commands.check`: names, NUL characters, size).
+ */
+export const checkCommands = (
+  scenario: Pick<ScenarioFile.ConversationFile, "commands" | "root">
+): Problem | undefined => {
+  const commands = scenario.commands
+  if (commands === undefined) return undefined
+  if (scenario.root === undefined) {
+    return {
+      path: "commands",
+      problem: `needs root: the commands run in a real folder (add "root", a folder next to this file, copied afresh for each run)`
+    }
+  }
+  const wrong = Commands.check(commands)
+  return wrong === undefined ? undefined : { path: JsonPath.text(["commands", ...wrong.path]), problem: wrong.problem }
 }
 
 /** Each case id once. */

@@ -1,14 +1,15 @@
 /**
  * The environment a conversation or a live case runs in, made afresh for each run: its files (a
  * fresh copy of its `root` folder, or its inline `files` in memory), its tools (the file tools
- * of its locale, its scripted tools, its mounted MCP servers) and the gate of its `policy`, each
- * recorded on the trace as `Capture` reads it; then, after the run, what the gate saw and the
- * final files.
+ * of its locale, its scripted tools, its sandboxed commands over the copy, its mounted MCP
+ * servers) and the gate of its `policy`, each recorded on the trace as `Capture` reads it; then,
+ * after the run, what the gate saw and the final files.
  */
 import { Execute, Trace } from "@agent-harness/executor"
 import { Files, FileTools } from "@agent-harness/file-tools"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Effect, Option, Result, type Scope } from "effect"
+import * as Commands from "../Commands.ts"
 import * as Mounter from "../Mounter.ts"
 import * as Permissions from "../Permissions.ts"
 import * as Roots from "../Roots.ts"
@@ -35,7 +36,7 @@ export const annotations = {
 /** The fields of a file that make its environment (a conversation's or a live case's). */
 export type Spec = Pick<
   ScenarioFile.ConversationFile,
-  "locale" | "files" | "root" | "tools" | "mcp" | "policy" | "approvals" | "untrustedOutput"
+  "locale" | "files" | "root" | "tools" | "mcp" | "policy" | "approvals" | "untrustedOutput" | "commands"
 >
 
 /**
@@ -71,12 +72,21 @@ const rootFailure = (problem: string): Verdict.Failure => ({
   message: `root: ${problem}`
 })
 
+/** A failure to make the declared command tools (nothing of the script ran). */
+const commandsFailure = (problem: string): Verdict.Failure => ({
+  kind: "commands",
+  expected: "the declared command tool, sandboxed over the root folder's copy",
+  seen: problem,
+  message: problem
+})
+
 /**
  * The files the run works on: a fresh copy of the file's `root` folder (made by the `Roots`
- * service, removed when the scope closes), or its inline `files` in memory. Fails when the file
- * declares a root and there is no `Roots`, or the copy cannot be made.
+ * service, removed when the scope closes, with its path when it is a real folder), or its inline
+ * `files` in memory. Fails when the file declares a root and there is no `Roots`, or the copy
+ * cannot be made.
  */
-const filesOf = (spec: Spec, file: string): Effect.Effect<Files.FilesShape, Verdict.Failure, Scope.Scope> =>
+const filesOf = (spec: Spec, file: string): Effect.Effect<Roots.Opened, Verdict.Failure, Scope.Scope> =>
   Effect.gen(function* () {
     if (spec.root === undefined) return Files.makeFiles(spec.files ?? {})
     const roots = yield* Effect.serviceOption(Roots.Roots)
@@ -112,6 +122,46 @@ const gateOf = (spec: Spec): Effect.Effect<Permissions.Gate | undefined, Verdict
       yield* Trace.record({ type: "trace.annotated", key: annotations.untrustedOutput, value: spec.untrustedOutput })
     }
     return gate
+  })
+
+/**
+ * The command tools the file declares (`commands`), made by the `Commands` service over the
+ * real folder of the root's copy and recorded on the trace as they run (`Commands.Settings`);
+ * `undefined` when it declares none. Fails when there is no `Commands`, the copy is no real
+ * folder, the sandbox cannot be made, or a command tool has the name of a scripted tool.
+ */
+const commandsOf = (
+  spec: Spec,
+  files: Roots.Opened,
+  locale: "en" | "es"
+): Effect.Effect<Commands.Offered | undefined, Verdict.Failure> =>
+  Effect.gen(function* () {
+    if (spec.commands === undefined) return undefined
+    const commands = yield* Effect.serviceOption(Commands.Commands)
+    if (Option.isNone(commands)) return yield* Effect.fail(commandsFailure(`commands: ${Commands.missing}`))
+    const folder = files.folder
+    if (folder === undefined) {
+      return yield* Effect.fail(
+        commandsFailure(
+          "commands: the root folder's copy is not a real folder here (the Roots service gives no path), and commands run in one: provide the Roots of @agent-harness/scenario/TreeRoots"
+        )
+      )
+    }
+    const offered = yield* Effect.mapError(
+      commands.value.tools(Commands.declared(spec.commands), folder, locale),
+      (error) => commandsFailure(error.message)
+    )
+    for (const tool of offered.toolset.tools) {
+      if (spec.tools !== undefined && Object.hasOwn(spec.tools, tool.name)) {
+        return yield* Effect.fail(
+          commandsFailure(
+            `commands: the command tool '${tool.name}' has the name of the scripted tool tools.${tool.name}: rename the scripted tool`
+          )
+        )
+      }
+    }
+    yield* Trace.record({ type: "trace.annotated", key: annotations.commands, value: offered.settings })
+    return offered
   })
 
 /**
@@ -179,7 +229,9 @@ export interface NotOpened {
 /**
  * Makes a fresh environment for one run, for the length of the scope: the files (a `root`
  * copy, or the inline files), recorded on the trace with the variant, the locale and the
- * scripted tools; the MCP servers mounted; the gate made. Fails with what could not be made.
+ * scripted tools; the command tools made over the copy; the MCP servers mounted; the gate made.
+ * The tools in that order: the file tools of the locale, the scripted tools, the commands, the
+ * MCP servers'. Fails with what could not be made.
  */
 export const open = (spec: Spec, file: string, variant: string): Effect.Effect<Environment, NotOpened, Scope.Scope> =>
   Effect.gen(function* () {
@@ -198,6 +250,9 @@ export const open = (spec: Spec, file: string, variant: string): Effect.Effect<E
     if (spec.tools !== undefined)
       yield* Trace.record({ type: "trace.annotated", key: annotations.tools, value: spec.tools })
     let tools: Toolset.Toolset<Tool.Any> = toolset(spec)
+    const commands = yield* Effect.result(commandsOf(spec, files, locale))
+    if (Result.isFailure(commands)) return yield* notOpened(commands.failure)
+    if (commands.success !== undefined) tools = Toolset.merge(tools, commands.success.toolset)
     if (spec.mcp !== undefined && spec.mcp.length > 0) {
       const mounted = yield* Effect.result(mountDeclared(spec.mcp, file))
       if (Result.isFailure(mounted)) return yield* notOpened(mounted.failure)
