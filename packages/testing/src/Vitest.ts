@@ -7,10 +7,11 @@
  * harness variant, as `harness test --variant before` does. Live cases (`kind: live`) are left
  * out: they run as trials against a live model (`harness test --trials N --model P:M`).
  *
- * A scenario that declares a permission `policy`, MCP servers (`mcp`) or a `root` folder needs
- * the service that enforces, mounts or copies it, as `harness test` has them: pass their layers
- * as `{ layer }` (`layer` of `@agent-harness/permission/scenario`, `@agent-harness/mcp/scenario`
- * and `@agent-harness/scenario/TreeRoots`, merged with `Layer.mergeAll` for more than one).
+ * A scenario that declares a permission `policy`, MCP servers (`mcp`), a `root` folder or
+ * `commands` needs the service that enforces, mounts, copies or runs it, as `harness test` has
+ * them: pass their layers as `{ layer }` (`layer` of `@agent-harness/permission/scenario`,
+ * `@agent-harness/mcp/scenario`, `@agent-harness/command/scenario` and
+ * `@agent-harness/scenario/TreeRoots`, merged with `Layer.mergeAll` for more than one).
  * Without its service such a scenario fails, saying which entry to import.
  *
  * ```ts
@@ -52,8 +53,8 @@ export interface Options {
   readonly timeout?: number | undefined
   /**
    * The services the scenarios may ask for, as a layer built from nothing: the scenario
-   * package's `Permissions` (for `policy`), `Mounter` (for `mcp`) and `Roots` (for `root`), or
-   * anything else the files' runs need. Provided to each file's load and run, over Node's file
+   * package's `Permissions` (for `policy`), `Mounter` (for `mcp`), `Roots` (for `root`) and
+   * `Commands` (for `commands`), or anything else the files' runs need. Provided to each file's load and run, over Node's file
    * system.
    */
   readonly layer?: Layer.Layer<never, unknown> | undefined
