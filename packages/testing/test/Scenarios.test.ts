@@ -1,9 +1,9 @@
 /**
  * The shipped scenarios of the harness CLI, one test each, through the helper users call. Those
  * under root/ declare a root folder and run with the Roots of `@agent-harness/scenario/TreeRoots`;
- * those under permission/ and mcp/ need the permission and MCP packages' services, and run
- * through this helper in those packages' tests. Without its service, a scenario fails naming the
- * entry to import.
+ * those under permission/, mcp/ and commands/ need the permission, MCP and command packages'
+ * services, and run through this helper in those packages' tests. Without its service, a
+ * scenario fails naming the entry to import.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -16,7 +16,7 @@ import { report, shipped } from "./fixtures/shipped.ts"
 const SLOW = 60_000
 
 const withoutEdges = readdirSync(shipped)
-  .filter((name) => name !== "mcp" && name !== "permission" && name !== "root")
+  .filter((name) => name !== "mcp" && name !== "permission" && name !== "root" && name !== "commands")
   .map((name) => join(shipped, name))
 
 describe("apps/cli/scenarios", () => {
@@ -51,13 +51,15 @@ describe("apps/cli/scenarios/root, with the Roots of @agent-harness/scenario/Tre
 describe("a scenario whose service is not provided", () => {
   it("is INVALID at the field, naming the entry that provides it", { timeout: SLOW }, async () => {
     const cases = [
-      ["permission/append-denied.json", "policy", "the Permissions of @agent-harness/permission/scenario"],
-      ["mcp/calculator.json", "mcp", "the Mounter of @agent-harness/mcp/scenario"],
-      ["root/real-folder.json", "root", "the Roots of @agent-harness/scenario/TreeRoots"]
+      ["permission/append-denied.json", "policy", "the Permissions of @agent-harness/permission/scenario", undefined],
+      ["mcp/calculator.json", "mcp", "the Mounter of @agent-harness/mcp/scenario", undefined],
+      ["root/real-folder.json", "root", "the Roots of @agent-harness/scenario/TreeRoots", undefined],
+      // Its root copied, its commands have nothing to run them.
+      ["commands/count-lines.json", "commands", "the Commands of @agent-harness/command/scenario", TreeRoots.layer]
     ] as const
-    for (const [relative, field, service] of cases) {
+    for (const [relative, field, service, layer] of cases) {
       const file = join(shipped, relative)
-      const line = await report(file)
+      const line = await report(file, layer)
       expect(line.startsWith(`INVALID ${file}: ${field}: `), line).toBe(true)
       expect(line).toContain(`provide ${service} (its layer)`)
     }
