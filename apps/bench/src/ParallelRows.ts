@@ -35,10 +35,24 @@ const median = (values: ReadonlyArray<number>): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
+/** The fewest cores the row's target means anything on: with 2, one thread's start and heap outweigh what it takes off. */
+export const minCores = 4
+
 export const measure = async (settings: Measure.Settings): Promise<ReadonlyArray<Table.Row>> => {
+  const cores = availableParallelism()
+  if (cores < minCores) {
+    return [
+      {
+        id: "12",
+        label: `\`harness test\` on every core: not run on ${cores} cores (threads pay off only with spare cores; the code path is tested in apps/cli/test/TestWorkers*.test.ts)`,
+        value: "—",
+        target: `≥ 0.7 × cores, on ≥ ${minCores} cores`,
+        notHere: `${cores} cores, the row needs ≥ ${minCores}`
+      }
+    ]
+  }
   const built = spawnSync(process.execPath, [`${cliDir}build.ts`], { encoding: "utf8" })
   check(built.status === 0, `the CLI builds (${built.stderr})`)
-  const cores = availableParallelism()
   const dir = ScenarioRows.writeScenarios()
   try {
     timed(dir, 1) // fills Node's compile cache and the file cache

@@ -12,8 +12,10 @@ export interface Row {
   /** The ratio to A, when the value is a cost per call. */
   readonly ratio?: number | undefined
   readonly target?: string | undefined
-  /** `undefined`: a reference row, nothing to meet. */
+  /** `undefined`: a reference row, nothing to meet (or a target not measured here: `notHere`). */
   readonly met?: boolean | undefined
+  /** Why the row's target cannot be measured on this machine (it is then not counted). */
+  readonly notHere?: string | undefined
 }
 
 export const ns = (value: number): string =>
@@ -45,10 +47,32 @@ const cell = (text: string): string => text.replaceAll("|", "\\|")
 export const markdown = (rows: ReadonlyArray<Row>): string => {
   const lines = ["| # | measurement | median | × A | target | |", "|---|---|---:|---:|---|---|"]
   for (const row of rows) {
-    const verdict = row.met === undefined ? "" : row.met ? "met" : "**not met**"
+    const verdict =
+      row.notHere !== undefined
+        ? `not measured here: ${row.notHere}`
+        : row.met === undefined
+          ? ""
+          : row.met
+            ? "met"
+            : "**not met**"
     lines.push(
       `| ${row.id} | ${cell(row.label)} | ${row.value} | ${row.ratio === undefined ? "" : times(row.ratio)} | ${cell(row.target ?? "")} | ${verdict} |`
     )
   }
   return lines.join("\n")
+}
+
+/**
+ * The run's last line: how many of the targets measured on this machine were met, and which
+ * targets were not measured here, and why.
+ */
+export const summary = (rows: ReadonlyArray<Row>): string => {
+  const measured = rows.filter((row) => row.met !== undefined && row.notHere === undefined)
+  const met = measured.filter((row) => row.met === true).length
+  const away = rows.filter((row) => row.notHere !== undefined)
+  const notHere =
+    away.length === 0
+      ? ""
+      : `; not measured on this machine: ${away.map((row) => `row ${row.id} (${row.notHere})`).join(", ")}`
+  return `${met} of ${measured.length} targets measured on this machine met${notHere}.`
 }

@@ -26,11 +26,21 @@ import * as TrialsRows from "./TrialsRows.ts"
 import * as ViewerRows from "./ViewerRows.ts"
 
 const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
-// `pnpm bench --only tree|stream|trials [--quick]`: row 13, rows 14a–b or rows 15a–b, alone, printed only.
-const alone = { tree: TreeRows.measure, stream: StreamRows.measure, trials: TrialsRows.measure }
+// `pnpm bench --only GROUP [--quick]`: one group of rows alone, printed only (with its summary line).
+const alone: Readonly<Record<string, (settings: Measure.Settings) => Promise<ReadonlyArray<Table.Row>>>> = {
+  execute: async (s) => (await ExecuteRows.measure(s)).rows,
+  cold: ColdStartRows.measure,
+  durable: async (s) => DurableRows.measure(s, (await ExecuteRows.measure(s)).a),
+  parallel: ParallelRows.measure,
+  tree: TreeRows.measure,
+  stream: StreamRows.measure,
+  trials: TrialsRows.measure
+}
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
-if (only === "tree" || only === "stream" || only === "trials") {
-  console.log(Table.markdown(await alone[only](settings)))
+const group = only === undefined ? undefined : alone[only]
+if (group !== undefined) {
+  const rows = await group(settings)
+  console.log(`${Table.markdown(rows)}\n\n${Table.summary(rows)}`)
   process.exit(0)
 }
 // `pnpm bench --only telemetry [--quick]`: rows 1–2 (for A), then row 16, printed only.
@@ -38,6 +48,12 @@ if (only === "telemetry") {
   const { a } = await ExecuteRows.measure(settings)
   console.log(Table.markdown(await TelemetryRows.measure(settings, a)))
   process.exit(0)
+}
+if (only !== undefined) {
+  console.error(
+    `pnpm bench --only: ${JSON.stringify(only)} is no group; one of ${[...Object.keys(alone), "telemetry"].join(", ")}`
+  )
+  process.exit(2)
 }
 const started = performance.now()
 const step = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
@@ -71,8 +87,6 @@ const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
 const machine = `${availableParallelism()} × ${cpu}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`
-const met = rows.filter((row) => row.met === true).length
-const targets = rows.filter((row) => row.met !== undefined).length
 const text = [
   `${settings.quick ? "Quick run" : "Run"} of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${seconds.toFixed(0)} s.`,
   `${settings.rounds} shuffled rounds per group; each figure is the median over the rounds of the per-round median.`,
@@ -80,7 +94,7 @@ const text = [
   "",
   Table.markdown(rows),
   "",
-  `${met} of ${targets} targets met.`
+  Table.summary(rows)
 ].join("\n")
 console.log(text)
 if (!settings.quick) {
