@@ -17,22 +17,31 @@
  * hold once it has appended (before its outcome is recorded), say so and wait to be killed: the
  * driver sends it before some kills, so that they land inside a call that ran.
  *
- *   node apps/cli/src/PgSoakRunner.ts <database url> <root> <port> [--no-journal]
+ *   node PgSoakRunner.ts <database url> <root> <port> [--no-journal] [--approvals [--approve-denied]]
  *
  * `--no-journal` runs the calls without the journal (a store that records nothing): the soak's
  * own tests use it to see that the soak finds the appends a takeover runs twice.
+ *
+ * `--approvals` puts the conversations behind the soak's policy (`PgSoakApprovals.policy`): an
+ * asked call is parked in the approvals table and its conversation suspends until the soak's
+ * answering side answers it. Each time a call starts to wait the runner prints
+ * `{"parked":{"id","session","call","digest","asked_at"}}`. A line `hold-take <approval id>`
+ * makes the run that next takes that approval's answer hold there, before the call goes on.
+ * `--approve-denied` (with `--approvals`) reads every denied approval as approved, so denied
+ * calls run: the soak's own tests use it to see that the soak finds them.
  *
  * Exit 2 on bad usage, 1 when the runner cannot start (the reason on stderr).
  *
  * @since 0.1.0
  */
 import process from "node:process"
-import { DurableJournal, Engine } from "@agent-harness/durable"
+import { DurableApprovals, DurableJournal, Engine, PgApprovals } from "@agent-harness/durable"
 import { Model, type Outcome } from "@agent-harness/executor"
 import { Files } from "@agent-harness/file-tools"
-import type { Journal } from "@agent-harness/idempotency"
-import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import type { Approvals, Journal } from "@agent-harness/idempotency"
+import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import * as Child from "../Child.ts"
+import * as PgSoakApprovals from "./PgSoakApprovals.ts"
 import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
 
 /**
@@ -73,17 +82,52 @@ export const lineOf = (outcome: Outcome.Outcome, session: string): OutcomeLine =
 })
 
 /**
+ * How a runner runs.
+ *
+ * @since 0.1.0
+ */
+export interface RunnerOptions {
+  /** Without the journal (`--no-journal`). */
+  readonly withoutJournal?: boolean | undefined
+  /** Whether the append that just ran holds (the driver asked it to). */
+  readonly holdNext?: (() => boolean) | undefined
+  /** Conversations behind the soak's policy (`--approvals`). */
+  readonly approvals?: boolean | undefined
+  /** Whether a run taking the answer of this approval holds (the driver asked it to). */
+  readonly holdTake?: ((id: string) => boolean) | undefined
+  /** Denied approvals read as approved (`--approve-denied`): the soak's own check. */
+  readonly approveDenied?: boolean | undefined
+}
+
+/**
+ * The runner's approvals store: the Postgres table, a run that takes an answer the driver named
+ * held there, and (`approveDenied`) every denied approval read as approved.
+ *
+ * @since 0.1.0
+ */
+export const soakStore = (store: Approvals.Store, options: RunnerOptions): Approvals.Store => {
+  const read = (approval: Approvals.Approval): Approvals.Approval =>
+    options.approveDenied === true && approval.state === "denied" ? { ...approval, state: "approved" } : approval
+  const holdTake = options.holdTake
+  return {
+    ...store,
+    park: (ask) =>
+      Effect.flatMap(store.park(ask), (approval) =>
+        approval.state !== "pending" && holdTake !== undefined && holdTake(approval.id)
+          ? Child.hold(`approval ${approval.id}`)
+          : Effect.succeed(read(approval))
+      ),
+    get: (id) => Effect.map(store.get(id), Option.map(read))
+  }
+}
+
+/**
  * The runner: the engine on `127.0.0.1:<port>`, both workflows registered, `{"ready":true}`
  * printed once it is up; it runs until the process ends.
  *
  * @since 0.1.0
  */
-export const runner = (
-  url: string,
-  root: string,
-  port: number,
-  options?: { readonly withoutJournal?: boolean | undefined; readonly holdNext?: (() => boolean) | undefined }
-) => {
+export const runner = (url: string, root: string, port: number, options?: RunnerOptions) => {
   const seen = (outcome: Outcome.Outcome, session: string) => Child.say(lineOf(outcome, session))
   const folders = PgSoakWorkflows.folders(root)
   const holdNext = options?.holdNext
@@ -98,12 +142,21 @@ export const runner = (
               Effect.suspend(() => (holdNext() ? Child.hold(path) : Effect.void))
             )
         }
+  const approvals = options?.approvals === true
+  const permission: PgSoakWorkflows.Permission | undefined = approvals
+    ? { policy: PgSoakApprovals.policy, onParked: (approval) => Child.say(PgSoakApprovals.parkedLine(approval)) }
+    : undefined
   const workflows = Layer.mergeAll(
     PgSoakWorkflows.sessions(seen).layer,
-    PgSoakWorkflows.conversations(seen).layer
+    PgSoakWorkflows.conversations(seen, permission).layer
   ).pipe(Layer.provide(Layer.succeed(Files.Files, files)), Layer.provide(Model.layer(PgSoakWorkflows.model)))
+  const store = Layer.effect(
+    DurableApprovals.DurableApprovals,
+    Effect.map(PgApprovals.make(), (store) => soakStore(store, options ?? {}))
+  )
   return Layer.effectDiscard(Child.say({ ready: true })).pipe(
     Layer.provideMerge(workflows),
+    Layer.provideMerge(approvals ? store : Layer.empty),
     Layer.provideMerge(options?.withoutJournal === true ? DurableJournal.layer(nothing) : DurableJournal.layerPg()),
     Layer.provideMerge(Engine.runner({ url, port, sharding: PgSoakWorkflows.sharding }))
   )
@@ -121,23 +174,34 @@ const nothing: Journal.Store = {
   entries: Effect.succeed([])
 }
 
+const usage = "usage: PgSoakRunner.ts <database url> <root> <port> [--no-journal] [--approvals [--approve-denied]]\n"
+
+const flags = ["--no-journal", "--approvals", "--approve-denied"]
+
 const main = async (args: ReadonlyArray<string>): Promise<number> => {
-  const [url, root, portText, flag] = args
+  const [url, root, portText, ...rest] = args
   const port = Number(portText)
-  const withoutJournal = flag === "--no-journal"
   if (
     url === undefined ||
     root === undefined ||
     !Number.isSafeInteger(port) ||
-    args.length > 4 ||
-    (flag !== undefined && !withoutJournal)
+    rest.some((flag) => !flags.includes(flag)) ||
+    (rest.includes("--approve-denied") && !rest.includes("--approvals"))
   ) {
-    process.stderr.write("usage: PgSoakRunner.ts <database url> <root> <port> [--no-journal]\n")
+    process.stderr.write(usage)
     return 2
   }
   let holds = 0
+  const takes = new Set<string>()
+  let pending = ""
   process.stdin.setEncoding("utf8").on("data", (chunk: string) => {
-    holds += chunk.split("\n").filter((line) => line.trim() === "hold").length
+    pending += chunk
+    for (let end = pending.indexOf("\n"); end >= 0; end = pending.indexOf("\n")) {
+      const line = pending.slice(0, end).trim()
+      pending = pending.slice(end + 1)
+      if (line === "hold") holds += 1
+      else if (line.startsWith("hold-take ")) takes.add(line.slice("hold-take ".length))
+    }
   })
   // Standard input must not keep the process alive on its own.
   process.stdin.unref()
@@ -146,11 +210,17 @@ const main = async (args: ReadonlyArray<string>): Promise<number> => {
     holds -= 1
     return true
   }
+  const holdTake = (id: string) => takes.delete(id)
+  const options: RunnerOptions = {
+    withoutJournal: rest.includes("--no-journal"),
+    holdNext,
+    approvals: rest.includes("--approvals"),
+    holdTake,
+    approveDenied: rest.includes("--approve-denied")
+  }
   // Standard output is for the JSON lines: the engine's own logs go to standard error.
   const exit = await Effect.runPromiseExit(
-    Layer.launch(runner(url, root, port, { withoutJournal, holdNext })).pipe(
-      Effect.provideService(Logger.LogToStderr, true)
-    )
+    Layer.launch(runner(url, root, port, options)).pipe(Effect.provideService(Logger.LogToStderr, true))
   )
   if (Exit.isSuccess(exit)) return 0
   process.stderr.write(`soak runner: ${Cause.pretty(exit.cause)}\n`)

@@ -13,6 +13,7 @@ import { DurableLoop, DurableSession } from "@agent-harness/durable"
 import { Message, Model, type Outcome } from "@agent-harness/executor"
 import { FlatFiles, type Files, FileTools } from "@agent-harness/file-tools"
 import { type Planner, Step } from "@agent-harness/planner"
+import type { Tool } from "@agent-harness/tool-schema"
 import { Effect } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 import * as SoakConversation from "../local/SoakConversation.ts"
@@ -163,15 +164,25 @@ export const sessions = (onOutcome?: OnOutcome | undefined) =>
   })
 
 /**
- * The soak's conversations.
+ * The permission of the soak's conversations when they run with approvals: the policy
+ * (`PgSoakApprovals.policy`) and who is told when a call starts to wait.
  *
  * @since 0.1.0
  */
-export const conversations = (onOutcome?: OnOutcome | undefined) =>
+export type Permission = NonNullable<DurableLoop.Definition<Tool.Any>["permission"]>
+
+/**
+ * The soak's conversations; behind a permission gate when `permission` is given (its asked
+ * calls parked in the runner's `DurableApprovals`).
+ *
+ * @since 0.1.0
+ */
+export const conversations = (onOutcome?: OnOutcome | undefined, permission?: Permission | undefined) =>
   DurableLoop.make("agent-harness/soak-conversation", {
     toolset: FileTools.english,
     maxTurns: 40,
-    onOutcome
+    onOutcome,
+    permission
   })
 
 /**
