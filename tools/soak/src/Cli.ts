@@ -1,7 +1,7 @@
 /**
  * The `soak` command line: the options `harness soak` had, the local soak by default, the
- * Postgres soak with `--engine postgres` (or any of its flags, which it refuses under
- * `--engine local`). Each soak's module loads only when it runs.
+ * Postgres soak with `--engine postgres` (or any of its flags, `--approvals` included, which it
+ * refuses under `--engine local`). Each soak's module loads only when it runs.
  *
  * @since 0.1.0
  */
@@ -37,10 +37,16 @@ export const soak = Command.make(
     databaseUrl: Flag.String("database-url").pipe(
       Flag.optional,
       Flag.withDescription("the Postgres database of --engine postgres (default: $DATABASE_URL)")
+    ),
+    approvals: Flag.Boolean("approvals").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "with --engine postgres: conversations behind a policy that asks about appends to log-1.txt, answered (approve or deny, by the seed) by an answering process also killed at random"
+      )
     )
   },
-  ({ runs, json, seed, kills, engine, runners, databaseUrl }) =>
-    engine === "postgres" || Option.isSome(databaseUrl) || Option.isSome(runners)
+  ({ runs, json, seed, kills, engine, runners, databaseUrl, approvals }) =>
+    engine === "postgres" || Option.isSome(databaseUrl) || Option.isSome(runners) || approvals
       ? Effect.flatMap(
           Effect.promise(() => import("./postgres/PgSoakCommand.ts")),
           (m) =>
@@ -51,7 +57,8 @@ export const soak = Command.make(
               engine,
               kills: Option.getOrUndefined(kills),
               runners: Option.getOrUndefined(runners),
-              databaseUrl: Option.getOrUndefined(databaseUrl)
+              databaseUrl: Option.getOrUndefined(databaseUrl),
+              approvals
             })
         )
       : Effect.flatMap(

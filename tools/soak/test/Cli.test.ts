@@ -18,6 +18,11 @@ describe("soak refuses, exit 2, naming why", () => {
       "--database-url is for --engine postgres: add --engine postgres, or drop --database-url\n"
     ],
     [
+      "--approvals without --engine postgres",
+      ["--approvals"],
+      "--approvals is for --engine postgres: add --engine postgres, or drop --approvals\n"
+    ],
+    [
       "--kills with --engine postgres",
       ["--engine", "postgres", "--kills", "3", "--database-url", "postgres://u@h/db"],
       "--kills is for the local soak: the postgres soak kills runner processes at random instants while sessions run\n"

@@ -19,6 +19,15 @@
  *   the record when a session was taken over, not run again;
  * - at least one runner was killed while sessions ran.
  *
+ * With `approvals`, the conversations run behind the soak's policy (`PgSoakApprovals`): their
+ * asked calls are parked in the approvals table and answered by the soak's answering child
+ * (`PgSoakAnswering`), approve or deny as the seed says, at random moments; the killer also
+ * kills while calls wait, between an answer's write and its wake, and right after it
+ * (`PgSoakKiller`). Each conversation's approvals are then judged (`PgSoakApprovalsJudge`: no
+ * denied call ran, no approved call ran twice, no ask was lost), and the pending approvals read
+ * before each runner kill are the same after its restart. A conversation that nothing is heard
+ * of for `stallMillis`, while no answer to it is still to come, is given up (a lost ask).
+ *
  * The database is dropped at the end (kept, with the folders, when something went wrong). A
  * database that goes away while the soak runs (`Database.ConnectionLost`, seen by the driver's
  * engine) ends the soak with that error at once, nothing judged: its runners are killed and its
@@ -26,24 +35,26 @@
  *
  * @since 0.1.0
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import process from "node:process"
 import { fileURLToPath } from "node:url"
-import { Database, type DurableLoop, type DurableSession, Engine, PgStore } from "@agent-harness/durable"
-import type { Journal } from "@agent-harness/idempotency"
-import type { SessionResult } from "@agent-harness/planner"
+import { Database, type DurableLoop, type DurableSession, Engine, PgApprovals, PgStore } from "@agent-harness/durable"
+import type { Approvals } from "@agent-harness/idempotency"
 import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Clock, Data, Deferred, Effect, Fiber, Predicate, Random, Ref, type Scope } from "effect"
+import { Clock, Data, Effect, Fiber, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
-import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
-import type * as PgSoakRunner from "./PgSoakRunner.ts"
 import * as Bundle from "../Bundle.ts"
-import * as Soak from "../local/Soak.ts"
+import type * as Soak from "../local/Soak.ts"
+import * as PgSoakAnswering from "./PgSoakAnswering.ts"
+import * as PgSoakApprovals from "./PgSoakApprovals.ts"
+import * as PgSoakApprovalsJudge from "./PgSoakApprovalsJudge.ts"
+import * as PgSoakJudge from "./PgSoakJudge.ts"
+import * as PgSoakKiller from "./PgSoakKiller.ts"
+import * as PgSoakProcess from "./PgSoakProcess.ts"
+import type * as PgSoakRunner from "./PgSoakRunner.ts"
+import * as PgSoakWorkflows from "./PgSoakWorkflows.ts"
 
 /**
  * Options of a Postgres soak.
@@ -74,6 +85,20 @@ export interface Options {
    * find appends run twice.
    */
   readonly withoutJournal?: boolean | undefined
+  /**
+   * Run the conversations behind the soak's permission policy (default false): asked calls
+   * parked in the approvals table and answered by the soak's answering child.
+   */
+  readonly approvals?: boolean | undefined
+  /** Milliseconds between a call's parking and its answer; default 100 to 2,000. */
+  readonly answerDelay?: { readonly min: number; readonly max: number } | undefined
+  /** A conversation nothing is heard of this long, with no answer to it still to come, is given up; default 120,000. */
+  readonly stallMillis?: number | undefined
+  /**
+   * Runners read every denied approval as approved (default false): the soak's own check, which
+   * must then find denied calls that ran.
+   */
+  readonly approveDenied?: boolean | undefined
   /** Bundle the runner (default true): it starts several times faster than from the sources. */
   readonly bundle?: boolean | undefined
   /** Keep the database and the folders when something went wrong (default true). */
@@ -96,16 +121,38 @@ export interface RunReport {
   readonly unknown: number
   /** Replayed observations of its calls so far, over every runner's life. */
   readonly replayed: number
+  /** With approvals: the calls of a conversation that were parked, and those the soak approved. */
+  readonly asks?: { readonly parked: number; readonly approved: number } | undefined
   readonly millis: number
 }
 
 /**
- * The soak's figures: the local soak's, and how many runners shared the database.
+ * The approvals' figures of a soak with approvals: the judge's, and where the kills landed.
+ *
+ * @since 0.1.0
+ */
+export interface ApprovalsSummary extends PgSoakApprovalsJudge.Counts {
+  /** Runners killed while a call they parked waited for its answer. */
+  readonly killsWaiting: number
+  /** Kills between an answer's write and its wake (the answering child, or the parking runner). */
+  readonly killsAnswering: number
+  /** Runners killed right after an answer's wake, or held taking it. */
+  readonly killsAnswered: number
+  /** Answers woken by a later answering child, the one that wrote them killed before its wake. */
+  readonly wokenAgain: number
+  /** Pending approvals read before a runner kill and found the same after its restart. */
+  readonly pendingKept: number
+}
+
+/**
+ * The soak's figures: the local soak's, how many runners shared the database, and the approvals'.
  *
  * @since 0.1.0
  */
 export interface Summary extends Soak.Summary {
   readonly runners: number
+  /** With approvals. */
+  readonly approvals?: ApprovalsSummary | undefined
 }
 
 /**
@@ -113,7 +160,14 @@ export interface Summary extends Soak.Summary {
  *
  * @since 0.1.0
  */
-export class SetupError extends Data.TaggedError("SetupError")<{ readonly message: string }> {}
+export const SetupError: typeof PgSoakProcess.SetupError = PgSoakProcess.SetupError
+
+/**
+ * The soak could not be set up.
+ *
+ * @since 0.1.0
+ */
+export type SetupError = PgSoakProcess.SetupError
 
 /**
  * The runner's entry point, next to this file.
@@ -122,8 +176,12 @@ export class SetupError extends Data.TaggedError("SetupError")<{ readonly messag
  */
 export const runnerSource = fileURLToPath(new URL("./PgSoakRunner.ts", import.meta.url))
 
-/** A runner that has not said it is ready by then is stuck. */
-const readyMillis = 120_000
+/**
+ * The answering child's entry point, next to this file.
+ *
+ * @since 0.1.0
+ */
+export const answererSource = fileURLToPath(new URL("./PgSoakAnswerer.ts", import.meta.url))
 
 /** A session that has not finished by then is stuck. */
 const sessionMillis = 600_000
@@ -143,278 +201,37 @@ const execute = (url: string, statement: string, what: string) =>
   }).pipe(
     Effect.provide(Database.layer(url, { maxConnections: 1 })),
     Effect.catchTag("SqlError", (error) =>
-      Effect.fail(new SetupError({ message: `${what} on ${Database.redact(url)}: ${Database.sqlProblem(error)}` }))
+      Effect.fail(
+        new PgSoakProcess.SetupError({ message: `${what} on ${Database.redact(url)}: ${Database.sqlProblem(error)}` })
+      )
     )
   )
-
-/** A free TCP port on 127.0.0.1. */
-const freePort: Effect.Effect<number, SetupError> = Effect.callback<number, SetupError>((resume) => {
-  const server = net.createServer()
-  server.once("error", (error) => resume(Effect.fail(new SetupError({ message: `no free port: ${error.message}` }))))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-/** A runner process. */
-interface Runner {
-  readonly port: number
-  readonly process: ChildProcess
-  /** Resolves when the process has exited. */
-  readonly closed: Deferred.Deferred<void>
-  /** Resolves when it says it holds in an append. */
-  readonly holding: Deferred.Deferred<void>
-}
-
-/** What the runners printed about outcomes, over every life of every runner. */
-type Lines = Array<PgSoakRunner.OutcomeLine>
 
 const outcomeTags: ReadonlyArray<string> = ["NotExecuted", "Refused", "Failed", "Succeeded", "Replayed"]
 
 const isOutcomeTag = (tag: string): tag is PgSoakRunner.OutcomeLine["outcome"] => outcomeTags.includes(tag)
 
-/**
- * Starts a runner and waits until it says it is ready (or fails saying why it is not). The
- * process is killed with the scope.
- */
-const startRunner = (
-  entry: string,
-  args: ReadonlyArray<string>,
-  port: number,
-  lines: Lines,
-  problems: Array<string>
-): Effect.Effect<Runner, SetupError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const ready = yield* Deferred.make<void, SetupError>()
-    const closed = yield* Deferred.make<void>()
-    const holding = yield* Deferred.make<void>()
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, ["--disable-warning=ExperimentalWarning", entry, ...args], {
-          stdio: ["pipe", "pipe", "pipe"]
-        })
-      ),
-      (child) =>
-        Effect.andThen(
-          Effect.sync(() => {
-            if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-          }),
-          Deferred.await(closed)
-        )
-    )
-    let stdout = ""
-    let stderr = ""
-    const onLine = (text: string) => {
-      let line: unknown
-      try {
-        line = JSON.parse(text)
-      } catch {
-        problems.push(`runner :${port} printed a line that is not JSON: ${text.slice(0, 200)}`)
-        return
+/** A runner's outcome line, or `undefined`. */
+const outcomeLine = (line: { readonly [key: string]: unknown }): PgSoakRunner.OutcomeLine | undefined =>
+  typeof line.session === "string" &&
+  typeof line.id === "string" &&
+  typeof line.outcome === "string" &&
+  isOutcomeTag(line.outcome)
+    ? {
+        session: line.session,
+        id: line.id,
+        outcome: line.outcome,
+        ...(typeof line.original === "string" ? { original: line.original } : {}),
+        ...(typeof line.failure === "string" ? { failure: line.failure } : {})
       }
-      if (Predicate.isObject(line) && line.ready === true) {
-        Deferred.doneUnsafe(ready, Effect.void)
-      } else if (Predicate.isObject(line) && typeof line.holding === "string") {
-        Deferred.doneUnsafe(holding, Effect.void)
-      } else if (
-        Predicate.isObject(line) &&
-        typeof line.session === "string" &&
-        typeof line.id === "string" &&
-        typeof line.outcome === "string" &&
-        isOutcomeTag(line.outcome)
-      ) {
-        lines.push({
-          session: line.session,
-          id: line.id,
-          outcome: line.outcome,
-          ...(typeof line.original === "string" ? { original: line.original } : {}),
-          ...(typeof line.failure === "string" ? { failure: line.failure } : {})
-        })
-      } else {
-        problems.push(`runner :${port} printed ${text.slice(0, 200)}`)
-      }
-    }
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk
-      for (let end = stdout.indexOf("\n"); end >= 0; end = stdout.indexOf("\n")) {
-        onLine(stdout.slice(0, end))
-        stdout = stdout.slice(end + 1)
-      }
-    })
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      // The engine's logs: only the end is kept, to say why a runner did not start.
-      stderr = (stderr + chunk).slice(-8000)
-    })
-    // A runner killed while the driver writes to it: nothing to say.
-    child.stdin?.on("error", () => {})
-    child.on("close", (code, signal) => {
-      Deferred.doneUnsafe(
-        ready,
-        Effect.fail(
-          new SetupError({
-            message: `runner :${port} exited with ${signal ?? `code ${code}`} before it was ready: ${stderr.trim().slice(-800)}`
-          })
-        )
-      )
-      Deferred.doneUnsafe(closed, Effect.void)
-    })
-    yield* Deferred.await(ready).pipe(
-      Effect.timeoutOrElse({
-        duration: readyMillis,
-        orElse: () =>
-          Effect.fail(new SetupError({ message: `runner :${port} was not ready after ${readyMillis / 1000} s` }))
-      })
-    )
-    return { port, process: child, closed, holding }
-  })
+    : undefined
 
-/** How long a runner asked to hold may take to reach an append before it is killed anyway. */
-const holdMillis = 15_000
-
-/**
- * Asks a runner to hold in its next append and waits until it does (or `holdMillis`): whether
- * it holds.
- */
-const holdIn = (runner: Runner): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
-    yield* Effect.sync(() => runner.process.stdin?.write("hold\n"))
-    return yield* Deferred.await(runner.holding).pipe(
-      Effect.as(true),
-      Effect.timeoutOrElse({ duration: holdMillis, orElse: () => Effect.succeed(false) })
-    )
-  })
-
-/** Kills a runner with SIGKILL and waits for it to exit: whether it was running. */
-const kill = (runner: Runner): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
-    const running = runner.process.exitCode === null && runner.process.signalCode === null
-    if (running) runner.process.kill("SIGKILL")
-    yield* Deferred.await(runner.closed)
-    return running
-  })
-
-/** What a run's result says of each of its calls: the observation's text and error flag. */
-interface Observed {
-  readonly content: string
-  readonly isError: boolean
-}
-
-const observedOfSession = (result: SessionResult.SessionResult): ReadonlyMap<string, Observed> =>
-  new Map(
-    result.history.map((step) => [
-      `${step.tool_name === "append" ? "a" : "w"}${step.id}`,
-      { content: step.result ?? step.error ?? "", isError: step.error !== null && step.error !== undefined }
-    ])
-  )
-
-const observedOfConversation = (result: DurableLoop.Result): ReadonlyMap<string, Observed> => {
-  const observed = new Map<string, Observed>()
-  for (const message of result.messages) {
-    if (message.role !== "user" || typeof message.content === "string") continue
-    for (const block of message.content) {
-      if (block.type === "tool_result") {
-        observed.set(block.tool_use_id, { content: block.content, isError: block.is_error })
-      }
-    }
+/** A conversation given up: nothing heard of it, no answer to it still to come. */
+class Stalled extends Data.TaggedError("Stalled")<{ readonly seconds: number }> {
+  override get message(): string {
+    return `it was given up: nothing was heard of it for ${this.seconds} s, and no answer to it was still to come`
   }
-  return observed
 }
-
-/** The soak's call id of a journal entry of a run, or `undefined` when it is another run's. */
-const callIdOfEntry = (run: PgSoakWorkflows.Run, entry: Journal.Entry): string | undefined => {
-  const prefix = `${run.id}/`
-  if (!entry.id.startsWith(prefix)) return undefined
-  const rest = entry.id.slice(prefix.length)
-  const step = /^step-\d+-(\d+)$/.exec(rest)
-  return step === null ? rest : `${entry.name === "append" ? "a" : "w"}${step[1]}`
-}
-
-/** What one run ended with. */
-interface Ended {
-  readonly run: PgSoakWorkflows.Run
-  readonly observed: ReadonlyMap<string, Observed> | undefined
-  readonly millis: number
-  readonly problem: string | undefined
-}
-
-/** Checks one run once every runner has stopped; its violations, and its figures. */
-const check = (
-  ended: Ended,
-  root: string,
-  entries: ReadonlyArray<Journal.Entry>,
-  lines: ReadonlyArray<PgSoakRunner.OutcomeLine>
-) =>
-  Effect.gen(function* () {
-    const { run } = ended
-    const violations: Array<string> = []
-    const violation = (text: string) => violations.push(`run ${run.run} (${run.kind}, seed ${run.seed}): ${text}`)
-    if (ended.problem !== undefined) violation(ended.problem)
-    const calls = PgSoakWorkflows.turns(run.run, run.seed).flat()
-    const unknownText = MessageCatalog.english.outcomeUnknown
-    const observed = ended.observed ?? new Map<string, Observed>()
-    const unknown = new Set([...observed].filter(([, o]) => o.content === unknownText).map(([id]) => id))
-    if (ended.observed !== undefined) {
-      const missing = calls.filter((call) => !observed.has(call.id)).map((call) => call.id)
-      if (missing.length > 0) violation(`its result does not answer ${missing.join(", ")}`)
-    }
-    const counts = yield* Effect.orDie(Soak.countMarks(nodePath.join(root, PgSoakWorkflows.folderOf(run.run))))
-    let duplicated = 0
-    for (const [id, count] of counts) {
-      if (count > 1) {
-        duplicated += 1
-        violation(`${id} ran ${count} times: its mark is in the files ${count} times`)
-      }
-    }
-    const journal = new Map<string, Journal.Entry>()
-    for (const entry of entries) {
-      const id = callIdOfEntry(run, entry)
-      if (id !== undefined) journal.set(id, entry)
-    }
-    const unfinished = [...journal].filter(([, e]) => e.state === "started").map(([id]) => id)
-    for (const id of unfinished) {
-      if (!unknown.has(id))
-        violation(`${id} is started in the journal and its result does not report it outcome unknown`)
-    }
-    for (const id of unknown) {
-      if (journal.get(id)?.state !== "started") {
-        violation(`${id} is reported outcome unknown and the journal does not hold it as started`)
-      }
-      if ((counts.get(id) ?? 0) > 1) violation(`${id} is reported outcome unknown and ran more than once`)
-    }
-    for (const [id, entry] of journal) {
-      if (entry.state === "done" && entry.name === "append" && (counts.get(id) ?? 0) !== 1) {
-        violation(`${id} finished, and its mark is in the files ${counts.get(id) ?? 0} times`)
-      }
-    }
-    // What the runners said, life after life: an append that ran, or was reported unknown, never runs again.
-    const mine = lines.filter((line) => line.session === run.id)
-    const settled = new Map<string, string>()
-    let replayed = 0
-    for (const line of mine) {
-      if (line.outcome === "Replayed") {
-        replayed += 1
-        continue
-      }
-      if (line.outcome === "NotExecuted" || line.outcome === "Refused") {
-        violation(`${line.id} was ${line.outcome} on a runner`)
-        continue
-      }
-      const now = line.failure === "OutcomeUnknown" ? "reported outcome unknown" : "ran"
-      const before = settled.get(line.id)
-      if (before !== undefined && line.id.startsWith("a")) violation(`${line.id} ${before}, then ${now} again`)
-      settled.set(line.id, now)
-    }
-    return {
-      violations,
-      duplicated,
-      unknown: unknown.size,
-      unfinished: unfinished.length,
-      replayed,
-      calls: calls.length
-    }
-  })
 
 /**
  * Runs the Postgres soak.
@@ -423,11 +240,12 @@ const check = (
  */
 export const run = (
   options: Options
-): Effect.Effect<Summary, Database.DatabaseUnavailable | SetupError | Database.ConnectionLost> =>
+): Effect.Effect<Summary, Database.DatabaseUnavailable | PgSoakProcess.SetupError | Database.ConnectionLost> =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
     const runnerCount = options.runners ?? 2
-    const killEvery = options.killEvery ?? { min: 1000, max: 4000 }
+    const approvals = options.approvals === true
+    const stallMillis = options.stallMillis ?? 120_000
     // The server answers (or the command says which database does not), then the soak's own database.
     yield* Effect.provide(Effect.void, Database.layer(options.url, { maxConnections: 1 }))
     const name = `agent_harness_soak_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`
@@ -435,56 +253,82 @@ export const run = (
     const url = withDatabase(options.url, name)
     const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-pg-soak-"))
     const entry = yield* Bundle.entry(runnerSource, { bundle: options.bundle })
-    const lines: Lines = []
+    const answerer = approvals ? yield* Bundle.entry(answererSource, { bundle: options.bundle }) : undefined
+    const lines: Array<PgSoakRunner.OutcomeLine> = []
     const problems: Array<string> = []
+    /** When each session's last outcome line came. */
+    const progress = new Map<string, number>()
     const outcome = yield* Effect.scoped(
       Effect.gen(function* () {
-        const ports = yield* Effect.forEach(Array.from({ length: runnerCount }), () => freePort)
+        const scope = yield* Effect.scope
+        const client = yield* Layer.build(Engine.client({ url, sharding: PgSoakWorkflows.sharding }))
+        const answering =
+          answerer === undefined
+            ? undefined
+            : yield* PgSoakAnswering.make({
+                entry: answerer.path,
+                args: [url],
+                delay: options.answerDelay ?? { min: 100, max: 2000 },
+                problems
+              })
+        const store = approvals ? yield* Effect.provideContext(PgApprovals.make(), client) : undefined
+        const ports = yield* Effect.forEach(Array.from({ length: runnerCount }), () => PgSoakProcess.freePort)
         const argsOf = (port: number) => [
           url,
           root,
           String(port),
-          ...(options.withoutJournal === true ? ["--no-journal"] : [])
+          ...(options.withoutJournal === true ? ["--no-journal"] : []),
+          ...(approvals ? ["--approvals"] : []),
+          ...(approvals && options.approveDenied === true ? ["--approve-denied"] : [])
         ]
-        const runners = yield* Effect.forEach(ports, (port) =>
-          startRunner(entry.path, argsOf(port), port, lines, problems)
-        )
-        const kills = yield* Ref.make({ kills: 0, held: 0 })
-        const attempts = yield* Ref.make(0)
-        const killAndRestart = (i: number, victim: Runner, held: boolean) =>
-          Effect.gen(function* () {
-            if (yield* kill(victim)) {
-              yield* Ref.update(kills, (n) => ({ kills: n.kills + 1, held: n.held + (held ? 1 : 0) }))
-            }
-            runners[i] = yield* startRunner(entry.path, argsOf(victim.port), victim.port, lines, problems)
-          })
-        // The first round, right away: every runner holds in its next append and is killed there
-        // (or after `holdMillis` if it gets none), so that at least one kill lands inside a call
-        // however fast the runs end.
-        const firstRound =
-          options.holds === false
-            ? Effect.void
-            : Effect.forEach(
-                runners.map((victim, i) => [i, victim] as const),
-                ([i, victim]) => Effect.flatMap(holdIn(victim), (held) => killAndRestart(i, victim, held)),
-                { concurrency: "unbounded", discard: true }
-              )
-        const killer = Effect.gen(function* () {
-          yield* firstRound
-          while (true) {
-            yield* Effect.sleep(yield* Random.nextBetween(killEvery.min, killEvery.max))
-            const i = yield* Random.nextIntBetween(0, runnerCount)
-            const victim = runners[i]
-            if (victim === undefined) continue
-            const tried = yield* Ref.get(attempts)
-            yield* Ref.set(attempts, tried + 1)
-            const held = options.holds !== false && tried % 2 === 1 ? yield* holdIn(victim) : false
-            yield* killAndRestart(i, victim, held)
+        const onLine = (line: { readonly [key: string]: unknown }, runner: PgSoakProcess.Child) => {
+          const seen = outcomeLine(line)
+          const parked = PgSoakApprovals.readParked(line)
+          if (seen !== undefined) {
+            lines.push(seen)
+            progress.set(seen.session, Date.now())
+          } else if (parked !== undefined && answering !== undefined) answering.onParked(parked, runner)
+          else problems.push(`${runner.label} printed ${JSON.stringify(line).slice(0, 200)}`)
+        }
+        const lives = ports.map(() => 0)
+        const startRunner = (i: number) =>
+          Effect.suspend(() => {
+            const port = ports[i] ?? 0
+            lives[i] = (lives[i] ?? 0) + 1
+            return PgSoakProcess.start(entry.path, argsOf(port), `runner :${port} #${lives[i]}`, onLine, problems)
+          }).pipe(Effect.provideService(Scope.Scope, scope))
+        const runners = yield* Effect.forEach(ports, (_, i) => startRunner(i))
+        const killer = PgSoakKiller.make(
+          { runners, restart: startRunner },
+          {
+            killEvery: options.killEvery ?? { min: 1000, max: 4000 },
+            holds: options.holds !== false,
+            approvals:
+              answering === undefined || store === undefined
+                ? undefined
+                : {
+                    answering,
+                    pending: Effect.mapError(store.list({ state: "pending" }), (error) => error.message)
+                  },
+            problems
           }
-        })
-        const killing = yield* Effect.forkScoped(killer)
+        )
+        const killing = yield* Effect.forkScoped(killer.loop)
         const sessions = PgSoakWorkflows.sessions()
         const conversations = PgSoakWorkflows.conversations()
+        /** Fails with `Stalled` once the conversation is given up (never, without approvals). */
+        const watchdog = (run: PgSoakWorkflows.Run, from: number): Effect.Effect<never, Stalled> =>
+          Effect.gen(function* () {
+            if (answering === undefined || run.kind !== "conversation") return yield* Effect.never
+            while (true) {
+              yield* Effect.sleep(Math.min(5000, stallMillis / 4))
+              const now = yield* Clock.currentTimeMillis
+              const last = Math.max(from, progress.get(run.id) ?? 0, answering.lastHeard(run.id) ?? 0)
+              if (!answering.owes(run.id) && now - last >= stallMillis) {
+                return yield* new Stalled({ seconds: Math.round((now - last) / 1000) })
+              }
+            }
+          })
         const base = options.seed ?? 1
         const ended = yield* Effect.forEach(
           Array.from({ length: options.runs }, (_, i) => PgSoakWorkflows.runOf(i + 1, base + i)),
@@ -492,25 +336,25 @@ export const run = (
             Effect.gen(function* () {
               const from = yield* Clock.currentTimeMillis
               const result: Effect.Effect<
-                ReadonlyMap<string, Observed>,
+                ReadonlyMap<string, PgSoakJudge.Observed>,
                 DurableSession.PlannerFailed | DurableLoop.ConversationFailed | Database.ConnectionLost,
                 WorkflowEngine.WorkflowEngine
               > = Database.lostAsFailure<
-                ReadonlyMap<string, Observed>,
+                ReadonlyMap<string, PgSoakJudge.Observed>,
                 DurableSession.PlannerFailed | DurableLoop.ConversationFailed,
                 WorkflowEngine.WorkflowEngine
               >(
                 run.kind === "session"
                   ? Effect.map(
                       sessions.run({ session_id: run.id, goal: PgSoakWorkflows.request(run) }),
-                      observedOfSession
+                      PgSoakJudge.observedOfSession
                     )
                   : Effect.map(
                       conversations.run({ conversation_id: run.id, messages: PgSoakWorkflows.opening(run) }),
-                      observedOfConversation
+                      PgSoakJudge.observedOfConversation
                     )
               )
-              const got = yield* result.pipe(
+              const got = yield* Effect.raceFirst(result, watchdog(run, from)).pipe(
                 Effect.timeoutOrElse({
                   duration: sessionMillis,
                   orElse: () => Effect.fail(`it did not finish in ${sessionMillis / 1000} s`)
@@ -522,59 +366,68 @@ export const run = (
                 return yield* got.failure
               }
               const to = yield* Clock.currentTimeMillis
-              const done: Ended =
+              const done: PgSoakJudge.Ended =
                 got._tag === "Success"
                   ? { run, observed: got.success, millis: to - from, problem: undefined }
                   : {
                       run,
                       observed: undefined,
                       millis: to - from,
-                      problem: typeof got.failure === "string" ? got.failure : `it failed: ${got.failure.message}`
+                      problem: typeof got.failure === "string" ? got.failure : `it failed: ${got.failure.message}`,
+                      stalled: got.failure instanceof Stalled
                     }
-              if (options.onRun !== undefined) {
-                const observed = done.observed ?? new Map<string, Observed>()
-                yield* options.onRun({
-                  run: run.run,
-                  seed: run.seed,
-                  kind: run.kind,
-                  calls: observed.size,
-                  unknown: [...observed.values()].filter((o) => o.content === MessageCatalog.english.outcomeUnknown)
-                    .length,
-                  replayed: lines.filter((l) => l.session === run.id && l.outcome === "Replayed").length,
-                  millis: done.millis
-                })
-              }
+              if (options.onRun !== undefined) yield* options.onRun(reportOf(done, lines, answering))
               return done
             }),
           { concurrency: options.concurrency ?? 8 }
-        ).pipe(Effect.provide(Engine.client({ url, sharding: PgSoakWorkflows.sharding })))
+        ).pipe(Effect.provideContext(client))
         yield* Fiber.interrupt(killing)
-        const killed = yield* Ref.get(kills)
-        yield* Effect.forEach(runners, kill, { discard: true })
-        return { ended, kills: killed }
+        yield* Effect.forEach(runners, PgSoakProcess.kill, { discard: true })
+        return { ended, killer: killer.counts, record: answering?.record() }
       })
     ).pipe(
       Effect.tapErrorTag("ConnectionLost", () => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
     )
-    const entries = yield* Effect.provide(
-      Effect.flatMap(PgStore.make(), (store) => store.entries),
-      Database.layer(url, { maxConnections: 1 })
-    ).pipe(Effect.catchTag("JournalError", (error) => Effect.succeed(error.message)))
+    const read = Effect.all({
+      entries: Effect.flatMap(PgStore.make(), (store) => store.entries).pipe(
+        Effect.catchTag("JournalError", (error) => Effect.succeed(error.message))
+      ),
+      rows: approvals
+        ? Effect.flatMap(PgApprovals.make(), (store) => store.list()).pipe(
+            Effect.catchTag("ApprovalError", (error) => Effect.succeed(error.message))
+          )
+        : Effect.succeed<ReadonlyArray<Approvals.Approval>>([])
+    }).pipe(Effect.provide(Database.layer(url, { maxConnections: 1 })))
+    const { entries, rows } = yield* read
     const violations: Array<string> = [...problems]
     if (typeof entries === "string") violations.push(`the journal cannot be read: ${entries}`)
+    if (typeof rows === "string") violations.push(`the approvals cannot be read: ${rows}`)
     let duplicated = 0
     let unknown = 0
     let unfinished = 0
     let replayed = 0
+    let counts = PgSoakApprovalsJudge.zero
     for (const ended of outcome.ended) {
-      const found = yield* check(ended, root, typeof entries === "string" ? [] : entries, lines)
+      const found = yield* PgSoakJudge.check(ended, root, typeof entries === "string" ? [] : entries, lines)
       violations.push(...found.violations)
       duplicated += found.duplicated
       unknown += found.unknown
       unfinished += found.unfinished
       replayed += found.replayed
+      if (outcome.record !== undefined && ended.run.kind === "conversation") {
+        const judged = PgSoakApprovalsJudge.check({
+          ended,
+          rows: typeof rows === "string" ? [] : rows.filter((row) => row.session === ended.run.id),
+          marks: found.marks,
+          lines: lines.filter((line) => line.session === ended.run.id),
+          record: outcome.record
+        })
+        violations.push(...judged.violations)
+        counts = PgSoakApprovalsJudge.add(counts, judged.counts)
+      }
     }
-    if (outcome.kills.kills === 0) violations.push("no runner was killed while sessions ran: nothing was tested")
+    const killed = outcome.killer
+    if (killed.kills === 0) violations.push("no runner was killed while sessions ran: nothing was tested")
     if (violations.length > 0 && options.keepFailed !== false) {
       violations.push(`the database ${name} and the folders ${root} are kept`)
     } else {
@@ -585,8 +438,8 @@ export const run = (
     return {
       runs: outcome.ended.length,
       runners: runnerCount,
-      kills: outcome.kills.kills,
-      held: outcome.kills.held,
+      kills: killed.kills,
+      held: killed.held,
       duplicated,
       unknown,
       unfinished,
@@ -594,6 +447,42 @@ export const run = (
       violations,
       millis: ended - started,
       child: entry.child,
-      bundleError: entry.bundleError
+      bundleError: entry.bundleError ?? answerer?.bundleError,
+      ...(outcome.record === undefined
+        ? {}
+        : {
+            approvals: {
+              ...counts,
+              lost: counts.lost + killed.pendingLost,
+              killsWaiting: killed.killsWaiting,
+              killsAnswering: killed.killsAnswering,
+              killsAnswered: killed.killsAnswered,
+              wokenAgain: [...outcome.record.given.values()].filter((g) => g.again).length,
+              pendingKept: killed.pendingKept
+            }
+          })
     }
   }).pipe(Effect.scoped)
+
+/** What a run's progress line says. */
+const reportOf = (
+  done: PgSoakJudge.Ended,
+  lines: ReadonlyArray<PgSoakRunner.OutcomeLine>,
+  answering: PgSoakAnswering.Answering | undefined
+): RunReport => {
+  const { run } = done
+  const observed = done.observed ?? new Map<string, PgSoakJudge.Observed>()
+  const record = answering?.record()
+  const parked = new Set(record?.parked.filter((p) => p.line.session === run.id).map((p) => p.line.id))
+  const approved = [...(record?.given.values() ?? [])].filter((g) => g.session === run.id && g.approve).length
+  return {
+    run: run.run,
+    seed: run.seed,
+    kind: run.kind,
+    calls: observed.size,
+    unknown: [...observed.values()].filter((o) => o.content === MessageCatalog.english.outcomeUnknown).length,
+    replayed: lines.filter((l) => l.session === run.id && l.outcome === "Replayed").length,
+    ...(record === undefined || run.kind !== "conversation" ? {} : { asks: { parked: parked.size, approved } }),
+    millis: done.millis
+  }
+}
