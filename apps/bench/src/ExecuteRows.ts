@@ -1,7 +1,8 @@
 /**
  * Rows 1 and 2: `execute` per valid call (its synchronous core; inside an already-running
  * Effect, many calls per run; `runPromise` per call) and per invalid call, against A, with the
- * schema libraries' own costs as references.
+ * schema libraries' own costs as references. Row 1a is also timed in batches of calls, so that
+ * the timer drops out, against the same work done by hand and through zod (`SameWork`).
  */
 import { Execute, type Outcome } from "@agent-harness/executor"
 import { Toolset } from "@agent-harness/tool-schema"
@@ -10,10 +11,30 @@ import { SchemaJITCompiler } from "effect/schema"
 import { z } from "zod"
 import { baseline, type Call, check, invalid, missingPathText, toolset, valid } from "./Fixtures.ts"
 import * as Measure from "./Measure.ts"
+import * as SameWork from "./SameWork.ts"
 import * as Table from "./Table.ts"
 
 /** Calls per run of the "inside a running Effect" cases. */
 const perRun = 1000
+
+/** Calls per sample of the batched cases: the timer's own cost (about 40 ns) divided by it. */
+const perBatch = 1000
+
+/**
+ * Where every answer of a batched case goes: stored, so that no call's work can be dropped as
+ * dead code (the same store for every case).
+ */
+const sink: Array<unknown> = new Array(16).fill(undefined)
+
+/** `perBatch` calls of `f` in one sample, each answer consumed. */
+const batch =
+  (f: (call: Call) => unknown, call: Call): (() => void) =>
+  () => {
+    for (let i = 0; i < perBatch; i++) sink[i & 15] = f(call)
+  }
+
+/** `executeSync` as the batched case calls it: the fixture's tool answers a plain value. */
+const executeSync = (call: Call): unknown => Execute.executeSync(toolset, call)
 
 const inEffect = (call: Call) =>
   Effect.gen(function* () {
@@ -90,6 +111,55 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
     Result.isFailure(Result.try(() => Object.assign(symbolProbe, { ...input, [Symbol("extra")]: 1 }))),
     "the probe throws at an unexpected symbol key"
   )
+  // Row 1a in batches: the harness and the same-work baselines answer the valid call with the
+  // tool's text, and refuse the same calls (zod's strict object alone lets a symbol key through).
+  const text = "contents of notes/todo.txt"
+  const refusedCalls: ReadonlyArray<readonly [string, Call]> = [
+    ["an extra key", { ...valid, input: { ...input, extra: 1 } }],
+    ["an extra symbol key", { ...valid, input: { ...input, [Symbol("extra")]: 1 } }],
+    ["a field of the wrong type", { ...valid, input: { ...input, limit: "4096" } }],
+    ["an infinite limit", { ...valid, input: { ...input, limit: Number.POSITIVE_INFINITY } }],
+    ["a missing field", invalid],
+    ["an array", { ...valid, input: [input] }],
+    [
+      "a throwing getter",
+      {
+        ...valid,
+        input: Object.defineProperty({ limit: 4096 }, "path", {
+          enumerable: true,
+          get: () => {
+            throw new Error("getter boom")
+          }
+        })
+      }
+    ]
+  ]
+  const answerOf = (
+    f: (call: Call) => unknown,
+    call: Call
+  ): { readonly _tag?: unknown; readonly content?: unknown } => {
+    const out = f(call)
+    return typeof out === "object" && out !== null ? out : {}
+  }
+  const batched: ReadonlyArray<readonly [string, (call: Call) => unknown]> = [
+    ["1a", executeSync],
+    ["the same work by hand", SameWork.sameWork],
+    ["the same work by hand, probed", SameWork.sameWorkProbed],
+    ["zod strict + the symbol check", SameWork.zodStrict]
+  ]
+  for (const [label, f] of batched) {
+    const ok = answerOf(f, valid)
+    check(ok._tag === "Succeeded" && ok.content === text, `${label}: the valid call succeeds with the tool's text`)
+    for (const [what, call] of refusedCalls) {
+      check(answerOf(f, call)._tag === "NotExecuted", `${label}: ${what} is refused`)
+    }
+  }
+  check(
+    SameWork.zodStrictAlone(valid).content === text &&
+      SameWork.zodStrictAlone(refusedCalls[0]?.[1] ?? valid)._tag === "NotExecuted" &&
+      SameWork.zodStrictAlone(refusedCalls[1]?.[1] ?? valid)._tag === "Succeeded",
+    "zod's strict object alone refuses an extra key and lets an extra symbol key through"
+  )
 
   const results = await Measure.run(
     [
@@ -101,6 +171,11 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
       { name: "1c", fn: () => Effect.runPromise(Execute.execute(toolset, valid)) },
       { name: "2a", fn: () => Execute.executeSync(toolset, invalid) },
       { name: "2b", fn: () => Effect.runSync(invalidProgram), per: perRun },
+      { name: "1a.batch", fn: batch(executeSync, valid), per: perBatch },
+      { name: "same.batch", fn: batch(SameWork.sameWork, valid), per: perBatch },
+      { name: "same.probed.batch", fn: batch(SameWork.sameWorkProbed, valid), per: perBatch },
+      { name: "zod.batch", fn: batch(SameWork.zodStrict, valid), per: perBatch },
+      { name: "zod.alone.batch", fn: batch(SameWork.zodStrictAlone, valid), per: perBatch },
       {
         name: "ref.effect",
         fn: () => {
@@ -154,18 +229,40 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
   const floor = Measure.get(results, "floor")
   const row = (id: string, name: string, label: string, atMost?: number) =>
     Table.perCall(id, label, Measure.get(results, name), a, atMost)
+  /** A batched case: ns per call, not compared with A (timed one call per sample). */
+  const batchRow = (id: string, name: string, label: string): Table.Row => ({
+    id,
+    label,
+    value: Table.ns(Measure.get(results, name))
+  })
+  /** The batched 1a over a batched baseline, with its target when it has one. */
+  const ratioRow = (label: string, name: string, target?: { readonly atMost: number; readonly text: string }) => {
+    const ratio = Measure.get(results, "1a.batch") / Measure.get(results, name)
+    return {
+      id: target === undefined ? "ref" : "1a",
+      label,
+      value: `×${Table.times(ratio)}`,
+      target: target === undefined ? undefined : `≤ ${target.atMost} × ${target.text}`,
+      met: target === undefined ? undefined : ratio <= target.atMost
+    }
+  }
   return {
     a,
     floor,
     rows: [
       {
         id: "A",
-        label: "A: hand-written `typeof` check + `try`/`catch` + result object",
+        label: "A: hand-written `typeof` check + `try`/`catch` + result object, one call per sample",
         value: Table.ns(a),
         ratio: 1
       },
       row("", "floor", "(the timer's own cost: an empty function, timed the same way)"),
-      row("1a", "1a", "`execute` per valid call: its synchronous core (`Execute.executeSync`)", 1.5),
+      row(
+        "1a",
+        "1a",
+        "`execute` per valid call: its synchronous core (`Execute.executeSync`), one call per sample (the timer included)",
+        1.5
+      ),
       row(
         "1b",
         "1b.loop",
@@ -204,7 +301,36 @@ export const measure = async (settings: Measure.Settings): Promise<Results> => {
         "reference: that decoder's check of unexpected symbol keys alone (`Object.assign` onto a frozen probe of the declared keys) + call"
       ),
       row("ref", "ref.effect.invalid", "reference: invalid call to Effect Schema's formatted message"),
-      row("ref", "ref.zod.invalid", "reference: invalid call to zod's `prettifyError`")
+      row("ref", "ref.zod.invalid", "reference: invalid call to zod's `prettifyError`"),
+      batchRow(
+        "1a",
+        "1a.batch",
+        `\`execute\` per valid call, its synchronous core (\`Execute.executeSync\`), in batches of ${perBatch} calls per sample (the timer drops out)`
+      ),
+      batchRow(
+        "ref",
+        "same.batch",
+        "the same work by hand, same batches: the tool found by name, each field read once and its type checked, unexpected keys refused (`for…in`, then `Object.getOwnPropertySymbols` for symbol keys), the tool called in `try`/`catch`, the same result object"
+      ),
+      batchRow(
+        "ref",
+        "zod.batch",
+        "zod 4 `z.strictObject(…).safeParse` + the symbol-key check it lacks (as by hand) + the same call and result object, same batches"
+      ),
+      batchRow(
+        "ref",
+        "same.probed.batch",
+        "reference: the same work by hand with symbol keys found as the compiled decoder finds them (`Object.assign` onto a frozen probe), same batches"
+      ),
+      batchRow(
+        "ref",
+        "zod.alone.batch",
+        "reference: zod 4 strict `safeParse` + the same call and result object, without that check (an extra symbol key goes through), same batches"
+      ),
+      ratioRow("1a in batches ÷ the same work by hand", "same.batch", { atMost: 1.5, text: "same-work" }),
+      ratioRow("1a in batches ÷ zod strict + call", "zod.batch", { atMost: 0.5, text: "zod strict + call" }),
+      ratioRow("reference: 1a in batches ÷ the same work by hand with the probe", "same.probed.batch"),
+      ratioRow("reference: 1a in batches ÷ zod strict + call without the symbol check", "zod.alone.batch")
     ]
   }
 }
