@@ -9,42 +9,11 @@
  *
  * @since 0.1.0
  */
-import { Outcome } from "@agent-harness/executor"
-import { JsonPath, JsonSchema, type Tool, ToolContent } from "@agent-harness/tool-schema"
+import type { Outcome } from "@agent-harness/executor"
+import { JsonPath, type Tool, ToolContent } from "@agent-harness/tool-schema"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Predicate } from "effect"
-
-type Block = CallToolResult["content"][number]
-
-/** A rich part as an MCP content block. */
-const toBlock = (part: ToolContent.Part): Block => {
-  switch (part.type) {
-    case "image":
-    case "audio":
-      return { type: part.type, data: part.data, mimeType: part.mediaType }
-    case "resource_link":
-      return {
-        type: "resource_link",
-        uri: part.uri,
-        name: part.name ?? part.uri,
-        ...(part.mimeType === undefined ? {} : { mimeType: part.mimeType }),
-        ...(part.description === undefined ? {} : { description: part.description })
-      }
-    case "resource":
-      return {
-        type: "resource",
-        resource:
-          part.text !== undefined
-            ? { uri: part.uri, text: part.text, ...(part.mimeType === undefined ? {} : { mimeType: part.mimeType }) }
-            : {
-                uri: part.uri,
-                blob: part.blob ?? "",
-                ...(part.mimeType === undefined ? {} : { mimeType: part.mimeType })
-              }
-      }
-  }
-}
+import * as ServedResult from "./internal/ServedResult.ts"
 
 /**
  * A result from an `Outcome`: `{ content: [{ type: "text", text }, ...parts], isError }`, with
@@ -52,15 +21,7 @@ const toBlock = (part: ToolContent.Part): Block => {
  *
  * @since 0.1.0
  */
-export const fromOutcome = (outcome: Outcome.Outcome): CallToolResult => {
-  const parts = Outcome.partsOf(outcome)
-  const structured = Outcome.structuredOf(outcome)
-  const result: CallToolResult = {
-    content: [{ type: "text", text: outcome.content }, ...parts.map(toBlock)],
-    isError: Outcome.isError(outcome)
-  }
-  return Predicate.isObject(structured) ? { ...result, structuredContent: structured } : result
-}
+export const fromOutcome: (outcome: Outcome.Outcome) => CallToolResult = ServedResult.fromOutcome
 
 /**
  * The `outputSchema` of a tool for `tools/list`, as an object to spread into its listing: the
@@ -69,17 +30,15 @@ export const fromOutcome = (outcome: Outcome.Outcome): CallToolResult => {
  *
  * @since 0.1.0
  */
-export const outputSchemaOf = (tool: Tool.Any): { readonly outputSchema?: { readonly type: "object" } } => {
-  const schema = JsonSchema.output(tool)
-  return schema !== undefined && schema.type === "object" ? { outputSchema: schema as { readonly type: "object" } } : {}
-}
+export const outputSchemaOf: (tool: Tool.Any) => { readonly outputSchema?: { readonly type: "object" } } =
+  ServedResult.outputSchemaOf
 
 /**
  * An error result with a text of the harness (a call interrupted before it answered).
  *
  * @since 0.1.0
  */
-export const error = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
+export const error: (text: string) => CallToolResult = ServedResult.error
 
 const base64Bytes = ToolContent.base64Bytes
 

@@ -21,6 +21,8 @@ export * as MessageSize from "./MessageSize.ts"
 export * as Mount from "./Mount.ts"
 /** Serve any toolset over MCP (stdio or Streamable HTTP), every call through `execute`. @since 0.1.0 */
 export * as Serve from "./Serve.ts"
+/** Serve a toolset on stdio without loading the MCP SDK (`Serve.stdio` is it). @since 0.1.0 */
+export * as ServeStdio from "./ServeStdio.ts"
 /** A client transport over a child's stdio that knows how the child ended. @since 0.1.0 */
 export * as StdioChild from "./StdioChild.ts"
 /** Whether a mounted server's tool annotations are believed (the user's to give, per server). @since 0.1.0 */

@@ -23,6 +23,7 @@ import { Duration, Effect, Result, Schema } from "effect"
 import * as Caller from "../Caller.ts"
 import * as InputSchema from "../InputSchema.ts"
 import * as Messages from "../Messages.ts"
+import type * as StdioSession from "./StdioSession.ts"
 
 /** How a request reaches the client: the SDK's `extra.sendRequest`, narrowed to what is used here. */
 export type Send = (
@@ -244,3 +245,26 @@ export const make = (capabilities: () => ClientCapabilities | undefined, send: S
       })
     })
 })
+
+/**
+ * The caller of one call served by the stdio session: `request` sends and gives the raw result or
+ * a `StdioSession.Failure`, as the SDK's `extra.sendRequest` would, its answer checked here
+ * with the SDK's result schema and its failure made the SDK's `McpError`.
+ */
+export const over = (
+  capabilities: () => ClientCapabilities | undefined,
+  request: StdioSession.Request
+): Caller.Caller =>
+  make(capabilities, (ask, schema, options) =>
+    request(ask, options).then(
+      (result) => {
+        const parsed = schema.safeParse(result)
+        if (!parsed.success) throw parsed.error
+        return parsed.data
+      },
+      (failure: unknown) => {
+        const { code, message, data } = failure as StdioSession.Failure
+        throw typeof code === "number" ? McpError.fromError(code, message, data) : failure
+      }
+    )
+  )

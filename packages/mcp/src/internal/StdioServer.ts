@@ -10,8 +10,9 @@
 import type { Readable, Writable } from "node:stream"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport"
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as MessageSize from "../MessageSize.ts"
+import * as JsonRpc from "./JsonRpc.ts"
 
 /** How much of the start and of the end of an over-size line is kept, to find its id. */
 const kept = 4096
@@ -198,10 +199,13 @@ export class StdioServer implements Transport {
 
   #deliver(line: string): void {
     if (line.trim() === "") return
-    let message: JSONRPCMessage
+    let message: unknown
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line))
+      message = JSON.parse(line)
     } catch {
+      message = undefined
+    }
+    if (!JsonRpc.isMessage(message)) {
       this.onerror?.(new Error(`a line that is not a JSON-RPC message was skipped: ${line.slice(0, 200)}`))
       return
     }
