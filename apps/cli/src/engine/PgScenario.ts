@@ -8,6 +8,10 @@
  * the decoded file (encoded again as JSON), so a runner resuming the run needs nothing else. The verdict comes back as
  * the JSON text the local engine prints, checked against the verdict's shape.
  *
+ * The hosts a file's `root`, `policy`, `mcp` and `commands` need are the ones this process
+ * provides (`ScenarioServices.layer`): the body runs where the engine was built, so a command
+ * runs sandboxed over the run's copy of the root, its call journaled like any other.
+ *
  * A conversation scenario's scripted model is the scenario's own (deterministic, replayed from
  * its script), so its turns are not activities; only `DurableLoop` journals model turns. A
  * `response-cases` scenario runs no tools: the same verdict, through the same workflow.
