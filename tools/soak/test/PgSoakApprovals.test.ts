@@ -59,6 +59,11 @@ describe("the Postgres soak with approvals", () => {
       assert.isAbove(a.killsAnswered, 0)
       // An answering child killed after its write, before its wake: its answer was taken all the same.
       assert.isAbove(a.wokenAgain, 0)
+      // A run killed right after it said its call waits, resumed on the restarted runner or the
+      // other: it found the same approval waiting; and the pending approvals read before each kill
+      // were there, the same, after the restart.
+      assert.isAbove(a.reparked, 0)
+      assert.isAbove(a.pendingKept, 0)
       assert.isTrue(PgSoakCommand.passed(summary))
       // Conversations report their asks; plan sessions have none.
       const conversations = reports.filter((r) => r.kind === "conversation")

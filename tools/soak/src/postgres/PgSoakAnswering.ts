@@ -87,6 +87,15 @@ export interface Answering {
   readonly waitsOn: (runner: PgSoakProcess.Child) => boolean
   /** Takes a waiting approval (its runner still alive, when `alive`) away from the automatic answers. */
   readonly claim: (options: { readonly alive: boolean }) => Effect.Effect<Option.Option<Waiting>>
+  /**
+   * Claims the next approval this runner's life says waits (before the automatic answers see
+   * it); `cancel` stops expecting it (an approval claimed meanwhile is answered at once).
+   */
+  readonly expect: (
+    runner: PgSoakProcess.Child
+  ) => Effect.Effect<{ readonly next: Deferred.Deferred<Waiting>; readonly cancel: Effect.Effect<void> }>
+  /** Waits (at most `millis`) until a runner other than `runner` says this approval waits: whether one did. */
+  readonly waitsAgain: (id: string, runner: PgSoakProcess.Child, millis: number) => Effect.Effect<boolean>
   /** Answers a claimed approval now (held after the write when `hold`). */
   readonly give: (waiting: Waiting, hold: boolean) => Effect.Effect<Given>
   /** Releases an answer held after its write. */
@@ -138,6 +147,7 @@ export const make = (options: Options): Effect.Effect<Answering, PgSoakProcess.S
     const given = new Map<string, Given>()
     const heard = new Map<string, number>()
     const events = yield* Queue.unbounded<Heard>()
+    const expected = new Map<PgSoakProcess.Child, Deferred.Deferred<Waiting>>()
     const lock = yield* Semaphore.make(1)
     const scope = yield* Effect.scope
     const hear = (session: string) => heard.set(session, Date.now())
@@ -227,7 +237,14 @@ export const make = (options: Options): Effect.Effect<Answering, PgSoakProcess.S
         hear(line.session)
         if (given.has(line.id)) return Effect.void
         const known = waiting.has(line.id)
-        waiting.set(line.id, { parked: line, runner })
+        const w = { parked: line, runner }
+        waiting.set(line.id, w)
+        const expecting = expected.get(runner)
+        if (!known && !claimed.has(line.id) && expecting !== undefined) {
+          expected.delete(runner)
+          claimed.add(line.id)
+          return Deferred.succeed(expecting, w)
+        }
         return known || claimed.has(line.id) ? Effect.void : Effect.asVoid(Effect.forkIn(later(line.id), scope))
       }
       const { line } = event
@@ -267,6 +284,26 @@ export const make = (options: Options): Effect.Effect<Answering, PgSoakProcess.S
           if (w === undefined) return Option.none()
           claimed.add(w.parked.id)
           return Option.some(w)
+        }),
+      expect: (runner) =>
+        Effect.gen(function* () {
+          const next = yield* Deferred.make<Waiting>()
+          expected.set(runner, next)
+          const cancel = Effect.suspend(() => {
+            if (expected.get(runner) === next) expected.delete(runner)
+            const got = Deferred.isDoneUnsafe(next)
+            return got ? Effect.flatMap(Deferred.await(next), (w) => Effect.asVoid(giveNow(w, false))) : Effect.void
+          })
+          return { next, cancel }
+        }),
+      waitsAgain: (id, runner, millis) =>
+        Effect.gen(function* () {
+          for (let waited = 0; waited < millis; waited += 200) {
+            if (parked.some((p) => p.line.id === id && p.runner !== runner.label)) return true
+            if (given.has(id)) return false
+            yield* Effect.sleep(200)
+          }
+          return false
         }),
       give: giveNow,
       go: (g) => lock.withPermit(Effect.suspend(() => PgSoakProcess.write(child, JSON.stringify({ go: g.id })))),

@@ -7,7 +7,8 @@
  * With approvals, the others go in turn to the places an answer can be caught in:
  *
  * - `random`: a random runner at a random instant;
- * - `waiting`: a runner that parked a call whose answer is not given yet (the call waits);
+ * - `waiting`: a runner held right after it says a call waits (parked, before its run suspends);
+ *   the answer is kept back until the resumed run says the same approval waits;
  * - `answerer`: the answering child, held between the store's write of an answer and the wake;
  *   its next life gives the answer again, finds it written and wakes the conversation;
  * - `mid`: the runner that parked the call, while its answer is held between the write and the wake;
@@ -83,6 +84,12 @@ export interface Options {
 const kinds = ["random", "waiting", "answerer", "mid", "take", "after"] as const
 
 type Kind = (typeof kinds)[number]
+
+/** How many times (250 ms apart) the killer looks for a waiting approval before it kills at random. */
+const claimTries = 40
+
+/** How long an answer is kept back for the resumed run to say its call waits again. */
+const waitsAgainMillis = 60_000
 
 /** How long the killer waits for an answer's wake-up before it kills anyway. */
 const wokenMillis = 30_000
@@ -175,9 +182,15 @@ export const make = (slots: Slots, options: Options) => {
   )
   /** A waiting approval claimed from the automatic answers, with its runner's slot (-1: gone). */
   const claim = (alive: boolean) =>
-    Effect.map(approvals?.answering.claim({ alive }) ?? Effect.succeedNone, (claimed) =>
-      Option.map(claimed, (w) => ({ w, i: runners.indexOf(w.runner) }))
-    )
+    Effect.gen(function* () {
+      // A call starts to wait every second or so while conversations run: wait a little for one.
+      for (let tries = 0; tries < claimTries; tries++) {
+        const claimed = yield* approvals?.answering.claim({ alive }) ?? Effect.succeedNone
+        if (Option.isSome(claimed)) return Option.some({ w: claimed.value, i: runners.indexOf(claimed.value.runner) })
+        yield* Effect.sleep(250)
+      }
+      return Option.none()
+    })
   const awaited = <A>(deferred: Deferred.Deferred<A>, millis: number) =>
     Deferred.await(deferred).pipe(
       Effect.asSome,
@@ -188,9 +201,18 @@ export const make = (slots: Slots, options: Options) => {
       const answering = approvals?.answering
       if (answering === undefined || kind === "random") return yield* atRandom
       if (kind === "waiting") {
-        const i = runners.findIndex((r) => answering.waitsOn(r))
-        const victim = runners[i]
-        return yield* victim === undefined ? atRandom : Effect.asVoid(killRunner(i, victim, false))
+        // Held right after it says a call waits, before its run suspends; the answer is kept back
+        // until the resumed run (on the restarted runner or the other) says the same approval waits.
+        const { i, victim } = yield* randomSlot
+        if (victim === undefined) return
+        const { next, cancel } = yield* answering.expect(victim)
+        const held = yield* PgSoakProcess.holdAfter(victim, "hold-parked")
+        const w = held ? yield* awaited(next, 5000) : Option.none()
+        if (Option.isNone(w)) yield* cancel
+        yield* killRunner(i, victim, false)
+        if (Option.isNone(w)) return
+        yield* answering.waitsAgain(w.value.parked.id, victim, waitsAgainMillis)
+        return yield* Effect.asVoid(answering.give(w.value, false))
       }
       const claimed = yield* claim(kind !== "answerer")
       if (Option.isNone(claimed)) return yield* atRandom

@@ -26,7 +26,9 @@
  * asked call is parked in the approvals table and its conversation suspends until the soak's
  * answering side answers it. Each time a call starts to wait the runner prints
  * `{"parked":{"id","session","call","digest","asked_at"}}`. A line `hold-take <approval id>`
- * makes the run that next takes that approval's answer hold there, before the call goes on.
+ * makes the run that next takes that approval's answer (parking it again, or reading it after
+ * its wait) hold there, before the call goes on; a line `hold-parked` makes the next run that
+ * says a call waits hold right after saying it (before it suspends).
  * `--approve-denied` (with `--approvals`) reads every denied approval as approved, so denied
  * calls run: the soak's own tests use it to see that the soak finds them.
  *
@@ -95,6 +97,8 @@ export interface RunnerOptions {
   readonly approvals?: boolean | undefined
   /** Whether a run taking the answer of this approval holds (the driver asked it to). */
   readonly holdTake?: ((id: string) => boolean) | undefined
+  /** Whether the run that just said a call waits holds there (the driver asked it to). */
+  readonly holdParked?: (() => boolean) | undefined
   /** Denied approvals read as approved (`--approve-denied`): the soak's own check. */
   readonly approveDenied?: boolean | undefined
 }
@@ -109,15 +113,19 @@ export const soakStore = (store: Approvals.Store, options: RunnerOptions): Appro
   const read = (approval: Approvals.Approval): Approvals.Approval =>
     options.approveDenied === true && approval.state === "denied" ? { ...approval, state: "approved" } : approval
   const holdTake = options.holdTake
+  // A run takes an answer where it finds the approval answered: parking it again (a resumed
+  // run) or reading it after its wait.
+  const taken = (approval: Approvals.Approval): Effect.Effect<Approvals.Approval> =>
+    approval.state !== "pending" && holdTake !== undefined && holdTake(approval.id)
+      ? Child.hold(`approval ${approval.id}`)
+      : Effect.succeed(read(approval))
   return {
     ...store,
-    park: (ask) =>
-      Effect.flatMap(store.park(ask), (approval) =>
-        approval.state !== "pending" && holdTake !== undefined && holdTake(approval.id)
-          ? Child.hold(`approval ${approval.id}`)
-          : Effect.succeed(read(approval))
-      ),
-    get: (id) => Effect.map(store.get(id), Option.map(read))
+    park: (ask) => Effect.flatMap(store.park(ask), taken),
+    get: (id) =>
+      Effect.flatMap(store.get(id), (found) =>
+        Option.isSome(found) ? Effect.asSome(taken(found.value)) : Effect.succeedNone
+      )
   }
 }
 
@@ -144,7 +152,14 @@ export const runner = (url: string, root: string, port: number, options?: Runner
         }
   const approvals = options?.approvals === true
   const permission: PgSoakWorkflows.Permission | undefined = approvals
-    ? { policy: PgSoakApprovals.policy, onParked: (approval) => Child.say(PgSoakApprovals.parkedLine(approval)) }
+    ? {
+        policy: PgSoakApprovals.policy,
+        onParked: (approval) =>
+          Effect.andThen(
+            Child.say(PgSoakApprovals.parkedLine(approval)),
+            Effect.suspend(() => (options?.holdParked?.() === true ? Child.hold(`parked ${approval.id}`) : Effect.void))
+          )
+      }
     : undefined
   const workflows = Layer.mergeAll(
     PgSoakWorkflows.sessions(seen).layer,
@@ -192,6 +207,7 @@ const main = async (args: ReadonlyArray<string>): Promise<number> => {
     return 2
   }
   let holds = 0
+  let parks = 0
   const takes = new Set<string>()
   let pending = ""
   process.stdin.setEncoding("utf8").on("data", (chunk: string) => {
@@ -200,6 +216,7 @@ const main = async (args: ReadonlyArray<string>): Promise<number> => {
       const line = pending.slice(0, end).trim()
       pending = pending.slice(end + 1)
       if (line === "hold") holds += 1
+      else if (line === "hold-parked") parks += 1
       else if (line.startsWith("hold-take ")) takes.add(line.slice("hold-take ".length))
     }
   })
@@ -211,11 +228,17 @@ const main = async (args: ReadonlyArray<string>): Promise<number> => {
     return true
   }
   const holdTake = (id: string) => takes.delete(id)
+  const holdParked = () => {
+    if (parks === 0) return false
+    parks -= 1
+    return true
+  }
   const options: RunnerOptions = {
     withoutJournal: rest.includes("--no-journal"),
     holdNext,
     approvals: rest.includes("--approvals"),
     holdTake,
+    holdParked,
     approveDenied: rest.includes("--approve-denied")
   }
   // Standard output is for the JSON lines: the engine's own logs go to standard error.
