@@ -560,6 +560,23 @@ const bwrapOption = (options: unknown): Effect.Effect<string | undefined, Invali
   return Effect.fail(new InvalidPolicy({ option: "bwrap", problem: "must be the absolute path of the bwrap program" }))
 }
 
+/** Whether this runs under Deno, whose permissions can hide what is there. */
+const underDeno = (): boolean => "Deno" in globalThis
+
+/**
+ * The user id, or why it cannot be read (Deno without `--allow-sys` refuses `getuid`): the
+ * sandbox is refused then, saying so, rather than misread the host.
+ */
+const uidProblem = (): string | undefined => {
+  try {
+    if (typeof process.getuid === "function") process.getuid()
+    return undefined
+  } catch (thrown) {
+    const message = thrown instanceof Error ? thrown.message : String(thrown)
+    return `this process's user id cannot be read (${message})${underDeno() ? ": under Deno, run with --allow-sys (or -A)" : ""}`
+  }
+}
+
 const findBwrap = (given: string | undefined): Effect.Effect<string, SandboxUnavailable> => {
   if (given !== undefined) {
     return HostInfo.isExecutable(given)
@@ -571,7 +588,7 @@ const findBwrap = (given: string | undefined): Effect.Effect<string, SandboxUnav
   const found = HostInfo.which("bwrap", process.env.PATH)
   return found === undefined
     ? unavailable(
-        "bwrap is not installed: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or give the path of bwrap"
+        `bwrap is not installed: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or give the path of bwrap${underDeno() ? " (under Deno this also means the folders of PATH could not be read: run with --allow-read, or -A)" : ""}`
       )
     : Effect.succeed(found)
 }
@@ -632,6 +649,8 @@ export const detect = (options?: Options): Effect.Effect<Sandbox, SandboxUnavail
     if (process.platform !== "linux") {
       return yield* unavailable(`the command sandbox needs Linux and bubblewrap; this is ${process.platform}`)
     }
+    const uid = uidProblem()
+    if (uid !== undefined) return yield* unavailable(uid)
     const checked = PolicyCheck.check(options, process.cwd())
     if (!checked.ok) return yield* new InvalidPolicy(checked.problem)
     const root = yield* realRoot(checked.value.root)

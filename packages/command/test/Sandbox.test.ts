@@ -227,6 +227,46 @@ describe("the environment", () => {
   )
 })
 
+describe("the environment's hostile names and sizes", () => {
+  it(
+    "a variable named __proto__ is a variable like any other; more than 64 KiB of variables is refused naming env",
+    async () => {
+      const env: Record<string, string> = { PATH: "/usr/bin:/bin" }
+      Object.defineProperty(env, "__proto__", {
+        value: "not a prototype",
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
+      const declared = await detect({ root, env })
+      const seen = await run(declared, { argv: ["env"] })
+      expect(seen.stdout.text).toContain("__proto__=not a prototype\n")
+      const { Sandbox } = await import("../src/index.ts")
+      const { Effect } = await import("effect")
+      const huge = await Effect.runPromise(
+        Effect.flip(Sandbox.detect({ root, env: { PATH: "/usr/bin", BIG: "x".repeat(70_000) } }))
+      )
+      expect(huge._tag).toBe("InvalidPolicy")
+      expect(huge.message).toContain("env")
+      expect(huge.message).toContain("more than 65,536 bytes in all")
+    },
+    timeout
+  )
+
+  it(
+    "once a command has ended, no timer of the sandbox keeps the process alive",
+    async () => {
+      await run(sandbox, { argv: ["true"] })
+      const timers = process.getActiveResourcesInfo().filter((kind) => kind === "Timeout")
+      // Vitest's own timers may be there; the sandbox's 4 s drain wait must not be among them.
+      const before = timers.length
+      await run(sandbox, { argv: ["true"] })
+      expect(process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length).toBeLessThanOrEqual(before)
+    },
+    timeout
+  )
+})
+
 describe("the network", () => {
   let server: Server
   let port = 0

@@ -3,6 +3,7 @@
  * getter or a Proxy is a problem named, never a throw), the defaults filled in. Pure: the root
  * folder's existence is checked by `detect`, on the disk.
  */
+import { Buffer } from "node:buffer"
 import { isAbsolute, normalize } from "node:path"
 import type { Policy } from "../Sandbox.ts"
 
@@ -84,6 +85,9 @@ const rootOf = (value: unknown): Read<string> => {
   return { ok: true, value: root }
 }
 
+/** The most bytes the declared variables may take in all (names, values, `=` and NUL): far below the kernel's limit on a process's arguments and environment. */
+export const maxEnvBytes = 65_536
+
 const envOf = (value: unknown): Read<Readonly<Record<string, string>>> => {
   if (value === undefined) return { ok: true, value: defaultEnv }
   try {
@@ -91,6 +95,7 @@ const envOf = (value: unknown): Read<Readonly<Record<string, string>>> => {
       return fail("env", `must be an object of variables and their values, got ${shown(value)}`)
     }
     const env: Record<string, string> = {}
+    let bytes = 0
     for (const name of Object.keys(value)) {
       if (!variableName.test(name)) {
         return fail("env", `variable ${shown(name)} is not a valid name (letters, digits and _, not first a digit)`)
@@ -98,7 +103,12 @@ const envOf = (value: unknown): Read<Readonly<Record<string, string>>> => {
       const text: unknown = (value as Record<string, unknown>)[name]
       if (typeof text !== "string") return fail("env", `variable '${name}' must be a string, got ${shown(text)}`)
       if (text.includes("\0")) return fail("env", `variable '${name}' must not contain a NUL character`)
-      env[name] = text
+      bytes += Buffer.byteLength(name) + Buffer.byteLength(text) + 2
+      if (bytes > maxEnvBytes) {
+        return fail("env", `the variables are more than ${maxEnvBytes.toLocaleString("en-US")} bytes in all`)
+      }
+      // Defined, not assigned: a variable named __proto__ is a variable, not the object's prototype.
+      Object.defineProperty(env, name, { value: text, enumerable: true, writable: true, configurable: true })
     }
     return { ok: true, value: env }
   } catch (thrown) {

@@ -62,6 +62,20 @@ const signal = (pid: number): void => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * Waits for `promise` at most `ms`, its timer cleared as soon as the promise settles (a timer
+ * left running would keep the process alive that long after the command ended).
+ */
+const atMost = (promise: Promise<unknown>, ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    const settle = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    promise.then(settle, settle)
+  })
+
 const messageOf = (error: unknown): string => {
   try {
     return error instanceof Error ? error.message : String(error)
@@ -176,7 +190,7 @@ export const start = (launch: Launch, supervision: Supervision): Running | { rea
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       kill()
-      await Promise.race([finished, sleep(drainGraceMs * 2)])
+      await atMost(finished, drainGraceMs * 2)
       const folder = supervision.cgroup
       if (folder === undefined) return
       const deadline = performance.now() + sweepMs
