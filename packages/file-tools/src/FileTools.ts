@@ -19,7 +19,8 @@ import { Buffer } from "node:buffer"
 import { Localized, MessageCatalog, PathGuard, Toolset, Tool } from "@agent-harness/tool-schema"
 import { type Cause, Effect, Option, Schema, Stream } from "effect"
 import * as FilePath from "./FilePath.ts"
-import { Files, type FilesShape, type Visit } from "./Files.ts"
+import { Files, type FilesShape, type Found, type Visit } from "./Files.ts"
+import * as Lines from "./internal/lines.ts"
 import * as ToolWords from "./internal/toolWords.ts"
 
 /**
@@ -255,7 +256,7 @@ const readFile = (texts: Texts, path: string): Effect.Effect<string, FileNotFoun
   )
 
 /** An optional member of an environment, `undefined` when reading it throws (a hostile `Files`). */
-const member = <K extends "listUnder" | "scan">(files: FilesShape, key: K): FilesShape[K] => {
+const member = <K extends "listUnder" | "scan" | "find">(files: FilesShape, key: K): FilesShape[K] => {
   try {
     const value = files[key]
     return typeof value === "function" ? value : undefined
@@ -312,11 +313,7 @@ const listFolder = (texts: Texts, folder: string): Effect.Effect<string, FilePat
  *
  * @since 0.1.0
  */
-export const lines = (text: string): ReadonlyArray<string> => {
-  if (text === "") return []
-  const parts = text.split(/\r\n|\n|\r/)
-  return /[\r\n]$/.test(text) ? parts.slice(0, -1) : parts
-}
+export const lines: (text: string) => ReadonlyArray<string> = Lines.lines
 
 /** The files of an environment one at a time: its `scan`, or its `entries` as texts. */
 const visits = (files: FilesShape, keep: (path: string) => boolean): Stream.Stream<Visit> => {
@@ -331,6 +328,16 @@ const visits = (files: FilesShape, keep: (path: string) => boolean): Stream.Stre
   )
 }
 
+/** The lines an environment's `find` gave for a file, checked to be texts. */
+const linesOf = (found: Extract<Found, { readonly _tag: "Lines" }>): Effect.Effect<ReadonlyArray<string>> => {
+  const given: unknown = found.lines
+  if (!Array.isArray(given)) return Effect.die(new InvalidContent({ path: found.path, found: typeName(given) }))
+  const wrong: unknown = given.find((line) => typeof line !== "string")
+  return wrong === undefined && given.every((line) => typeof line === "string")
+    ? Effect.succeed(given)
+    : Effect.die(new InvalidContent({ path: found.path, found: typeName(wrong) }))
+}
+
 const searchLines = (texts: Texts, pattern: string): Effect.Effect<string, never, Files> =>
   Effect.gen(function* () {
     const files = yield* Files
@@ -338,20 +345,37 @@ const searchLines = (texts: Texts, pattern: string): Effect.Effect<string, never
     const output = new Output()
     let denied = 0
     let skipped = 0
-    const keep = (path: string): boolean => {
-      if (PathGuard.allows(guard, path)) return true
-      denied++
-      return false
-    }
-    yield* Stream.runForEach(visits(files, keep), (visit) => {
-      if (visit._tag === "Skipped") {
-        skipped++
-        return Effect.void
+    const find = member(files, "find")
+    if (find !== undefined) {
+      yield* Stream.runForEach(
+        find("", pattern, (path) => PathGuard.allows(guard, path)),
+        (found) => {
+          if (found._tag === "Skipped") skipped++
+          else if (found._tag === "LeftOut") denied++
+          else {
+            return Effect.map(linesOf(found), (shown) => {
+              for (const line of shown) output.add(`${found.path}: ${line}`)
+            })
+          }
+          return Effect.void
+        }
+      )
+    } else {
+      const keep = (path: string): boolean => {
+        if (PathGuard.allows(guard, path)) return true
+        denied++
+        return false
       }
-      return Effect.map(contentOf(visit.path, visit.content), (text) => {
-        for (const line of lines(text)) if (line.includes(pattern)) output.add(`${visit.path}: ${line}`)
+      yield* Stream.runForEach(visits(files, keep), (visit) => {
+        if (visit._tag === "Skipped") {
+          skipped++
+          return Effect.void
+        }
+        return Effect.map(contentOf(visit.path, visit.content), (text) => {
+          for (const line of Lines.matchingInText(text, pattern)) output.add(`${visit.path}: ${line}`)
+        })
       })
-    })
+    }
     const notes = [...(denied > 0 ? [texts.leftOut(denied)] : []), ...(skipped > 0 ? [texts.notSearched(skipped)] : [])]
     return output.text(texts, "pattern", notes)
   })

@@ -21,6 +21,18 @@ export type Visit =
   | { readonly _tag: "Skipped"; readonly path: string; readonly reason: "binary" | "too-large" }
 
 /**
+ * What `find` gives for one file: the lines that hold the pattern (at least one), why its text
+ * was not read (as in `Visit`), or that `allows` refused it (a file a listing shows; it was not
+ * opened).
+ *
+ * @since 0.1.0
+ */
+export type Found =
+  | { readonly _tag: "Lines"; readonly path: string; readonly lines: ReadonlyArray<string> }
+  | { readonly _tag: "Skipped"; readonly path: string; readonly reason: "binary" | "too-large" }
+  | { readonly _tag: "LeftOut"; readonly path: string }
+
+/**
  * The operations of a file environment.
  *
  * @since 0.1.0
@@ -54,6 +66,17 @@ export interface FilesShape {
    * go through `entries`.
    */
   readonly scan?: ((prefix: string, keep: (path: string) => boolean) => Stream.Stream<Visit>) | undefined
+  /**
+   * What `search` needs, done where the files are: for each file whose path starts with
+   * `prefix`, sorted by path, the lines (split like `FileTools.lines`) that contain `pattern`, a
+   * plain text, as `Lines` when there is one, and the files not read (`Skipped`). `allows` is
+   * asked about each path before its file is opened; a file it refuses is never opened, and is
+   * given as `LeftOut` when it is one a listing shows. Optional: without it the tools go
+   * through `scan`.
+   */
+  readonly find?:
+    | ((prefix: string, pattern: string, allows: (path: string) => boolean) => Stream.Stream<Found>)
+    | undefined
 }
 
 /**

@@ -26,9 +26,13 @@
  *   old content or the new, never a mix. Temporary files (`.agent-harness-tmp-<pid>-<n>.tmp`)
  *   are never listed; the first write into a folder removes those a dead process left there.
  * - **Size**: a file over `maxFileBytes` (1 MiB by default) is refused by `read`
- *   (`too-large`, the limit named) rather than loaded; `scan` gives it, and any file with a NUL
- *   byte in its first 8 KiB (binary), as `Skipped` without its text; `entries` and `snapshot`
- *   leave both out.
+ *   (`too-large`, the limit named) rather than loaded; `scan` and `find` give it, and any file
+ *   with a NUL byte in its first 8 KiB (binary), as `Skipped` without its text; `entries` and
+ *   `snapshot` leave both out. A file that grows while it is read is read to its end, and
+ *   skipped as too large when it grows past the limit.
+ * - **`find`** (what `search` runs) looks for the pattern's UTF-8 bytes in each file's bytes,
+ *   read into one buffer used again for every file, and decodes only the lines it finds them
+ *   on; a file `allows` refuses is never opened.
  * - The root is resolved once by `make` (it must be an existing folder); every operation first
  *   checks that it is still that directory, and dies with a `TreeFilesError` naming the
  *   operation otherwise. Error messages show root-relative names only.
@@ -39,16 +43,17 @@
  *
  * @since 0.1.0
  */
-import { Buffer } from "node:buffer"
+import { Buffer, isUtf8 } from "node:buffer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import process from "node:process"
 import { type Cause, Effect, Layer, Option, Schema, Stream } from "effect"
 import { PathRefused, problem, type Reason } from "./FilePath.ts"
-import { Files, type FilesShape, type Visit } from "./Files.ts"
+import { Files, type FilesShape, type Found, type Visit } from "./Files.ts"
 import * as Dir from "./internal/dir.ts"
 import { checkSameFolder, isRunning, operationMessage, textOf } from "./internal/disk.ts"
 import * as Ignores from "./internal/ignores.ts"
+import * as Lines from "./internal/lines.ts"
 
 const TreeFilesErrorBase: Schema.Class<
   TreeFilesError,
@@ -129,6 +134,40 @@ interface Entry {
   readonly kind: "file" | "dir" | "other"
   /** The sort key: the name, with `/` after a folder's (so the walk is in full-path order). */
   readonly key: string
+}
+
+/** A file met by the walk: the open folder it is in, its name there and its path. */
+interface Walked {
+  readonly folder: Dir.Dir
+  readonly name: string
+  readonly path: string
+}
+
+/** A folder being walked: its entries, the next one to look at, the rules in force in it. */
+interface Frame {
+  readonly folder: Dir.Dir
+  readonly rules: Ignores.Ignores
+  readonly entries: ReadonlyArray<Entry>
+  index: number
+  /** The folder's path with a final `/` (`""` for the root): its entries' paths start with it. */
+  readonly base: string
+}
+
+/** How many files a walk goes through, at most, between two pulls of its stream. */
+const batchFiles = 256
+
+/** A buffer that grows to what a file needs and is used again for the next one. */
+class Growing {
+  private bytes: Buffer = Buffer.allocUnsafe(0)
+  /** The buffer, at least `size` bytes long (its content kept when it grows). */
+  ensure(size: number): Buffer {
+    if (this.bytes.length < size) {
+      const next = Buffer.allocUnsafe(Math.max(size, 2 * this.bytes.length, 64 * 1024))
+      this.bytes.copy(next)
+      this.bytes = next
+    }
+    return this.bytes
+  }
 }
 
 const kindOf = (dirent: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }) =>
@@ -431,9 +470,10 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
     }
     const out: Array<Entry> = []
     for (const dirent of dirents) {
-      const name = dirent.name.toString("utf8")
       // A name that is not UTF-8 has no path the tools can write; a line break would forge lines.
-      if (!Buffer.from(name, "utf8").equals(dirent.name) || /[\r\n]/.test(name)) continue
+      if (!isUtf8(dirent.name)) continue
+      const name = dirent.name.toString("utf8")
+      if (name.includes("\n") || name.includes("\r")) continue
       if (isGit(name) || temporaryName.test(name)) continue
       let kind: Entry["kind"] = kindOf(dirent)
       if (kind === "other" && !dirent.isSymbolicLink() && !dirent.isFIFO() && !dirent.isSocket()) {
@@ -451,52 +491,65 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
   }
 
   /**
-   * The plain files under `folder` whose paths start with `prefix`, in path order; ignored
-   * files and folders are skipped before anything in them is touched.
+   * The files of the tree whose paths start with `prefix`, in path order, one per `next()`
+   * (`undefined` at the end): a cursor over an explicit stack of open folders, each closed when
+   * it is done. Only names the folder says are regular files are given (whether each is plain
+   * is for the caller to check); ignored files and folders are skipped before anything in them
+   * is touched. Nothing when a folder of the prefix is not a walkable folder.
    */
-  function* walkFolder(
-    session: Dir.Session,
-    folder: Dir.Dir,
-    rules: Ignores.Ignores,
-    prefix: string
-  ): Generator<{ readonly folder: Dir.Dir; readonly name: string; readonly path: string }> {
-    for (const entry of entriesOf(session, folder)) {
-      const path = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`
-      if (entry.kind === "dir") {
-        if (!(path.startsWith(prefix) || prefix.startsWith(`${path}/`))) continue
-        if (Ignores.ignored(rules, `${path}/`)) continue
-        const child = session.openChild(folder, entry.name)
-        if (typeof child !== "object") continue // swapped for a link or removed meanwhile
-        try {
-          yield* walkFolder(session, child, rulesOf(session, child, rules), prefix)
-        } finally {
-          session.release(child.fd)
+  const cursor = (session: Dir.Session, top: Dir.Dir, prefix: string): { readonly next: () => Walked | undefined } => {
+    const stack: Array<Frame> = []
+    const below = (folder: Dir.Dir, rules: Ignores.Ignores): Frame => ({
+      folder,
+      rules,
+      entries: entriesOf(session, folder),
+      index: 0,
+      base: folder.rel === "" ? "" : `${folder.rel}/`
+    })
+    const start = (): void => {
+      // A prefix no tool path can start with (a NUL, a lone surrogate, `..`) matches nothing.
+      if (problem(prefix, { allowEmpty: true }) !== undefined) return
+      const segments = prefix.split("/")
+      segments.pop()
+      let current = top
+      let rules = rulesOf(session, top, Ignores.none)
+      for (const segment of segments) {
+        if (segment === "" || segment === "." || isGit(segment)) return
+        const path = current.rel === "" ? segment : `${current.rel}/${segment}`
+        if (Ignores.ignored(rules, `${path}/`)) return
+        const next = session.openChild(current, segment)
+        if (typeof next !== "object") return
+        current = next
+        rules = rulesOf(session, current, rules)
+      }
+      stack.push(below(current, rules))
+    }
+    start()
+    const all = prefix === ""
+    const next = (): Walked | undefined => {
+      for (;;) {
+        const frame = stack[stack.length - 1]
+        if (frame === undefined) return undefined
+        const entry = frame.entries[frame.index++]
+        if (entry === undefined) {
+          stack.pop()
+          if (stack.length > 0) session.release(frame.folder.fd)
+          continue
         }
-      } else {
-        if (!path.startsWith(prefix) || Ignores.ignored(rules, path)) continue
-        yield { folder, name: entry.name, path }
+        const path = frame.base + entry.name
+        if (entry.kind === "dir") {
+          if (!(all || path.startsWith(prefix) || prefix.startsWith(`${path}/`))) continue
+          if (Ignores.ignored(frame.rules, `${path}/`)) continue
+          const child = session.openChild(frame.folder, entry.name)
+          if (typeof child !== "object") continue // swapped for a link or removed meanwhile
+          stack.push(below(child, rulesOf(session, child, frame.rules)))
+        } else {
+          if (!(all || path.startsWith(prefix)) || Ignores.ignored(frame.rules, path)) continue
+          return { folder: frame.folder, name: entry.name, path }
+        }
       }
     }
-  }
-
-  /** The walk of the tree below the folders of `prefix` (nothing when one is not a walkable folder). */
-  function* walk(session: Dir.Session, top: Dir.Dir, prefix: string) {
-    // A prefix no tool path can start with (a NUL, a lone surrogate, `..`) matches nothing.
-    if (problem(prefix, { allowEmpty: true }) !== undefined) return
-    const segments = prefix.split("/")
-    segments.pop()
-    let current = top
-    let rules = rulesOf(session, top, Ignores.none)
-    for (const segment of segments) {
-      if (segment === "" || segment === "." || isGit(segment)) return
-      const path = current.rel === "" ? segment : `${current.rel}/${segment}`
-      if (Ignores.ignored(rules, `${path}/`)) return
-      const next = session.openChild(current, segment)
-      if (typeof next !== "object") return
-      current = next
-      rules = rulesOf(session, current, rules)
-    }
-    yield* walkFolder(session, current, rules, prefix)
+    return { next }
   }
 
   /** Whether the file at a walked name is plain (regular, one link), by `lstat`. */
@@ -512,14 +565,27 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
   const listUnder = (prefix: string): Array<string> =>
     withRoot((session, top) => {
       const out: Array<string> = []
-      for (const file of walk(session, top, prefix)) {
+      const files = cursor(session, top, prefix)
+      for (let file = files.next(); file !== undefined; file = files.next()) {
         if (isPlain(session, file.folder, file.name)) out.push(file.path)
       }
       return out
     })
 
-  /** A walked file's visit: its text, skipped (binary, too large), or nothing (not plain). */
-  const visit = (session: Dir.Session, folder: Dir.Dir, name: string, path: string): Visit | undefined => {
+  /**
+   * The bytes of a walked file, read into `buffer` (a view of it, valid until the next read);
+   * `"too-large"` over the limit; `undefined` when it is not a plain file (a link, a FIFO, a
+   * file with other hard links, swapped in since the folder was read) or is gone. Opened
+   * without following a link or blocking, checked with `fstat` once open, read to its end
+   * even when it grew since (up to the limit), and closed.
+   */
+  const bytesOf = (
+    session: Dir.Session,
+    folder: Dir.Dir,
+    name: string,
+    path: string,
+    buffer: Growing
+  ): Buffer | "too-large" | undefined => {
     let opened: ReturnType<typeof openPlain>
     try {
       opened = openPlain(session, folder, name, path)
@@ -529,52 +595,124 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
     }
     if (opened === "missing") return undefined
     try {
-      if (opened.size > maxFileBytes) return { _tag: "Skipped", path, reason: "too-large" }
-      const bytes = fs.readFileSync(opened.fd)
-      if (bytes.length > maxFileBytes) return { _tag: "Skipped", path, reason: "too-large" }
-      if (bytes.subarray(0, binaryProbe).includes(0)) return { _tag: "Skipped", path, reason: "binary" }
-      return { _tag: "Text", path, content: bytes.toString("utf8") }
+      if (opened.size > maxFileBytes) return "too-large"
+      // One byte more than `fstat` said: a file that grew since is read on, to its end.
+      let want = opened.size + 1
+      let total = 0
+      for (;;) {
+        if (total === want) want = Math.min(Math.max(2 * want, 64 * 1024), maxFileBytes + 1)
+        const bytes = buffer.ensure(want)
+        const count = fs.readSync(opened.fd, bytes, total, want - total, total)
+        if (count === 0) break
+        total += count
+        if (total > maxFileBytes) return "too-large"
+        // A short read at or past the size `fstat` gave is the end (as `readFileSync` reads).
+        if (total >= opened.size && total < want) break
+      }
+      return buffer.ensure(total).subarray(0, total)
     } finally {
       session.release(opened.fd)
     }
   }
 
+  /** A walked file's visit: its text, skipped (binary, too large), or nothing (not plain). */
+  const visit = (session: Dir.Session, file: Walked, buffer: Growing): Visit | undefined => {
+    const bytes = bytesOf(session, file.folder, file.name, file.path, buffer)
+    if (bytes === undefined) return undefined
+    if (bytes === "too-large") return { _tag: "Skipped", path: file.path, reason: "too-large" }
+    if (bytes.subarray(0, binaryProbe).includes(0)) return { _tag: "Skipped", path: file.path, reason: "binary" }
+    return { _tag: "Text", path: file.path, content: bytes.toString("utf8") }
+  }
+
   /**
-   * The visits of the files under a prefix, one at a time: the walk holds its folders open
-   * between pulls and closes them when the stream ends (or is interrupted).
+   * A stream over the walk of a prefix: the walk holds its folders open between pulls and
+   * closes them when the stream ends (or is interrupted). `step` turns each walked file into
+   * what the stream gives (or nothing); a failure is a defect naming the operation.
    */
-  const scan = (prefix: string, keep: (path: string) => boolean): Stream.Stream<Visit> =>
+  const walking = <A>(
+    operation: string,
+    prefix: string,
+    step: (session: Dir.Session, file: Walked) => A | undefined
+  ): Stream.Stream<A> =>
     Stream.unwrap(
       Effect.map(
         Effect.acquireRelease(
-          io("search", undefined, () => {
+          io(operation, undefined, () => {
             const { session, top } = open()
-            return { session, files: walk(session, top, prefix) }
+            try {
+              return { session, files: cursor(session, top, prefix) }
+            } catch (error) {
+              session.close()
+              throw error
+            }
           }).pipe(Effect.orDie),
           ({ session }) => Effect.sync(() => session.close())
         ),
         ({ session, files }) =>
           Stream.fromIteratorSucceed(
             (function* () {
+              let batch: Array<A> = []
+              let walked = 0
               for (;;) {
-                let next: IteratorResult<{ readonly folder: Dir.Dir; readonly name: string; readonly path: string }>
-                let found: Visit | undefined
+                let file: Walked | undefined
                 try {
-                  next = files.next()
-                  if (next.done === true) return
-                  const { folder, name, path } = next.value
-                  // `keep` is asked about the files a listing shows (plain ones) only.
-                  found = isPlain(session, folder, name) && keep(path) ? visit(session, folder, name, path) : undefined
+                  file = files.next()
+                  if (file !== undefined) {
+                    const out = step(session, file)
+                    if (out !== undefined) batch.push(out)
+                  }
                 } catch (error) {
-                  throw new TreeFilesError({ operation: "search", problem: relative(textOf(error)) })
+                  throw new TreeFilesError({ operation, problem: relative(textOf(error)) })
                 }
-                if (found !== undefined) yield found
+                if (file === undefined) {
+                  if (batch.length > 0) yield batch
+                  return
+                }
+                walked++
+                // A batch (maybe empty) every `batchFiles` files walked: the fiber can yield between them.
+                if (walked % batchFiles === 0 || batch.length >= batchFiles) {
+                  yield batch
+                  batch = []
+                }
               }
             })(),
             1
-          )
+          ).pipe(Stream.flattenIterable)
       )
     ).pipe(Stream.scoped)
+
+  /** The visits of the files under a prefix, one at a time (`keep` asked about plain files only). */
+  const scan = (prefix: string, keep: (path: string) => boolean): Stream.Stream<Visit> => {
+    const buffer = new Growing()
+    return walking("search", prefix, (session, file) =>
+      // `keep` is asked about the files a listing shows (plain ones) only.
+      isPlain(session, file.folder, file.name) && keep(file.path) ? visit(session, file, buffer) : undefined
+    )
+  }
+
+  /**
+   * The lines holding `pattern` of each file under a prefix: its UTF-8 bytes looked for in the
+   * file's bytes (`Lines.needleOf`), only the lines found decoded; a pattern bytes cannot stand
+   * for (empty, a line break, U+FFFD, a lone surrogate) through the decoded text.
+   */
+  const find = (prefix: string, pattern: string, allows: (path: string) => boolean): Stream.Stream<Found> => {
+    const buffer = new Growing()
+    const needle = Lines.needleOf(pattern)
+    return walking("search", prefix, (session, file): Found | undefined => {
+      const { path } = file
+      // A refused file is never opened: `lstat` says whether a listing would show it.
+      if (!allows(path)) return isPlain(session, file.folder, file.name) ? { _tag: "LeftOut", path } : undefined
+      const bytes = bytesOf(session, file.folder, file.name, path, buffer)
+      if (bytes === undefined) return undefined
+      if (bytes === "too-large") return { _tag: "Skipped", path, reason: "too-large" }
+      if (bytes.subarray(0, binaryProbe).includes(0)) return { _tag: "Skipped", path, reason: "binary" }
+      const lines =
+        needle === undefined
+          ? Lines.matchingInText(bytes.toString("utf8"), pattern)
+          : Lines.matchingInBytes(bytes, needle)
+      return lines.length > 0 ? { _tag: "Lines", path, lines } : undefined
+    })
+  }
 
   const entries: Effect.Effect<ReadonlyArray<readonly [string, string]>> = Effect.map(
     Stream.runCollect(scan("", () => true)),
@@ -589,6 +727,7 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
     list: Effect.orDie(io("list", undefined, () => listUnder(""))),
     listUnder: (prefix) => Effect.orDie(io("list", prefix, () => listUnder(prefix))),
     scan,
+    find,
     entries,
     snapshot: Effect.map(entries, (all) => Object.fromEntries(all))
   })

@@ -246,15 +246,25 @@ describe("an environment that gives back something other than text", () => {
         isError: true,
         content: "the file environment gave number as the content of 'b.txt', not a text"
       })
+      // The same through `find`, the environment's own search.
+      for (const lines of [[7], "A", null]) {
+        const brokenFind: Files.FilesShape = {
+          ...base,
+          find: () => Stream.make({ _tag: "Lines", path: "c.txt", lines: lines as unknown as ReadonlyArray<string> })
+        }
+        expect((yield* observe(FileTools.Search, { pattern: "A" }, brokenFind)).content).toMatch(
+          /^the file environment gave (number|string|null) as the content of 'c.txt', not a text$/
+        )
+      }
     })
   )
 
-  it.effect("an environment whose listUnder or scan throws when read falls back to list and entries", () =>
+  it.effect("an environment whose listUnder, scan or find throws when read falls back to list and entries", () =>
     Effect.gen(function* () {
       const base = Files.makeFiles({ "a.txt": "A", "b/c.txt": "A" })
       const hostile = new Proxy(base, {
         get: (target, key, receiver) => {
-          if (key === "listUnder" || key === "scan") throw new Error("no")
+          if (key === "listUnder" || key === "scan" || key === "find") throw new Error("no")
           return Reflect.get(target, key, receiver)
         }
       })
