@@ -127,7 +127,7 @@ describe("under Deno", () => {
     const node = harness(["run", countLines], env(), spawn)
     const all = denoRun(["-A"])
     assert.deepStrictEqual([all.status, all.stdout, all.stderr], [node.code, node.stdout, node.stderr])
-    // The permissions `pnpm harness:deno` gives today: the sandbox cannot read what it needs.
+    // Narrower permissions than `pnpm harness:deno`'s -A: the sandbox cannot read what it needs.
     const some = denoRun(["--allow-read", "--allow-write", "--allow-env", "--allow-net=127.0.0.1", "--allow-run"])
     assert.strictEqual(some.status, 2)
     expect(some.stderr).toContain(

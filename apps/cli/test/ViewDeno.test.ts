@@ -16,7 +16,7 @@ afterAll(() => temp.remove())
 
 const deno = join(demoDir, "../../node_modules/.bin/deno")
 
-/** `deno run` of the CLI with the permissions `pnpm harness:deno` gives (no network). */
+/** `deno run` of the CLI with narrow permissions (no network): what serving says when Deno refuses it. */
 const denoHarness = (args: ReadonlyArray<string>) => {
   const r = spawnSync(deno, ["run", "--allow-read", "--allow-write", "--allow-env", "src/main.ts", ...args], {
     cwd: demoDir,

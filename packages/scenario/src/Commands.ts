@@ -114,6 +114,22 @@ export interface Settings {
 }
 
 /**
+ * The settings as a trace records them (the `commands` annotation): on the wire, so snake_case
+ * (`timeout_ms`), as a scenario file spells them. `harness agent --commands` and a scenario run
+ * both record this; `Capture` reads it (and the `timeoutMs` of traces recorded before).
+ *
+ * @since 0.2.0
+ */
+export const wire = (
+  settings: Settings
+): {
+  readonly shell: boolean
+  readonly network: boolean
+  readonly env: Readonly<Record<string, string>>
+  readonly timeout_ms: number
+} => ({ shell: settings.shell, network: settings.network, env: settings.env, timeout_ms: settings.timeoutMs })
+
+/**
  * The command tools of one run, and the settings they run with.
  *
  * @since 0.2.0

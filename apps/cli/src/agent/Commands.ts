@@ -73,7 +73,8 @@ export const environment = (
       return Result.fail(`--command-env ${name}: this process has no ${name} to pass on; give NAME=VALUE`)
     }
     if (value.includes("\u0000")) return Result.fail(`--command-env ${name}: a value cannot hold a NUL character`)
-    env[name] = value
+    // Defined, not assigned: a variable named __proto__ is a variable, not the object's prototype.
+    Object.defineProperty(env, name, { value, enumerable: true, writable: true, configurable: true })
   }
   return Result.succeed(env)
 }

@@ -36,7 +36,7 @@ import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
 import { Journal, SqliteStore } from "@agent-harness/idempotency"
 import { Approver, Gate, Parked, type Policy, Untrusted } from "@agent-harness/permission"
 import type { Mount } from "@agent-harness/mcp"
-import { Conversation, type Mounter, Report } from "@agent-harness/scenario"
+import { Commands, Conversation, type Mounter, Report } from "@agent-harness/scenario"
 import { Compactor, type Estimate, Strategy, Summarizer } from "@agent-harness/compaction"
 import { MessageCatalog, type Tool, Toolset } from "@agent-harness/tool-schema"
 import { Console, Context, Effect, type FileSystem, Layer, Logger, Path, Result, type Scope, Stream } from "effect"
@@ -44,7 +44,7 @@ import * as AgentApprover from "../agent/Approver.ts"
 import * as AgentProgress from "../agent/Progress.ts"
 import * as AgentPolicy from "../agent/Policy.ts"
 import * as CommandLine from "../agent/CommandLine.ts"
-import type * as Commands from "../agent/Commands.ts"
+import type * as AgentCommands from "../agent/Commands.ts"
 import * as Counting from "../agent/Counting.ts"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as McpConfig from "@agent-harness/mcp/config"
@@ -413,7 +413,7 @@ const commandsPrompt: Readonly<Record<FileTools.Locale, (network: boolean) => st
  * `--root` (the command package loaded only then), or `undefined` without `--commands`. A
  * sandbox flag without `--commands`, or no sandbox here, is exit 2 (never run unsandboxed).
  */
-const commandsOf = (options: Options): Effect.Effect<Commands.Offered | undefined, ExitCode.ExitCode> =>
+const commandsOf = (options: Options): Effect.Effect<AgentCommands.Offered | undefined, ExitCode.ExitCode> =>
   Effect.gen(function* () {
     if (options.commands !== true) {
       const stray = [
@@ -425,9 +425,9 @@ const commandsOf = (options: Options): Effect.Effect<Commands.Offered | undefine
       for (const [flag, given] of stray) if (given) return yield* usage(`${flag} goes with --commands: add --commands`)
       return undefined
     }
-    const commands = yield* Effect.promise(() => import("../agent/Commands.ts"))
+    const offering = yield* Effect.promise(() => import("../agent/Commands.ts"))
     return yield* Effect.catch(
-      commands.offer(
+      offering.offer(
         {
           root: options.root,
           lang: options.lang,
@@ -454,7 +454,7 @@ const durable = (
     readonly spending: Budgets.Spending | undefined
     readonly maxTurns: number
     readonly files: Files.FilesShape
-    readonly commands: Commands.Offered | undefined
+    readonly commands: AgentCommands.Offered | undefined
   }
 ): Effect.Effect<void, ExitCode.ExitCode> =>
   Effect.gen(function* () {
@@ -599,7 +599,7 @@ const session = (
     }
     readonly files: Files.FilesShape
     readonly spending: Budgets.Spending | undefined
-    readonly commands: Commands.Offered | undefined
+    readonly commands: AgentCommands.Offered | undefined
     readonly compaction:
       | {
           readonly window: number
@@ -622,7 +622,7 @@ const session = (
     yield* note(keys.policy, setup.policy)
     if (options.untrustedOutput) yield* note(keys.untrustedOutput, true)
     if (setup.mounted.declared.length > 0) yield* note(keys.mcp, setup.mounted.declared)
-    if (setup.commands !== undefined) yield* note(keys.commands, setup.commands.settings)
+    if (setup.commands !== undefined) yield* note(keys.commands, Commands.wire(setup.commands.settings))
     const tools =
       setup.commands === undefined
         ? systemPrompt[options.lang]

@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import { Capture, InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
+import { InputFile, Report, type ScenarioFile } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem } from "effect"
 import * as ExitCode from "../common/ExitCode.ts"
 import * as Outputs from "../printing/Outputs.ts"
 import * as Style from "../printing/Style.ts"
+import * as CaptureRoot from "../scenarios/CaptureRoot.ts"
 
 /**
  * The trace to capture, and where the scenario goes.
@@ -36,7 +37,8 @@ export const capture = (options: Options): Effect.Effect<void, ExitCode.ExitCode
       Effect.andThen(Console.error(Report.invalid(error, Style.current())), Effect.fail(ExitCode.invalid))
     if (out !== undefined) yield* Outputs.refuseOverwrite("--out", out, { path: trace, what: "the trace" })
     const text = yield* Effect.catch(InputFile.read(trace), invalid)
-    const captured = yield* Effect.catch(Capture.checked(trace, text), invalid)
+    // A run that had commands replays only over a real folder: the scenario over `<out>.root`.
+    const captured = yield* Effect.catch(CaptureRoot.checked(trace, text, out), invalid)
     const json = `${JSON.stringify(captured, null, 2)}\n`
     if (out === undefined) return yield* Console.log(json.trimEnd())
     yield* Effect.catch(fs.writeFileString(out, json), (error) =>

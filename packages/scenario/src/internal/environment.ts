@@ -160,7 +160,7 @@ const commandsOf = (
         )
       }
     }
-    yield* Trace.record({ type: "trace.annotated", key: annotations.commands, value: offered.settings })
+    yield* Trace.record({ type: "trace.annotated", key: annotations.commands, value: Commands.wire(offered.settings) })
     return offered
   })
 
