@@ -16,6 +16,7 @@
  *
  * Runs on Node 22 type stripping (erasable TypeScript only), like the CLI's sources.
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as path from "node:path"
@@ -30,13 +31,16 @@ const dist = path.resolve(process.argv[2] ?? `${here}dist`)
 fs.rmSync(dist, { recursive: true, force: true })
 
 /**
- * The libraries kept apart, each with the modules that load it: the MCP package (the MCP
- * commands, and the scenarios' mounter's import of it), the viewer (the view command), the
- * durable engine, the agent (its command and the AI SDK adapter, which bring the providers) and
- * the permission package (the agent, and the scenarios' permissions' import of it).
+ * The libraries and the ways in kept apart, each with the modules that load it. The libraries:
+ * the MCP package with the SDK (a scenario's mounter, `harness mcp serve --http`, `harness agent
+ * --mcp`), the viewer (the view command), the durable engine, the agent (its command and the AI
+ * SDK adapter, which bring the providers), the permission package, the tokenizer, the command
+ * package and OpenTelemetry. The ways in (`main.ts` picks one): the command tree (`MainFull`),
+ * `harness run` read without it (`MainRun`, and `harness test`'s worker thread) and `harness mcp
+ * serve` read without it (`MainServe`).
  */
 const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
-  { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/]Mcp\.ts$/ },
+  { name: "mcp", root: /[\\/]packages[\\/]mcp[\\/]src[\\/]index\.ts$/ },
   { name: "viewer", root: /[\\/]packages[\\/]viewer[\\/]src[\\/]index\.ts$|[\\/]src[\\/]commands[\\/]View\.ts$/ },
   // effect/cluster and effect/workflow too: the platform's barrel re-exports its cluster runners, so
   // `harness run`'s imports reach them without using them.
@@ -58,19 +62,31 @@ const apart: ReadonlyArray<{ readonly name: string; readonly root: RegExp }> = [
   // `harness agent --commands` and a scenario that declares commands: the sandboxed command tool.
   { name: "command", root: /[\\/]packages[\\/]command[\\/]src[\\/]index\.ts$/ },
   // OpenTelemetry (the telemetry package, its SDK and exporters): loaded only when an OTEL_* endpoint is set.
-  { name: "telemetry", root: /[\\/]packages[\\/]telemetry[\\/]src[\\/]index\.ts$/ }
+  { name: "telemetry", root: /[\\/]packages[\\/]telemetry[\\/]src[\\/]index\.ts$/ },
+  // The ways in: the command tree, and the two commands read without it.
+  { name: "cli", root: /[\\/]src[\\/]common[\\/]MainFull\.ts$/ },
+  { name: "run", root: /[\\/]src[\\/]common[\\/]MainRun\.ts$|[\\/]src[\\/]workers[\\/]TestWorker\.ts$/ },
+  { name: "serve", root: /[\\/]src[\\/]common[\\/]MainServe\.ts$/ }
 ]
 
 /**
- * Which chunk each module kept apart goes to: the modules the entries do not reach without going
- * through a root, by the groups whose roots reach them (a group's walk stops at the modules the
- * entries reach and at the other groups' roots, whose chunks it loads). A module one group
- * reaches goes to that group's chunk; one several groups reach (zod: the MCP SDK's and the AI
- * SDK's) to the chunk `apart`, which only they load. Known once the graph is built, before
- * chunks are made (the groups' tests below read it then).
+ * Which chunk each library module goes to, by the static imports that reach it: `shared` for
+ * those the entries reach without going through a root (what `main.ts` itself needs), otherwise
+ * the groups whose roots reach them (a group's walk stops at the shared modules and at the other
+ * groups' roots, whose chunks it loads), one chunk per set of groups (`cli_run`: what the command
+ * tree and `harness run` both load; `agent_mcp`: zod, for the two SDKs). A module reached only
+ * through a dynamic import from outside every root is left to rolldown, which puts it in a
+ * chunk loaded with that import. Known once the graph is built, before chunks are made.
  */
-const only = new Map<string, string>()
-const several = "apart"
+const owner = new Map<string, string>()
+const shared = "shared"
+/** A set of groups' chunk name: the names joined (`cli_run`), or `lib-` and a digest when there are more than three. */
+const chunkName = (names: ReadonlyArray<string>): string => {
+  const sorted = [...names].sort()
+  return sorted.length <= 3
+    ? sorted.join("_")
+    : `lib-${createHash("sha256").update(sorted.join(",")).digest("hex").slice(0, 8)}`
+}
 const keepApart: Plugin = {
   name: "keep-apart",
   buildEnd() {
@@ -80,14 +96,15 @@ const keepApart: Plugin = {
       for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
         if (reached.has(id) || stop(id)) continue
         reached.add(id)
-        const info = this.getModuleInfo(id)
-        pending.push(...(info?.importedIds ?? []), ...(info?.dynamicallyImportedIds ?? []))
+        pending.push(...(this.getModuleInfo(id)?.importedIds ?? []))
       }
       return reached
     }
     const ids = [...this.getModuleIds()]
+    const isRoot = (id: string) => apart.some((group) => group.root.test(id))
     const entries = ids.filter((id) => this.getModuleInfo(id)?.isEntry === true)
-    const common = walk(entries, (id) => apart.some((group) => group.root.test(id)))
+    const common = walk(entries, isRoot)
+    for (const id of common) owner.set(id, shared)
     const owners = new Map<string, Array<string>>()
     for (const group of apart) {
       const roots = ids.filter((id) => group.root.test(id))
@@ -96,12 +113,32 @@ const keepApart: Plugin = {
         owners.set(id, [...(owners.get(id) ?? []), group.name])
       }
     }
-    for (const [id, names] of owners) only.set(id, names.length === 1 && names[0] !== undefined ? names[0] : several)
+    for (const [id, names] of owners) owner.set(id, chunkName(names))
   }
 }
 
 /** Code from a dependency or a workspace package, not the CLI's own modules. */
 const library = /node_modules|packages/
+
+/**
+ * Fails the build when a library module is not in the chunk `owner` gave it: a chunk that
+ * carried another's modules would load them all (as the durable chunk once carried the
+ * permission package into `harness mcp serve`).
+ */
+const checkPlaced: Plugin = {
+  name: "check-placed",
+  generateBundle(_options, bundle) {
+    const misplaced: Array<string> = []
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== "chunk") continue
+      for (const id of chunk.moduleIds) {
+        const wanted = library.test(id) ? owner.get(id) : undefined
+        if (wanted !== undefined && wanted !== chunk.name) misplaced.push(`${id}: in ${chunk.name}, not ${wanted}`)
+      }
+    }
+    if (misplaced.length > 0) this.error(`modules outside their chunk:\n${misplaced.slice(0, 20).join("\n")}`)
+  }
+}
 
 const build = await rolldown({
   input: {
@@ -110,10 +147,12 @@ const build = await rolldown({
     TestWorker: `${here}src/workers/TestWorker.ts`
   },
   platform: "node",
+  // The groups below take modules without their dependencies: entry chunks may gain exports.
+  preserveEntrySignatures: "allow-extension",
   transform: { define: { __HARNESS_VERSION__: JSON.stringify(version) } },
   external: [/^node:/, "rolldown"],
   logLevel: "warn",
-  plugins: [keepApart]
+  plugins: [keepApart, checkPlaced]
 })
 try {
   await build.write({
@@ -121,18 +160,19 @@ try {
     format: "esm",
     minify: true,
     chunkFileNames: "[name]-[hash].js",
-    // Everything a command shares (effect, the packages) in one chunk: one file to load, not twenty.
-    // The libraries only some commands use in chunks of their own (mcp, viewer, durable, agent,
-    // permission, and `apart` for those several of them use), loaded when one of them runs. Library code only:
-    // a group takes its modules' dependencies too, and the CLI's own modules such a command
-    // imports (ExitCode) must not be pulled out of reach of the others.
+    // Everything `main.ts` needs in one chunk, and what each way in and each library needs apart
+    // from the others in one chunk per set of groups that load it (mcp, viewer, durable, agent,
+    // permission, …, cli, run, serve, cli_run…): `harness mcp serve` loads no command tree and no
+    // scenario package, `harness run` no MCP server. Library code only: the CLI's own modules are
+    // split by rolldown along its dynamic imports. Each group takes exactly the modules `owner`
+    // gives it (not their dependencies too, which `owner` already placed).
     codeSplitting: {
       groups: [
-        { name: "shared", test: (id) => library.test(id) && !only.has(id) },
-        ...[several, ...apart.map((group) => group.name)].map((name) => ({
-          name,
-          test: (id: string) => library.test(id) && only.get(id) === name
-        }))
+        {
+          debugName: "owners",
+          name: (id: string) => (library.test(id) ? (owner.get(id) ?? null) : null),
+          includeDependenciesRecursively: false
+        }
       ]
     }
   })

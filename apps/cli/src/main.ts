@@ -1,37 +1,37 @@
 #!/usr/bin/env node
 /**
  * The `harness` binary: the CLI on Node's (or Deno's node-compatible) platform services.
+ * `harness run FILE` and `harness mcp serve` written plainly (`Route`) start without the
+ * command tree, each loading only what it runs; every other command line goes to the tree.
  *
  * @since 0.1.0
  */
 import process from "node:process"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
-import { Effect, Exit, Layer, Runtime } from "effect"
-import { ChildProcessSpawner } from "effect/process"
-import * as Cli from "./Cli.ts"
-import * as ScenarioServices from "./scenarios/ScenarioServices.ts"
+import { Effect, Exit, Runtime } from "effect"
+import * as Route from "./common/Route.ts"
 
-/**
- * What the CLI uses of the platform: files, paths, stdio and the terminal. effect/cli also asks
- * for a child-process spawner, which no harness command uses; the Node one would load
- * child_process, net and dgram at every start, so the CLI provides one that says so if it is ever
- * called. Files, paths, the scenarios' MCP
- * mounter and permission gate come from `ScenarioServices` (shared with `harness test`'s worker
- * threads).
- */
-const services = Layer.mergeAll(
-  ScenarioServices.layer,
-  NodeStdio.layer,
-  NodeTerminal.layer,
-  Layer.succeed(
-    ChildProcessSpawner.ChildProcessSpawner,
-    ChildProcessSpawner.make(() => Effect.die(new Error("harness runs no commands through effect/cli's spawner")))
-  )
-)
+const args = process.argv.slice(2)
+const route = Route.route(args)
 
-NodeRuntime.runMain(Cli.main(process.argv.slice(2)).pipe(Effect.provide(services)), {
+/** The command line's exit code, from the module that runs it (loaded now). */
+const program: Effect.Effect<number> =
+  route?._tag === "McpServe"
+    ? Effect.flatMap(
+        Effect.promise(() => import("./common/MainServe.ts")),
+        (main) => main.program(route.flags)
+      )
+    : route?._tag === "Run"
+      ? Effect.flatMap(
+          Effect.promise(() => import("./common/MainRun.ts")),
+          (main) => main.program(route.flags)
+        )
+      : Effect.flatMap(
+          Effect.promise(() => import("./common/MainFull.ts")),
+          (main) => main.program(args)
+        )
+
+NodeRuntime.runMain(program, {
   teardown: (exit, onExit) => {
     if (Exit.isSuccess(exit)) {
       process.exitCode = typeof exit.value === "number" ? exit.value : 0

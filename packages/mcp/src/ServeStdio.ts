@@ -13,7 +13,7 @@ import { Execute } from "@agent-harness/executor"
 import type { Tool, Toolset } from "@agent-harness/tool-schema"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js"
-import { Console, Effect, FiberSet, Logger } from "effect"
+import { Console, Effect, Exit, FiberSet, Logger } from "effect"
 import type * as Caller from "./Caller.ts"
 import * as serving from "./internal/serving.ts"
 import { StdioServer } from "./internal/StdioServer.ts"
@@ -33,16 +33,15 @@ export interface StdioOptions extends serving.Options {
 }
 
 /** A `Caller` whose requests go through the session, its SDK-backed checks loaded on the first ask. */
-const lazyCaller = (capabilities: () => ClientCapabilities | undefined, request: Request): Caller.Caller => {
-  const load = Effect.map(
-    Effect.promise(() => import("./internal/ServedCaller.ts")),
-    (served) => served.over(capabilities, request)
-  )
-  return {
-    sample: (params, options) => Effect.flatMap(load, (caller) => caller.sample(params, options)),
-    elicit: (params, options) => Effect.flatMap(load, (caller) => caller.elicit(params, options))
-  }
-}
+const lazyCaller = (capabilities: () => ClientCapabilities | undefined, request: Request): Caller.Caller => ({
+  sample: (params, options) =>
+    Effect.flatMap(loadServedCaller, (served) => served.over(capabilities, request).sample(params, options)),
+  elicit: (params, options) =>
+    Effect.flatMap(loadServedCaller, (served) => served.over(capabilities, request).elicit(params, options))
+})
+
+/** The SDK-backed caller, loaded when a tool first asks. */
+const loadServedCaller = Effect.promise(() => import("./internal/ServedCaller.ts"))
 
 /** The next turn of the event loop: every message already read has reached its handler, every answer its transport. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -82,17 +81,26 @@ export const stdio = <T extends Tool.Any>(
       const tools = yield* serving.listing(toolset)
       const { catalog } = yield* Execute.harness
       const fibers = yield* FiberSet.make<CallToolResult>()
-      const runPromise = yield* FiberSet.runtimePromise(fibers)<Tool.Services<T>>()
-      const pending = new Set<Promise<CallToolResult>>()
+      const runFork = yield* FiberSet.runtime(fibers)<Tool.Services<T>>()
+      /** How many calls are being answered, and who waits for none to be. */
+      let running = 0
+      let idle: Array<() => void> = []
       const timeout = options?.timeout
       const session = new StdioSession(new StdioServer(stdin, stdout), {
         tools,
-        call: (params, exchange, signal) => {
-          const running = runPromise(serving.answer(toolset, params, timeout, exchange), { signal })
-          pending.add(running)
-          const forget = () => void pending.delete(running)
-          running.then(forget, forget)
-          return running
+        call: (params, exchange, done) => {
+          const fiber = runFork(serving.answer(toolset, params, timeout, exchange))
+          running++
+          fiber.addObserver((exit) => {
+            running--
+            done(Exit.isSuccess(exit) ? exit.value : undefined)
+            if (running === 0) {
+              const waiting = idle
+              idle = []
+              for (const resume of waiting) resume()
+            }
+          })
+          return () => void fiber.interruptUnsafe()
         },
         interrupted: catalog.interrupted,
         name: options?.name ?? "agent-harness",
@@ -122,8 +130,8 @@ export const stdio = <T extends Tool.Any>(
       // Closing the session cancels the calls it is answering: answer them first.
       yield* Effect.promise(async () => {
         await nextTurn()
-        while (pending.size > 0) {
-          await Promise.allSettled([...pending])
+        while (running > 0) {
+          await new Promise<void>((resume) => idle.push(resume))
           await nextTurn()
         }
       })

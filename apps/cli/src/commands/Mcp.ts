@@ -12,19 +12,20 @@
  * journal is never inside `--root` (links resolved), where the served tools could reach it. Bad
  * usage is exit 2.
  *
- * Loaded only when the command runs: `harness run` never loads the MCP SDK.
+ * Loaded only when the command runs: `harness run` never loads the MCP SDK, and neither does
+ * serving over stdio (`ServeStdio`); the SDK (`--http`), the journal (`--journal`) and the
+ * permission package (`--policy`, `--allow`, `--deny`) are loaded only when asked for.
  *
  * @since 0.1.0
  */
 import { Execute } from "@agent-harness/executor"
 import { Files, FileTools, TreeFiles } from "@agent-harness/file-tools"
-import { Journal, SqliteStore } from "@agent-harness/idempotency"
-import { Serve } from "@agent-harness/mcp"
-import { Gate } from "@agent-harness/permission"
+import type { Serve } from "@agent-harness/mcp"
+import * as ServeStdio from "@agent-harness/mcp/stdio"
 import { MessageCatalog } from "@agent-harness/tool-schema"
 import { Console, Effect, type FileSystem, type Path, type Scope } from "effect"
-import * as AgentPolicy from "../agent/Policy.ts"
 import * as ExitCode from "../common/ExitCode.ts"
+import { lazy } from "../common/Lazy.ts"
 import * as RootFolder from "../common/RootFolder.ts"
 import * as Signal from "../common/Signal.ts"
 
@@ -72,9 +73,13 @@ const journalOf = (
 ): Effect.Effect<Execute.Middleware | undefined, ExitCode.ExitCode, Scope.Scope> =>
   file === undefined
     ? Effect.undefined
-    : Effect.map(
-        Effect.catch(SqliteStore.make(file), (error) => usage(`--journal ${error.message}`)),
-        Journal.middleware
+    : lazy(
+        () => import("@agent-harness/idempotency"),
+        ({ Journal, SqliteStore }) =>
+          Effect.map(
+            Effect.catch(SqliteStore.make(file), (error) => usage(`--journal ${error.message}`)),
+            Journal.middleware
+          )
       )
 
 /**
@@ -89,6 +94,9 @@ const gateOf = (
     const allow = options.allow ?? []
     const deny = options.deny ?? []
     if (options.policy === undefined && allow.length === 0 && deny.length === 0) return undefined
+    const [AgentPolicy, { Gate }] = yield* Effect.promise(() =>
+      Promise.all([import("../agent/Policy.ts"), import("@agent-harness/permission")])
+    )
     const policy = yield* Effect.catch(
       AgentPolicy.load({
         file: options.policy,
@@ -137,13 +145,14 @@ export const serve = (options: Options): Effect.Effect<void, ExitCode.ExitCode, 
       if (options.http === undefined) {
         // Until stdin ends (the client is done) or a signal; stdout carries only the protocol.
         return yield* Effect.raceFirst(
-          Effect.catch(serving(Serve.stdio(tools, { name: serverName })), failed),
+          Effect.catch(serving(ServeStdio.stdio(tools, { name: serverName })), failed),
           Effect.asVoid(Signal.untilSignal)
         )
       }
-      const listening = yield* Effect.catch(
-        serving(Serve.http(tools, { port: options.http, name: serverName })),
-        failed
+      const port = options.http
+      const listening = yield* lazy(
+        () => import("@agent-harness/mcp"),
+        ({ Serve }) => Effect.catch(serving(Serve.http(tools, { port, name: serverName })), failed)
       )
       yield* Console.error(`listening on ${listening.url}`)
       yield* Signal.untilSignal

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import { Data, Effect } from "effect"
 
 /** Ends a command with a non-zero exit code (its output already printed). @since 0.1.0 */
 export class ExitCode extends Data.TaggedError("ExitCode")<{ readonly code: 1 | 2 }> {}
@@ -22,3 +22,12 @@ export class Interrupted extends Data.TaggedError("Interrupted")<Record<never, n
 
 /** @since 0.2.0 */
 export const interrupted = new Interrupted()
+
+/**
+ * A command's Effect with its exit code as a failure (`ExitCode`, `Interrupted`) turned into the
+ * code, as the command tree's `main` does.
+ *
+ * @since 0.1.0
+ */
+export const codes = <R>(effect: Effect.Effect<number, ExitCode | Interrupted, R>): Effect.Effect<number, never, R> =>
+  Effect.catch(effect, (failure) => Effect.succeed(failure.code))

@@ -6,9 +6,30 @@
  *
  * @since 0.1.0
  */
-import { InputFile } from "@agent-harness/scenario"
 import { Console, Effect, FileSystem, Option, Path } from "effect"
 import * as ExitCode from "./ExitCode.ts"
+
+/** What a file system entry is, in words (as the scenario package says it, without loading it). */
+const typeText = (type: FileSystem.File.Type): string => {
+  switch (type) {
+    case "File":
+      return "a regular file"
+    case "Directory":
+      return "a folder"
+    case "SymbolicLink":
+      return "a symbolic link"
+    case "BlockDevice":
+      return "a block device"
+    case "CharacterDevice":
+      return "a character device"
+    case "FIFO":
+      return "a FIFO (named pipe)"
+    case "Socket":
+      return "a socket"
+    case "Unknown":
+      return "of an unknown type"
+  }
+}
 
 /**
  * Checks `--root`: exit 2 with `<command>: --root X: no such folder` (or what it is instead of
@@ -26,7 +47,7 @@ export const check = (command: string, root: string): Effect.Effect<void, ExitCo
       return yield* usage(info.failure.reason._tag === "NotFound" ? "no such folder" : info.failure.message)
     }
     if (info.success.type !== "Directory") {
-      return yield* usage(`it is ${InputFile.typeText(info.success.type)}, not a folder`)
+      return yield* usage(`it is ${typeText(info.success.type)}, not a folder`)
     }
   })
 

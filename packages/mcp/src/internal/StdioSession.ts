@@ -47,12 +47,15 @@ export type Request = (
 export interface Config {
   /** The listing of `tools/list`. */
   readonly tools: ReadonlyArray<McpTool>
-  /** Answers one call (`serving.answer` run in the serve Effect's context); `signal` aborts it. */
+  /**
+   * Starts answering one call (`serving.answer` run in the serve Effect's context): `done` gets
+   * its result, or `undefined` when it was interrupted; the function returned interrupts it.
+   */
   readonly call: (
     params: serving.CallParams,
     exchange: serving.Exchange,
-    signal: AbortSignal
-  ) => Promise<CallToolResult>
+    done: (result: CallToolResult | undefined) => void
+  ) => () => void
   /** The text of a call interrupted before it answered. */
   readonly interrupted: string
   /** The server's name and version, its instructions. */
@@ -69,9 +72,17 @@ type RequestMessage = {
   readonly params?: Record<string, unknown> | undefined
 }
 
+/** A call being answered: whether the client gave up on it, and how to interrupt it. */
+interface Running {
+  cancelled: boolean
+  interrupt: () => void
+}
+
 interface Pending {
   readonly settle: (outcome: { readonly result: unknown } | { readonly failure: Failure }) => void
 }
+
+const noop = (): void => undefined
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -91,8 +102,8 @@ const initializeProblem = (params: Record<string, unknown> | undefined): string 
 export class StdioSession {
   readonly #transport: StdioServer
   readonly #config: Config
-  /** The calls being answered, by request id: their abort controllers. */
-  readonly #calls = new Map<JsonRpc.Id, AbortController>()
+  /** The calls being answered, by request id. */
+  readonly #calls = new Map<JsonRpc.Id, Running>()
   /** Our requests waiting for the client's answer. */
   readonly #pending = new Map<number, Pending>()
   #nextId = 0
@@ -194,7 +205,11 @@ export class StdioSession {
     if (method === "notifications/cancelled" && params !== undefined && params.requestId !== undefined) {
       const requestId = params.requestId
       if (typeof requestId === "string" || typeof requestId === "number") {
-        this.#calls.get(requestId)?.abort(params.reason)
+        const running = this.#calls.get(requestId)
+        if (running !== undefined && !running.cancelled) {
+          running.cancelled = true
+          running.interrupt()
+        }
       }
     }
   }
@@ -219,8 +234,12 @@ export class StdioSession {
   }
 
   #onclose(): void {
-    for (const controller of this.#calls.values()) controller.abort()
+    const calls = [...this.#calls.values()]
     this.#calls.clear()
+    for (const running of calls) {
+      running.cancelled = true
+      running.interrupt()
+    }
     const pending = [...this.#pending.values()]
     this.#pending.clear()
     for (const one of pending) one.settle({ failure: { code: codes.connectionClosed, message: "Connection closed" } })
@@ -239,13 +258,14 @@ export class StdioSession {
       )
       return
     }
-    const controller = new AbortController()
-    this.#calls.set(id, controller)
-    const { signal } = controller
+    const running: Running = { cancelled: false, interrupt: noop }
+    this.#calls.set(id, running)
     const notify = (notification: { readonly method: string; readonly params: object }): Promise<void> =>
-      signal.aborted ? Promise.resolve() : this.#transport.send({ ...notification, jsonrpc: "2.0" } as JSONRPCMessage)
+      running.cancelled
+        ? Promise.resolve()
+        : this.#transport.send({ ...notification, jsonrpc: "2.0" } as JSONRPCMessage)
     const request: Request = (ask, options) =>
-      signal.aborted
+      running.cancelled
         ? Promise.reject<unknown>({ code: codes.connectionClosed, message: "Request was cancelled" })
         : this.#request(ask, options)
     const exchange: serving.Exchange = {
@@ -253,19 +273,10 @@ export class StdioSession {
       notify,
       logLevel: this.#logLevelOf
     }
-    const done = () => {
-      if (this.#calls.get(id) === controller) this.#calls.delete(id)
-    }
-    this.#config.call(checked, exchange, signal).then(
-      (result) => {
-        done()
-        if (!signal.aborted) this.#result(id, result)
-      },
-      () => {
-        done()
-        if (!signal.aborted) this.#result(id, ServedResult.error(this.#config.interrupted))
-      }
-    )
+    running.interrupt = this.#config.call(checked, exchange, (result) => {
+      if (this.#calls.get(id) === running) this.#calls.delete(id)
+      if (!running.cancelled) this.#result(id, result ?? ServedResult.error(this.#config.interrupted))
+    })
   }
 
   /** Sends one of our requests; its raw result, or a `Failure` (timed out, abandoned, refused, closed). */
