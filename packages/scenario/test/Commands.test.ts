@@ -300,12 +300,13 @@ describe("commands: running with a host", () => {
         "calc__echo",
         "calc__fail"
       ])
-      // What the commands ran with, as the trace records it (`harness agent --commands` records the same).
+      // What the commands ran with, as the trace records it, on the wire's spelling
+      // (`harness agent --commands` records the same).
       assert.deepStrictEqual(annotation(events, Conversation.annotations.commands), {
         shell: true,
         network: false,
         env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
-        timeoutMs: 5000
+        timeout_ms: 5000
       })
     })
   )

@@ -157,7 +157,7 @@ describe("capture of a run with commands", () => {
   )
 
   it.effect(
-    "the annotation as harness agent writes it (timeoutMs) and in the file's spelling (timeout_ms) both read",
+    "the annotation as traces before 0.2 wrote it (timeoutMs) and as it is written now, the file's spelling (timeout_ms), both read",
     () =>
       Effect.gen(function* () {
         const events = yield* recorded(fake())
