@@ -13,6 +13,7 @@ import * as DurableRows from "./DurableRows.ts"
 import * as ExecuteRows from "./ExecuteRows.ts"
 import * as IdempotencyRows from "./IdempotencyRows.ts"
 import * as LoopRows from "./LoopRows.ts"
+import * as McpRows from "./McpRows.ts"
 import * as Measure from "./Measure.ts"
 import * as MemoryRows from "./MemoryRows.ts"
 import * as ParallelRows from "./ParallelRows.ts"
@@ -30,6 +31,7 @@ const settings = process.argv.includes("--quick") ? Measure.quick : Measure.full
 const alone: Readonly<Record<string, (settings: Measure.Settings) => Promise<ReadonlyArray<Table.Row>>>> = {
   execute: async (s) => (await ExecuteRows.measure(s)).rows,
   cold: ColdStartRows.measure,
+  mcp: McpRows.measure,
   durable: async (s) => DurableRows.measure(s, (await ExecuteRows.measure(s)).a),
   parallel: ParallelRows.measure,
   tree: TreeRows.measure,
@@ -83,6 +85,7 @@ rows.push(...(await step("row 13", () => TreeRows.measure(settings))))
 rows.push(...(await step("row 14", () => StreamRows.measure(settings))))
 rows.push(...(await step("row 15", () => TrialsRows.measure(settings))))
 rows.push(...(await step("row 16", () => TelemetryRows.measure(settings, execute.a))))
+rows.push(...(await step("row 17", () => McpRows.measure(settings))))
 const seconds = (performance.now() - started) / 1000
 
 const cpu = cpus()[0]?.model ?? "unknown CPU"
