@@ -153,8 +153,19 @@ interface Frame {
   readonly base: string
 }
 
-/** How many files a walk goes through, at most, between two pulls of its stream. */
-const batchFiles = 256
+/**
+ * A walk's stream gives its results in batches: one at least every `files` files walked (empty
+ * when none of them gave anything), or as soon as the batch holds `characters` of text.
+ */
+const batching = { files: 256, characters: 1024 * 1024 }
+
+/** The text a `find` result holds. */
+const weighLines = (found: Found): number => {
+  if (found._tag !== "Lines") return 0
+  let total = 0
+  for (const line of found.lines) total += line.length
+  return total
+}
 
 /** A buffer that grows to what a file needs and is used again for the next one. */
 class Growing {
@@ -632,7 +643,8 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
   const walking = <A>(
     operation: string,
     prefix: string,
-    step: (session: Dir.Session, file: Walked) => A | undefined
+    step: (session: Dir.Session, file: Walked) => A | undefined,
+    weigh: (out: A) => number
   ): Stream.Stream<A> =>
     Stream.unwrap(
       Effect.map(
@@ -652,6 +664,7 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
           Stream.fromIteratorSucceed(
             (function* () {
               let batch: Array<A> = []
+              let weight = 0
               let walked = 0
               for (;;) {
                 let file: Walked | undefined
@@ -659,7 +672,10 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
                   file = files.next()
                   if (file !== undefined) {
                     const out = step(session, file)
-                    if (out !== undefined) batch.push(out)
+                    if (out !== undefined) {
+                      batch.push(out)
+                      weight += weigh(out)
+                    }
                   }
                 } catch (error) {
                   throw new TreeFilesError({ operation, problem: relative(textOf(error)) })
@@ -669,10 +685,12 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
                   return
                 }
                 walked++
-                // A batch (maybe empty) every `batchFiles` files walked: the fiber can yield between them.
-                if (walked % batchFiles === 0 || batch.length >= batchFiles) {
+                // A batch (maybe empty) every `batch.files` files walked, so the fiber can yield
+                // between them, or as soon as it holds `batch.characters` of text.
+                if (walked % batching.files === 0 || weight >= batching.characters) {
                   yield batch
                   batch = []
+                  weight = 0
                 }
               }
             })(),
@@ -684,9 +702,13 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
   /** The visits of the files under a prefix, one at a time (`keep` asked about plain files only). */
   const scan = (prefix: string, keep: (path: string) => boolean): Stream.Stream<Visit> => {
     const buffer = new Growing()
-    return walking("search", prefix, (session, file) =>
-      // `keep` is asked about the files a listing shows (plain ones) only.
-      isPlain(session, file.folder, file.name) && keep(file.path) ? visit(session, file, buffer) : undefined
+    return walking(
+      "search",
+      prefix,
+      (session, file) =>
+        // `keep` is asked about the files a listing shows (plain ones) only.
+        isPlain(session, file.folder, file.name) && keep(file.path) ? visit(session, file, buffer) : undefined,
+      (visit) => (visit._tag === "Text" ? visit.content.length : 0)
     )
   }
 
@@ -698,20 +720,25 @@ export const makeUnsafe = (dir: string, options?: Options): FilesShape => {
   const find = (prefix: string, pattern: string, allows: (path: string) => boolean): Stream.Stream<Found> => {
     const buffer = new Growing()
     const needle = Lines.needleOf(pattern)
-    return walking("search", prefix, (session, file): Found | undefined => {
-      const { path } = file
-      // A refused file is never opened: `lstat` says whether a listing would show it.
-      if (!allows(path)) return isPlain(session, file.folder, file.name) ? { _tag: "LeftOut", path } : undefined
-      const bytes = bytesOf(session, file.folder, file.name, path, buffer)
-      if (bytes === undefined) return undefined
-      if (bytes === "too-large") return { _tag: "Skipped", path, reason: "too-large" }
-      if (bytes.subarray(0, binaryProbe).includes(0)) return { _tag: "Skipped", path, reason: "binary" }
-      const lines =
-        needle === undefined
-          ? Lines.matchingInText(bytes.toString("utf8"), pattern)
-          : Lines.matchingInBytes(bytes, needle)
-      return lines.length > 0 ? { _tag: "Lines", path, lines } : undefined
-    })
+    return walking(
+      "search",
+      prefix,
+      (session, file): Found | undefined => {
+        const { path } = file
+        // A refused file is never opened: `lstat` says whether a listing would show it.
+        if (!allows(path)) return isPlain(session, file.folder, file.name) ? { _tag: "LeftOut", path } : undefined
+        const bytes = bytesOf(session, file.folder, file.name, path, buffer)
+        if (bytes === undefined) return undefined
+        if (bytes === "too-large") return { _tag: "Skipped", path, reason: "too-large" }
+        if (bytes.subarray(0, binaryProbe).includes(0)) return { _tag: "Skipped", path, reason: "binary" }
+        const lines =
+          needle === undefined
+            ? Lines.matchingInText(bytes.toString("utf8"), pattern)
+            : Lines.matchingInBytes(bytes, needle)
+        return lines.length > 0 ? { _tag: "Lines", path, lines } : undefined
+      },
+      weighLines
+    )
   }
 
   const entries: Effect.Effect<ReadonlyArray<readonly [string, string]>> = Effect.map(

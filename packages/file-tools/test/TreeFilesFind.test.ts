@@ -187,6 +187,39 @@ describe("TreeFiles: find over a project", () => {
 })
 
 describe("TreeFiles: find over hostile and unusual files", () => {
+  it.effect("a search stopped at its first result stops walking and closes the folders it opened", () =>
+    Effect.gen(function* () {
+      const root = tempDir("find-stop")
+      for (let d = 0; d < 5; d++) {
+        fs.mkdirSync(nodePath.join(root, `d${d}`, "deeper"), { recursive: true })
+        for (let f = 0; f < 300; f++) fs.writeFileSync(nodePath.join(root, `d${d}`, "deeper", `f${f}`), "needle\n")
+      }
+      const tree = yield* TreeFiles.make(root)
+      const find = tree.find
+      if (find === undefined) throw new Error("TreeFiles must provide find")
+      const before = fs.readdirSync("/proc/self/fd").length
+      const opened: Array<string> = []
+      const first = yield* patched(
+        "openSync",
+        (original) =>
+          ((path: fs.PathLike, ...rest: Array<never>) => {
+            opened.push(String(path))
+            return (original as (...args: Array<unknown>) => number)(path, ...rest)
+          }) as typeof fs.openSync,
+        Stream.runCollect(
+          Stream.take(
+            find("", "needle", () => true),
+            1
+          )
+        )
+      )
+      expect(first).toEqual([{ _tag: "Lines", path: "d0/deeper/f0", lines: ["needle"] }])
+      // One batch of files read (256 at most), not the 1,500.
+      expect(opened.length).toBeLessThan(300)
+      expect(fs.readdirSync("/proc/self/fd").length).toBeLessThanOrEqual(before)
+    })
+  )
+
   it.effect("multibyte needles and lines, CRLF and CR, a BOM, bytes that are not UTF-8", () =>
     Effect.gen(function* () {
       const root = tempDir("find-text")
