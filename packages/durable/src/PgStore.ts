@@ -165,13 +165,30 @@ export const make = (options?: Options): Effect.Effect<Journal.Store, Journal.Jo
         return yield* Effect.fromResult(Journal.entryOfRow(location, row))
       })
     const inputOf = (id: string, input: unknown) => Effect.fromResult(Journal.inputText(location, id, input))
+    const get = (id: string) =>
+      sql`SELECT id, tool AS name, input, state, observation FROM ${name} WHERE id = ${id}`.pipe(
+        Effect.mapError(problem(`call '${id}' cannot be read`)),
+        Effect.flatMap(entryOf)
+      )
     const store: Journal.Store = {
       location,
-      get: (id) =>
-        sql`SELECT id, tool AS name, input, state, observation FROM ${name} WHERE id = ${id}`.pipe(
-          Effect.mapError(problem(`call '${id}' cannot be read`)),
-          Effect.flatMap(entryOf)
-        ),
+      get,
+      claim: (id, tool, input) =>
+        Effect.gen(function* () {
+          const text = yield* inputOf(id, input)
+          // One statement, committed on its own: the key decides, and a row already there is
+          // left as it is (read after, in a statement of its own, so it is seen once committed).
+          const inserted = yield* sql`INSERT INTO ${name} (id, tool, input, state)
+            VALUES (${id}, ${tool}, ${text}, 'started') ON CONFLICT (id) DO NOTHING RETURNING seq`.pipe(
+            Effect.mapError((error) =>
+              fail(`call '${id}' cannot be recorded as started: ${Database.sqlProblem(error)}`)
+            )
+          )
+          if (inserted.length > 0) return undefined
+          const there = yield* get(id)
+          if (there === undefined) return yield* fail(`call '${id}' was in the journal and is gone: it was not started`)
+          return there
+        }),
       start: (id, tool, input) =>
         Effect.gen(function* () {
           const text = yield* inputOf(id, input)

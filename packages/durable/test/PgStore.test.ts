@@ -100,6 +100,92 @@ describe("PgStore", () => {
   )
 
   it(
+    "claims a call in one write the key decides: undefined when marked now, else the row there, unchanged",
+    async (ctx) => {
+      const url = db.url(ctx)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* PgStore.make({ table: "claims" })
+          const claim = store.claim
+          if (claim === undefined) return assert.fail("PgStore claims")
+          const input = { path: "log.txt", content: "x" }
+          assert.strictEqual(yield* claim("k1", "append", input), undefined)
+          const started = { id: "k1", name: "append", input: { content: "x", path: "log.txt" }, state: "started" }
+          assert.deepStrictEqual(yield* claim("k1", "append", input), started)
+          assert.deepStrictEqual(yield* claim("k1", "write", { other: true }), started)
+          yield* store.finish("k1", "append", input, done("appended 1"))
+          assert.deepStrictEqual(yield* claim("k1", "append", input), {
+            ...started,
+            state: "done",
+            observation: done("appended 1")
+          })
+          // Two runners claiming one call at once: exactly one marks it.
+          const other = (yield* PgStore.make({ table: "claims" })).claim
+          if (other === undefined) return assert.fail("PgStore claims")
+          const racing = yield* Effect.all([claim("k2", "append", input), other("k2", "append", input)], {
+            concurrency: 2
+          })
+          assert.strictEqual(racing.filter((entry) => entry === undefined).length, 1)
+          assert.deepStrictEqual(
+            (yield* store.entries).map((e) => `${e.id} ${e.state}`),
+            ["k1 done", "k2 started"]
+          )
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+
+  it(
+    "under the middleware, a non-idempotent call is marked with the claim alone (no read before it)",
+    async (ctx) => {
+      const url = db.url(ctx)
+      let runs = 0
+      const Charge = Tool.make("charge", {
+        description: "Charges a card",
+        parameters: Schema.Struct({ euros: Schema.Int }),
+        run: ({ euros }) => Effect.sync(() => `charged ${euros} € (run ${++runs})`)
+      })
+      const tools = Toolset.make(Charge)
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* PgStore.make({ table: "claimed" })
+          let reads = 0
+          const counted: Journal.Store = {
+            ...store,
+            get: (id) =>
+              Effect.andThen(
+                Effect.sync(() => reads++),
+                store.get(id)
+              )
+          }
+          const execute = (id: string, euros: number) =>
+            Execute.execute(tools, { id, name: "charge", input: { euros } }).pipe(
+              Effect.provideService(Execute.Middleware, Journal.middleware(counted))
+            )
+          assert.strictEqual((yield* execute("c1", 10))._tag, "Succeeded")
+          const replayed = yield* execute("c1", 10)
+          assert.strictEqual(replayed._tag, "Replayed")
+          assert.strictEqual(replayed.content, "charged 10 € (run 1)")
+          const reused = yield* execute("c1", 20)
+          assert.strictEqual(reused._tag, "Refused")
+          assert.match(reused.content, /call id 'c1' was already used for another call \(charge \{"euros":10\}\)/)
+          yield* store.start("c2", "charge", { euros: 10 })
+          const unknown = yield* execute("c2", 10)
+          assert.strictEqual(unknown._tag === "Failed" ? unknown.failure._tag : unknown._tag, "OutcomeUnknown")
+          assert.strictEqual(runs, 1)
+          assert.strictEqual(reads, 0)
+          assert.deepStrictEqual(
+            (yield* store.entries).map((e) => `${e.id} ${e.state}`),
+            ["c1 done", "c2 started"]
+          )
+        }).pipe(Effect.provide(sqlLayer(url)))
+      )
+    },
+    timeout
+  )
+
+  it(
     "refuses a table that is not a journal, a bad table name, and rows that do not decode",
     async (ctx) => {
       const url = db.url(ctx)

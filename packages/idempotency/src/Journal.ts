@@ -258,6 +258,15 @@ export interface Store {
    * with one id raced past `get`): at most one of them may run.
    */
   readonly start: (id: string, name: string, input: unknown) => Effect.Effect<void, JournalError>
+  /**
+   * Optional: records that a call is about to run unless the journal already holds its id, in
+   * one atomic write the id's uniqueness decides (no read before it): `undefined` when the call
+   * was recorded as started now, else the entry already there, left as it is. The middleware
+   * uses it, when a store has it, for a call it marks started (instead of `get`, then `start`).
+   */
+  readonly claim?:
+    | ((id: string, name: string, input: unknown) => Effect.Effect<Entry | undefined, JournalError>)
+    | undefined
   /** Records a call's outcome (inserting the entry if it was never started). */
   readonly finish: (
     id: string,
@@ -401,10 +410,20 @@ export const middleware =
       const input = recordedInput(tool, call.input)
       if (Result.isFailure(input)) return refuse(`the journal cannot record its input (${input.failure.message})`)
       const { value, text } = input.success
-      const existing = yield* Effect.result(store.get(call.id))
-      if (existing._tag === "Failure") return refuse(`the journal cannot be read (${existing.failure.message})`)
-      const entry = existing.success
       const idempotent = Tool.isIdempotent(tool)
+      // A call to mark started, on a store that can claim: one write, which the id's key decides.
+      const claim = idempotent ? undefined : store.claim
+      let entry: Entry | undefined
+      if (claim === undefined) {
+        const existing = yield* Effect.result(store.get(call.id))
+        if (existing._tag === "Failure") return refuse(`the journal cannot be read (${existing.failure.message})`)
+        entry = existing.success
+      } else {
+        // A try that failed may have written the mark: the next one finds it, and answers unknown.
+        const claimed = yield* Effect.result(Effect.retry(claim(call.id, call.name, value), { times: writeRetries }))
+        if (claimed._tag === "Failure") return refuse(`the journal cannot record the call (${claimed.failure.message})`)
+        entry = claimed.success
+      }
       if (entry !== undefined) {
         const recorded = Canonical.encode(entry.input)
         const same = Result.isSuccess(recorded) && recorded.success === text
@@ -427,7 +446,7 @@ export const middleware =
           return unknown
         }
       }
-      if (!idempotent) {
+      if (!idempotent && claim === undefined) {
         const started = yield* Effect.result(
           Effect.retry(store.start(call.id, call.name, value), { times: writeRetries })
         )
