@@ -8,15 +8,17 @@
  * runner holds its shard, replays what it recorded (no model asked again, no call run again),
  * finds the answer and goes on. A runner killed while the call waits, while the answer arrives
  * or just after loses nothing: the approval stays in the store, parking it again gives it back,
- * and the answer is read from the store on every resume.
+ * and the answer is read from the store on every resume. A wake-up that is lost (the answering
+ * process died after writing the answer) delays the answer only until the conversation's durable
+ * clock comes round (`recheck`: 15 s, then 30 s, … at most 5 minutes between looks).
  *
  * @since 0.2.0
  */
 import { Approvals } from "@agent-harness/idempotency"
 import { Parked, type Approver } from "@agent-harness/permission"
-import { Context, Effect, Exit, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-import { DurableDeferred, Workflow, WorkflowEngine } from "effect/workflow"
+import { DurableClock, DurableDeferred, Workflow, WorkflowEngine } from "effect/workflow"
 import * as PgApprovals from "./PgApprovals.ts"
 
 const DurableApprovalsBase: Context.ServiceClass<
@@ -81,7 +83,24 @@ export interface Options {
   readonly session: string
   /** Told each time a call starts to wait (on every resume while it is unanswered). */
   readonly onParked?: ((approval: Approvals.Approval) => Effect.Effect<void>) | undefined
+  /**
+   * How long the conversation sleeps (a durable clock) before its `n`-th look at the store, from
+   * 1, when no wake-up came: the fallback that takes an answer whose wake-up was lost (the
+   * answering process died between writing the answer and waking the run). Default
+   * {@link defaultRecheck}.
+   */
+  readonly recheck?: ((n: number) => Duration.Duration) | undefined
 }
+
+/**
+ * The default wait before the `n`-th look at the store: 15 s × n, at most 5 minutes. A wake-up
+ * normally comes at once; this bounds how long a lost one can delay an answer.
+ *
+ * @since 0.2.0
+ */
+export const defaultRecheck = (n: number): Duration.Duration => Duration.seconds(Math.min(15 * n, 300))
+
+const Woken: Schema.Literals<readonly ["answered", "recheck"]> = Schema.Literals(["answered", "recheck"])
 
 /**
  * The approver of the running workflow (build it inside the workflow: it keeps its instance):
@@ -97,19 +116,48 @@ export const approver = (
     const engine = yield* WorkflowEngine.WorkflowEngine
     const instance = yield* WorkflowEngine.WorkflowInstance
     const wake = wakeText({ workflow: instance.workflow._tag, execution_id: instance.executionId })
+    const recheck = options.recheck ?? defaultRecheck
+    const answeredIn = (id: string) =>
+      Effect.map(
+        Effect.mapError(options.store.get(id), (e) => e.message),
+        (found) => (Option.isSome(found) && found.value.state !== "pending" ? found.value : undefined)
+      )
     const wait = (approval: Approvals.Approval): Effect.Effect<Approvals.Approval, string> =>
       Effect.gen(function* () {
-        // Answered while no run waited (the resume that brought us here, or none at all)?
-        const now = yield* Effect.mapError(options.store.get(approval.id), (e) => e.message)
-        if (Option.isSome(now) && now.value.state !== "pending") return now.value
-        // Not yet: suspend until the answer completes the deferred (the run replays then).
-        yield* DurableDeferred.await(deferredOf(approval.id)).pipe(
-          Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
-          Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
-        )
-        const after = yield* Effect.mapError(options.store.get(approval.id), (e) => e.message)
-        if (Option.isSome(after) && after.value.state !== "pending") return after.value
-        return yield* Effect.fail(`approval ${approval.id} was woken without an answer in ${options.store.location}`)
+        for (let n = 1; ; n++) {
+          // Answered while no run waited (the resume that brought us here, or none at all)?
+          const now = yield* answeredIn(approval.id)
+          if (now !== undefined) return now
+          // Not yet: suspend until the answer completes the deferred, or a durable clock comes
+          // round to look again (the run replays then, and looks). Each wait has its own name,
+          // numbered in the order the body reaches them, so a replay takes the same path.
+          const woken = yield* DurableDeferred.raceAll({
+            name: `approval/${approval.id}/${n}`,
+            success: Woken,
+            error: Schema.Never,
+            effects: [
+              Effect.as(DurableDeferred.await(deferredOf(approval.id)), "answered" as const),
+              Effect.as(
+                DurableClock.sleep({
+                  name: `approval/${approval.id}/recheck/${n}`,
+                  duration: recheck(n),
+                  inMemoryThreshold: Duration.zero
+                }),
+                "recheck" as const
+              )
+            ]
+          }).pipe(
+            Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
+            Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
+          )
+          if (woken === "answered") {
+            const after = yield* answeredIn(approval.id)
+            if (after !== undefined) return after
+            return yield* Effect.fail(
+              `approval ${approval.id} was woken without an answer in ${options.store.location}`
+            )
+          }
+        }
       })
     return Parked.approver({
       store: options.store,
@@ -122,8 +170,8 @@ export const approver = (
 
 /**
  * What answering did: the approval as answered, and whether the waiting conversation was woken
- * (`false` when the approval names none, or waking it failed: it then takes the answer when it
- * is next resumed, `problem` says why).
+ * (`false` when the approval names none, or waking it failed: it then takes the answer at its
+ * next look at the store, within `recheck`'s wait; `problem` says why).
  *
  * @since 0.2.0
  */

@@ -28,7 +28,7 @@ import type { Tool, Toolset } from "@agent-harness/tool-schema"
 import { type Price, Spend } from "@agent-harness/budgets"
 import type { Approvals } from "@agent-harness/idempotency"
 import { Approver, Gate, Policy } from "@agent-harness/permission"
-import { type Cause, Effect, type Layer, Option, Result as R, Schema } from "effect"
+import { type Cause, type Duration, Effect, type Layer, Option, Result as R, Schema } from "effect"
 import { Activity, type Workflow as W, Workflow, WorkflowEngine } from "effect/workflow"
 import * as DurableApprovals from "./DurableApprovals.ts"
 import * as DurableJournal from "./DurableJournal.ts"
@@ -223,6 +223,8 @@ export interface Definition<T extends Tool.Any> {
         readonly untrustedOutput?: boolean | undefined
         /** Told each time a call starts to wait for an answer, with the conversation id. */
         readonly onParked?: ((approval: Approvals.Approval, conversationId: string) => Effect.Effect<void>) | undefined
+        /** How long a waiting call sleeps before each look at the store (`DurableApprovals.Options.recheck`). */
+        readonly recheck?: ((n: number) => Duration.Duration) | undefined
       }
     | undefined
   /**
@@ -298,7 +300,8 @@ const gateOf = (
     const approver = yield* DurableApprovals.approver({
       store: store.value,
       session: conversationId,
-      onParked: onParked === undefined ? undefined : (approval) => onParked(approval, conversationId)
+      onParked: onParked === undefined ? undefined : (approval) => onParked(approval, conversationId),
+      recheck: permission.recheck
     })
     return { gate, approver }
   })

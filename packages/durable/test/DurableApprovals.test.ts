@@ -51,9 +51,10 @@ const start = (
   onParked: (
     parked: { readonly id: string; readonly call: string },
     proc: import("node:child_process").ChildProcess
-  ) => void
+  ) => void,
+  flags: ReadonlyArray<string> = []
 ) =>
-  Children.start(child, [url, id, envdir], {
+  Children.start(child, [url, id, envdir, ...flags], {
     stuckMs: 150_000,
     onLine: (line, proc) => {
       const parked = line.parked as { readonly id: string; readonly call: string } | undefined
@@ -73,7 +74,48 @@ const results = (ran: Children.Ran) =>
 
 const read = ["a1 appended 5 characters to log.txt", "w2 wrote 8 characters to state.txt"]
 
+/** Answers approval `id` in the store only, waking nothing: an answering process that died before its wake-up. */
+const answerOnly = (url: string, id: string, given: Approvals.Answer) =>
+  Effect.runPromise(
+    Effect.flatMap(PgApprovals.make(), (store) => Effect.result(store.answer(id, given))).pipe(
+      Effect.provide(Database.layer(url))
+    )
+  )
+
 describe("approvals on the durable engine", () => {
+  it(
+    "an answer whose wake-up was lost (written, nothing woken) is taken at the conversation's next look at the store",
+    async (ctx) => {
+      const url = db.url(ctx)
+      const envdir = fs.mkdtempSync(path.join(temp, "lost-wake-"))
+      const answered: Array<Promise<unknown>> = []
+      const ran = await start(
+        url,
+        "c-lost-wake",
+        envdir,
+        (parked) => {
+          answered.push(
+            answerOnly(
+              url,
+              parked.id,
+              parked.call === "a1" ? { approve: true, by: "ana" } : { approve: false, by: "bob" }
+            )
+          )
+        },
+        ["--recheck-ms", "1500"]
+      )
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.deepStrictEqual(
+        (await Promise.all(answered)).map((a) => (a as { _tag: string })._tag),
+        ["Success", "Success"]
+      )
+      assert.deepStrictEqual(ranCalls(ran), ["a1 Succeeded", "w2 Succeeded"])
+      assert.deepStrictEqual(results(ran), [...read, "a3 not executed: denied: bob said no"])
+      assert.strictEqual(marks(envdir), "[a1]\n")
+    },
+    timeout
+  )
+
   it(
     "the conversation suspends on each asked call; answered from another process, it goes on: approved once, denied never",
     async (ctx) => {

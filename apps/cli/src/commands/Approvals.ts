@@ -262,7 +262,7 @@ export const answer = (options: AnswerOptions, approve: boolean): Effect.Effect<
       yield* Console.log(
         woken.woken
           ? `its conversation (session ${Report.printable(answered.session)}) was told; it goes on on a runner now, or when one starts`
-          : `its conversation could not be told (${Report.printable(woken.problem ?? "unknown")}): it takes the answer when it is next resumed (harness agent --engine postgres --session ${Report.printable(answered.session)} …)`
+          : `its conversation could not be told (${Report.printable(woken.problem ?? "unknown")}): it takes the answer at its next look at the database (at most 5 minutes away), or when it is resumed`
       )
     })
   )
