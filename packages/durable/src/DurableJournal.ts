@@ -1,37 +1,35 @@
 /**
- * Tool calls as effect/workflow activities, guarded by the idempotency journal. Inside a
- * workflow, each call the executor runs becomes an `Activity` named by its call id (`call/<id>`):
+ * Tool calls of durable workflows, recorded by the idempotency journal in a store every runner
+ * shares (`PgStore`). Inside a workflow, each call the executor runs goes through the journal's
+ * middleware, and its journal row is its record:
  *
- * - the engine records the activity's result once (a persisted reply keyed by workflow
- *   execution and call id), and a later run of the workflow — after a restart, on another
- *   runner — is answered from that record without running anything (`Replayed`);
- * - the activity's body is the journal's middleware over a store every runner shares
- *   (`PgStore`): a non-idempotent call is marked started, committed, before it runs. The engine
- *   delivers an activity whose runner died again (at least once), so a body that finds its own
- *   mark answers outcome unknown and does not run the call: at most once. An idempotent call is
- *   not marked and simply runs again;
- * - the record holds the call's tool name and canonical input (the decoded input that runs, as the
- *   journal records it: `Journal.recordedInput`): a call id used again for another call
- *   is refused, as the journal refuses it.
+ * - the row is keyed by the call id (under a scope: a conversation's id), written once the call
+ *   ran, and a later run of the workflow — after a restart, on another runner — is answered
+ *   from it without running anything (`Replayed`);
+ * - a non-idempotent call is marked started, committed, before it runs (one `INSERT` the id's
+ *   key decides: of two runners racing on one call, one is refused). A workflow run again finds
+ *   the mark of a call whose runner died and answers outcome unknown without running it: at most
+ *   once. An idempotent call is not marked and simply runs again;
+ * - the row holds the call's tool name and canonical input (the decoded input that runs:
+ *   `Journal.recordedInput`): a call id used again for another call is refused.
  *
- * Outside a workflow this middleware is not available (it needs the running workflow's
- * instance); the journal's own middleware is what runs there.
+ * Calls are not effect/cluster activities (they were in 0.1): an activity's request and
+ * reply recorded the same facts a second time, at four more commits a call. Planner answers and
+ * model turns still are activities (`DurableSession`, `DurableLoop`).
  *
  * @since 0.1.0
  */
 import type { Execute, Outcome } from "@agent-harness/executor"
 import { Journal } from "@agent-harness/idempotency"
-import { MessageCatalog } from "@agent-harness/tool-schema"
-import { Context, Effect, Layer, Result, Schema, SchemaTransformation } from "effect"
+import { Context, Effect, Layer, Schema, SchemaTransformation } from "effect"
 import type { SqlClient } from "effect/sql"
-import { Activity, WorkflowEngine } from "effect/workflow"
 import * as PgStore from "./PgStore.ts"
 
 const DurableJournalBase: Context.ServiceClass<DurableJournal, "@agent-harness/durable/DurableJournal", Journal.Store> =
   Context.Service<DurableJournal, Journal.Store>()("@agent-harness/durable/DurableJournal")
 
 /**
- * The journal store the activities' bodies use: one that every runner of the cluster shares.
+ * The journal store durable workflows' calls use: one that every runner of the cluster shares.
  *
  * @since 0.1.0
  */
@@ -69,9 +67,10 @@ const RecordedBefore: Schema.Struct<{
 }> = Schema.Struct({ tool: Schema.String, input: Schema.String, observation: Journal.Observation })
 
 /**
- * What an activity records for a call: its tool's `name` and canonical input (to refuse the
- * id's reuse for another call) and the observation. Records written before `name` hold the
- * tool's name under `tool`; they still read (as `name`). A record is always written with `name`.
+ * What a call's activity recorded, in 0.1, when each call was an activity: its tool's `name`
+ * and canonical input and the observation (records written before `name` hold the tool's name
+ * under `tool`; they still read, as `name`). Calls are no longer activities, so nothing writes
+ * it; the journal's row holds the same facts, and is what a workflow run again reads.
  *
  * @since 0.1.0
  */
@@ -90,7 +89,7 @@ export const Recorded: Schema.Union<
   )
 ])
 
-/** What an activity records for a call. @since 0.1.0 */
+/** What a call's activity recorded in 0.1. @since 0.1.0 */
 export type Recorded = typeof Recorded.Type
 
 /**
@@ -102,6 +101,7 @@ export type Recorded = typeof Recorded.Type
 export const scoped = (store: Journal.Store, scope: string): Journal.Store => {
   const prefix = `${scope}/`
   const inScope = (id: string) => `${prefix}${id}`
+  const claim = store.claim
   return {
     location: store.location,
     get: (id) =>
@@ -109,6 +109,13 @@ export const scoped = (store: Journal.Store, scope: string): Journal.Store => {
         entry === undefined ? undefined : { ...entry, id: entry.id.slice(prefix.length) }
       ),
     start: (id, name, input) => store.start(inScope(id), name, input),
+    claim:
+      claim === undefined
+        ? undefined
+        : (id, name, input) =>
+            Effect.map(claim(inScope(id), name, input), (entry) =>
+              entry === undefined ? undefined : { ...entry, id: entry.id.slice(prefix.length) }
+            ),
     finish: (id, name, input, observation) => store.finish(inScope(id), name, input, observation),
     entries: Effect.map(store.entries, (entries) =>
       entries.filter((e) => e.id.startsWith(prefix)).map((e) => ({ ...e, id: e.id.slice(prefix.length) }))
@@ -129,58 +136,34 @@ export interface Options {
 }
 
 /**
- * The executor middleware of the running workflow: each call an activity named by its call id,
- * its body the journal's middleware over the `DurableJournal` store. Build it inside the
- * workflow (it keeps the workflow's instance).
+ * The executor middleware of a durable workflow's calls: the journal's middleware over the
+ * `DurableJournal` store, each call uninterruptible from its mark to its outcome. Build it
+ * inside the workflow.
+ *
+ * A call is not an effect/cluster activity: its journal row is its record. The row is keyed by
+ * the call id (under the scope, when there is one), holds the tool's name and canonical input
+ * and, once done, the observation; the store is shared by every runner, so a later run of the
+ * workflow (after a restart, on another runner) replays it (`Replayed`), refuses the id's reuse
+ * for another call, and reports a call started and never finished outcome unknown. An activity
+ * recorded the same facts a second time, in the engine's tables, at four more commits a call
+ * (its request, its claim, the shard lock's heartbeat, its reply): see docs/durable.md, "Cost
+ * per step".
+ *
+ * A call runs uninterruptibly, as an activity's body did: a workflow that suspends, is
+ * interrupted or loses its shard while a call runs (another call of the same turn waiting for an
+ * approval, a runner shutting down) waits for the call's outcome to be recorded, instead of
+ * leaving it started and unknown. The call's own timeout still applies.
  *
  * @since 0.1.0
  */
-export const middleware = (
-  options?: Options
-): Effect.Effect<
-  Execute.Middleware,
-  never,
-  DurableJournal | WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance
-> =>
+export const middleware = (options?: Options): Effect.Effect<Execute.Middleware, never, DurableJournal> =>
   Effect.gen(function* () {
     const store = yield* DurableJournal
-    const engine = yield* WorkflowEngine.WorkflowEngine
-    const instance = yield* WorkflowEngine.WorkflowInstance
     const journal = Journal.middleware(options?.scope === undefined ? store : scoped(store, options.scope))
     const seen = options?.onOutcome
-    const durable: Execute.Middleware = (call, tool, run) =>
-      Effect.gen(function* () {
-        // The key of what runs: the decoded input, as the journal records it.
-        const input = Journal.recordedInput(tool, call.input)
-        // An input the journal cannot record: the journal refuses it, and nothing is worth recording.
-        if (Result.isFailure(input)) return yield* journal(call, tool, run)
-        let ranHere: Outcome.Outcome | undefined
-        const recorded = yield* Activity.make({
-          name: `call/${call.id}`,
-          success: Recorded,
-          execute: Effect.map(journal(call, tool, run), (outcome): Recorded => {
-            ranHere = outcome
-            return { name: call.name, input: input.success.text, observation: Journal.observationOf(outcome) }
-          })
-        }).pipe(
-          Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
-          Effect.provideService(WorkflowEngine.WorkflowInstance, instance)
-        )
-        if (ranHere !== undefined) return ranHere
-        if (recorded.name !== call.name || recorded.input !== input.success.text) {
-          const catalog = yield* Effect.service(MessageCatalog.MessageCatalog)
-          const reason = `call id '${call.id}' was already used for another call (${recorded.name} ${recorded.input})`
-          const refused: Outcome.Outcome = {
-            _tag: "Refused",
-            id: call.id,
-            name: call.name,
-            reason,
-            content: catalog.notExecuted(reason)
-          }
-          return refused
-        }
-        const replayed: Outcome.Outcome = Journal.replayed(call, recorded.observation)
-        return replayed
-      }).pipe(Effect.tap((outcome) => (seen === undefined ? Effect.void : seen(outcome))))
+    const durable: Execute.Middleware = (call, tool, run) => {
+      const recorded = Effect.uninterruptible(journal(call, tool, run))
+      return seen === undefined ? recorded : Effect.tap(recorded, seen)
+    }
     return durable
   })

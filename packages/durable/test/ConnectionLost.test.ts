@@ -88,6 +88,21 @@ const lostInTime = (
   return failed.message
 }
 
+/**
+ * What the cut child reported: `before`, then at most the held call answered as not recorded
+ * (it ran; its end could not be written) and later calls refused (the journal could not be read,
+ * so they never ran). The run goes on without its database until the engine ends it: nothing it
+ * does after the cut is recorded, and nothing runs.
+ */
+const cutShort = (ran: Children.Ran, before: ReadonlyArray<string>, held: string) => {
+  const outcomes = Children.outcomes(ran)
+  assert.deepStrictEqual(outcomes.slice(0, before.length), before)
+  for (const [i, outcome] of outcomes.slice(before.length).entries()) {
+    if (i === 0 && outcome.startsWith(`${held} `)) assert.strictEqual(outcome, `${held} Failed/Defect`)
+    else assert.match(outcome, / Refused$/)
+  }
+}
+
 /** Starts the child again on the database at `url`, once it is back; it must end well. */
 const resume = async (url: string, args: ReadonlyArray<string>): Promise<Children.Ran> => {
   const again = await Children.start(child, [url, ...args], { stuckMs: 120_000 }).done
@@ -118,7 +133,7 @@ describe("a durable run whose database goes away", () => {
           lostInTime("session", "step-0-3", "cut", cut),
           new RegExp(`^database postgres://[^ ]*/${nameOf(url)}: connection lost: no answer for \\d+(\\.\\d)? s \\(`)
         )
-        assert.deepStrictEqual(Children.outcomes(cut.ran), ["step-0-1 Succeeded", "step-0-2 Succeeded"])
+        cutShort(cut.ran, ["step-0-1 Succeeded", "step-0-2 Succeeded"], "step-0-3")
       } finally {
         await restore(url)
       }
@@ -143,7 +158,7 @@ describe("a durable run whose database goes away", () => {
       const cut = await runCut(url, ["conversation", "c-lost", envdir, "--pause", "a3", "1000"])
       try {
         assert.include(lostInTime("conversation", "a3", "cut", cut), `/${nameOf(url)}: connection lost: no answer for `)
-        assert.deepStrictEqual(Children.outcomes(cut.ran), ["a1 Succeeded", "w2 Succeeded"])
+        cutShort(cut.ran, ["a1 Succeeded", "w2 Succeeded"], "a3")
       } finally {
         await restore(url)
       }
