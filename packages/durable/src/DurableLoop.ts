@@ -1,9 +1,9 @@
 /**
  * A conversation (the loop) as an effect/workflow `Workflow`: `Loop.run` as the workflow's body,
  * each model turn an activity (`turn/<n>`: the reply, with its usage and finish reason, or the
- * model's failure) and each tool call an activity named by its call id (`DurableJournal`, with
- * the journal's ids under the conversation's id, since a model's call ids are only unique
- * within its conversation). A conversation that runs again — after a restart, on another
+ * model's failure) and each tool call recorded by the journal (`DurableJournal`, with the
+ * journal's ids under the conversation's id, since a model's call ids are only unique within
+ * its conversation). A conversation that runs again — after a restart, on another
  * runner — replays the replies it has (the model is not asked again) and the calls it has
  * (nothing runs again); a non-idempotent call that was running is reported outcome unknown and
  * the model reads that, as with the local journal.
@@ -199,11 +199,11 @@ const replayedEvent = (turn: number): Effect.Effect<void> =>
  * @since 0.1.0
  */
 export interface Definition<T extends Tool.Any> {
-  /** The tools the model may call (each call its own activity). */
+  /** The tools the model may call (each call recorded by the journal). */
   readonly toolset: Toolset.Toolset<T>
   /** Model calls at most; default `Loop.defaultMaxTurns`. */
   readonly maxTurns?: number | undefined
-  /** How many calls of one turn run at once (each its own activity). Default 1. */
+  /** How many calls of one turn run at once (each recorded by the journal). Default 1. */
   readonly concurrency?: number | "unbounded" | undefined
   /** Per-call timeout. */
   readonly timeout?: Execute.Options["timeout"]

@@ -1,8 +1,9 @@
 /**
  * A plan session as an effect/workflow `Workflow`: the session's state machine (`Session.run`,
  * the same planner, budgets, events and `SessionResult` as in-process) runs as the workflow's
- * body, each step an activity named by its call id (`DurableJournal`) and each planner answer an
- * activity (`plan/<n>`), so a model planner is asked once even when the body runs again.
+ * body, each step recorded by the journal under its call id (`DurableJournal`) and each planner
+ * answer an activity (`plan/<n>`), so a model planner is asked once even when the body runs
+ * again.
  *
  * The workflow's execution is keyed by the session id: starting a session id that already ran
  * joins it (its recorded result, or the run in progress) instead of starting another. When the
