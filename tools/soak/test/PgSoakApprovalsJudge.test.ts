@@ -39,7 +39,7 @@ const givenOf = (row: Approvals.Approval): PgSoakAnswering.Given => ({
   held: Deferred.makeUnsafe<void>(),
   woken: Deferred.makeUnsafe<boolean>(),
   sends: 1,
-  again: false
+  wakeLost: false
 })
 
 /** A conversation where all went well: every asked call answered, approved ones ran once. */

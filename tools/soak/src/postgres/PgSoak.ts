@@ -92,7 +92,12 @@ export interface Options {
   readonly approvals?: boolean | undefined
   /** Milliseconds between a call's parking and its answer; default 100 to 2,000. */
   readonly answerDelay?: { readonly min: number; readonly max: number } | undefined
-  /** A conversation nothing is heard of this long, with no answer to it still to come, is given up; default 120,000. */
+  /**
+   * A conversation nothing is heard of this long, with no answer to it still to come, is given
+   * up (a lost ask); default 330,000: longer than the longest wait of a waiting call before it
+   * looks at the store again (`DurableApprovals.defaultRecheck`, at most 5 minutes), which is how
+   * a conversation takes an answer whose wake-up was lost.
+   */
   readonly stallMillis?: number | undefined
   /**
    * Runners read every denied approval as approved (default false): the soak's own check, which
@@ -138,8 +143,12 @@ export interface ApprovalsSummary extends PgSoakApprovalsJudge.Counts {
   readonly killsAnswering: number
   /** Runners killed right after an answer's wake, or held taking it. */
   readonly killsAnswered: number
-  /** Answers woken by a later answering child, the one that wrote them killed before its wake. */
-  readonly wokenAgain: number
+  /**
+   * Answers whose wake-up was lost: written by an answering child killed before it said it woke
+   * the conversation, found written by the next one, which left them (the conversation took them
+   * on its own).
+   */
+  readonly wakesLost: number
   /** Pending approvals read before a runner kill and found the same after its restart. */
   readonly pendingKept: number
 }
@@ -245,7 +254,7 @@ export const run = (
     const started = yield* Clock.currentTimeMillis
     const runnerCount = options.runners ?? 2
     const approvals = options.approvals === true
-    const stallMillis = options.stallMillis ?? 120_000
+    const stallMillis = options.stallMillis ?? 330_000
     // The server answers (or the command says which database does not), then the soak's own database.
     yield* Effect.provide(Effect.void, Database.layer(options.url, { maxConnections: 1 }))
     const name = `agent_harness_soak_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`
@@ -457,7 +466,7 @@ export const run = (
               killsWaiting: killed.killsWaiting,
               killsAnswering: killed.killsAnswering,
               killsAnswered: killed.killsAnswered,
-              wokenAgain: [...outcome.record.given.values()].filter((g) => g.again).length,
+              wakesLost: [...outcome.record.given.values()].filter((g) => g.wakeLost).length,
               pendingKept: killed.pendingKept
             }
           })

@@ -14,14 +14,16 @@
  *   {"ready":true}                                     once it can answer
  *   {"answered":"<id>","state":"approved"}             the answer is committed in the store
  *   {"held":"<id>"}                                    held after the write, before the wake (`hold`)
- *   {"woken":"<id>","taken":true,"again":false}        the wake-up was sent (`taken`: the engine took it)
+ *   {"woken":"<id>","taken":true}                     the wake-up was sent (`taken`: the engine took it)
+ *   {"written":"<id>","state":"approved"}              the store holds the soak's answer already: not woken
  *   {"refused":"<id>","problem":"…"}                   the store refused the answer, and it is not the soak's
  *   {"failed":"<id>","problem":"…"}                    the store could not be read or written
  *
- * An answer that the store refuses because the soak gave it already (an answering child killed
- * after its write, before its wake) is the one a person would retry: the approval is read, and
- * when it holds that very answer its conversation is woken now (`again`). Exit 2 on bad usage, 1
- * when it cannot start.
+ * An answer the store refuses because the soak gave it already (an answering child killed after
+ * its write, before its wake) is what a person retrying `harness approve` would see: approved
+ * already. Like that person, the child does not wake the conversation then (`written`): the
+ * conversation must take the answer on its own, when it next looks at the store. Exit 2 on bad
+ * usage, 1 when it cannot start.
  *
  * @since 0.1.0
  */
@@ -77,7 +79,7 @@ const holdsAnswer = (approval: Approvals.Approval, approve: boolean): boolean =>
 
 /**
  * Answers approval `id` and wakes its conversation, saying each step; held after the write until
- * `released` when `hold` is set.
+ * `released` when `hold` is set. An answer found written by the soak already is only said.
  *
  * @since 0.1.0
  */
@@ -89,29 +91,24 @@ export const answer = (
   Effect.gen(function* () {
     const { id, approve } = command
     const given = yield* Effect.result(store.answer(id, answerOf(approve)))
-    let approval: Approvals.Approval
-    let again = false
-    if (given._tag === "Success") {
-      approval = given.success
-      yield* Child.say({ answered: id, state: approval.state })
-      if (command.hold) yield* Effect.andThen(Child.say({ held: id }), released)
-    } else if (given.failure._tag === "ApprovalError") {
-      return yield* Child.say({ failed: id, problem: given.failure.message })
-    } else {
-      // Refused: given already by the soak (a child killed before its wake)? Then wake it now.
+    if (given._tag === "Failure") {
+      if (given.failure._tag === "ApprovalError")
+        return yield* Child.say({ failed: id, problem: given.failure.message })
+      // Refused: given already by the soak (a child killed after its write, before its wake)?
       const kept = yield* Effect.result(store.get(id))
       if (kept._tag === "Failure") return yield* Child.say({ failed: id, problem: kept.failure.message })
-      if (Option.isNone(kept.success) || !holdsAnswer(kept.success.value, approve)) {
-        return yield* Child.say({ refused: id, problem: given.failure.message })
+      if (Option.isSome(kept.success) && holdsAnswer(kept.success.value, approve)) {
+        return yield* Child.say({ written: id, state: kept.success.value.state })
       }
-      approval = kept.success.value
-      again = true
+      return yield* Child.say({ refused: id, problem: given.failure.message })
     }
+    const approval = given.success
+    yield* Child.say({ answered: id, state: approval.state })
+    if (command.hold) yield* Effect.andThen(Child.say({ held: id }), released)
     const woken = yield* DurableApprovals.wakeUp(approval)
     yield* Child.say({
       woken: id,
       taken: woken.woken,
-      again,
       ...(woken.problem === undefined ? {} : { problem: woken.problem })
     })
   })

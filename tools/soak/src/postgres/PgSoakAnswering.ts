@@ -9,8 +9,9 @@
  *
  * An answer is followed until its wake-up is sent. When the child dies before that (killed
  * between the store's write and the wake, or earlier), its next life is given the answer again,
- * as a person would retry `harness approve`: the store refuses a second answer, the child finds
- * the soak's own answer there and wakes the conversation (`again`).
+ * as a person would retry `harness approve`: an answer not written yet is written and woken; one
+ * written already is refused by the store, and, like that person, the child leaves it there
+ * (`wakeLost`): the conversation must take it on its own, when it next looks at the store.
  *
  * @since 0.1.0
  */
@@ -44,12 +45,12 @@ export interface Given {
   readonly answered: Deferred.Deferred<void>
   /** The child holds after its write. */
   readonly held: Deferred.Deferred<void>
-  /** The wake-up was sent (`true`), or the answer is given up (`false`: see the problems). */
+  /** The wake-up was sent (`true`), or will not be (`false`: its wake was lost, or the answer given up). */
   readonly woken: Deferred.Deferred<boolean>
   /** Times the answer was sent. */
   sends: number
-  /** Woken by a child that found the answer written by an earlier one. */
-  again: boolean
+  /** Found written by a later child: the one that wrote it was killed before it said it woke the conversation. */
+  wakeLost: boolean
 }
 
 /**
@@ -216,7 +217,7 @@ export const make = (options: Options): Effect.Effect<Answering, PgSoakProcess.S
           held: yield* Deferred.make<void>(),
           woken: yield* Deferred.make<boolean>(),
           sends: 0,
-          again: false
+          wakeLost: false
         }
         given.set(g.id, g)
         waiting.delete(g.id)
@@ -248,7 +249,9 @@ export const make = (options: Options): Effect.Effect<Answering, PgSoakProcess.S
         return known || claimed.has(line.id) ? Effect.void : Effect.asVoid(Effect.forkIn(later(line.id), scope))
       }
       const { line } = event
-      const id = [line.answered, line.woken, line.refused, line.failed, line.held].find((v) => typeof v === "string")
+      const id = [line.answered, line.woken, line.written, line.refused, line.failed, line.held].find(
+        (v) => typeof v === "string"
+      )
       const g = typeof id === "string" ? given.get(id) : undefined
       if (g === undefined) {
         problems.push(`the answerer printed ${JSON.stringify(line).slice(0, 200)}`)
@@ -258,9 +261,13 @@ export const make = (options: Options): Effect.Effect<Answering, PgSoakProcess.S
       if (typeof line.held === "string") return Deferred.succeed(g.held, undefined)
       if (typeof line.woken === "string") {
         if (line.taken !== true) return retry(g, `the engine did not take the wake-up: ${String(line.problem)}`)
-        if (line.again === true) g.again = true
         hear(g.session)
         return Deferred.succeed(g.woken, true)
+      }
+      if (typeof line.written === "string") {
+        g.wakeLost = true
+        hear(g.session)
+        return Deferred.succeed(g.woken, false)
       }
       if (typeof line.refused === "string") {
         problems.push(

@@ -65,7 +65,7 @@ export const summaryLine = (summary: PgSoak.Summary): string => {
       : `; ${a.asks} asks (${a.approved} approved, ${a.denied} denied): ${a.deniedRan} denied ran, ` +
         `${a.approvedTwice} approved twice, ${a.lost} lost; kills while calls waited ${a.killsWaiting}, ` +
         `between an answer's write and its wake ${a.killsAnswering}, right after it ${a.killsAnswered}; ` +
-        `${a.wokenAgain} answers woken again, ${a.pendingKept} pending approvals the same after a kill, ` +
+        `${a.wakesLost} answers taken with their wake-up lost, ${a.pendingKept} pending approvals the same after a kill, ` +
         `${a.reparked} waiting calls found waiting again by a later runner`
   return (
     `${summary.runs} runs on ${summary.runners} runners, ${summary.kills} kills (${summary.held} inside an append): ` +

@@ -10,7 +10,8 @@
  * - `waiting`: a runner held right after it says a call waits (parked, before its run suspends);
  *   the answer is kept back until the resumed run says the same approval waits;
  * - `answerer`: the answering child, held between the store's write of an answer and the wake;
- *   its next life gives the answer again, finds it written and wakes the conversation;
+ *   its next life gives the answer again and finds it written: the wake-up is lost, and the
+ *   conversation must take the answer on its own;
  * - `mid`: the runner that parked the call, while its answer is held between the write and the wake;
  * - `take`: that runner, held as a resumed run takes the answer (before the call goes on);
  * - `after`: that runner, right after the wake-up was sent.
