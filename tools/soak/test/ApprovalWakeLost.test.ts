@@ -1,16 +1,12 @@
 /**
- * A reproduction of a bug in `@agent-harness/durable` the approvals soak ran into (it is marked
- * `it.fails`: it passes while the bug is there; once fixed, it fails, and `.fails` goes).
- *
- * `DurableApprovals.answer` writes the answer (`store.answer`: the UPDATE, committed) and then
- * wakes the conversation (`wakeUp`: the durable deferred completed through the engine). An
- * answering process killed between the two — `harness approve` interrupted, a machine lost —
- * leaves the answer in the table and the conversation suspended on its deferred, and nothing
- * wakes it: answering again is refused ("approved already") and wakes nothing, running the
- * conversation again (`DurableLoop.run` with its id, what the CLI advises when a wake fails) only
- * reads its suspended reply, and a new runner does not resume a suspended run. The approved call
- * never runs; the conversation never ends. (The soak's answering child recovers it itself: given
- * the answer again, it finds the soak's answer written and calls `wakeUp`.)
+ * An answer whose wake-up is lost: `DurableApprovals.answer` writes the answer (`store.answer`:
+ * the UPDATE, committed) and then wakes the conversation (`wakeUp`: its durable deferred
+ * completed through the engine). The answering process is killed between the two (`harness
+ * approve` interrupted, a machine lost): the answer is in the table, the conversation suspended
+ * on its deferred, and no one wakes it — answering again is refused ("approved already") and
+ * wakes nothing. The conversation must take the answer on its own, when it looks at the store
+ * again (`DurableApprovals.defaultRecheck`: a durable clock, 15 s for the first look), and the
+ * approved call run, once.
  *
  * Needs Postgres (a throwaway cluster, or DATABASE_URL): without it the test says why and is
  * skipped (in CI, where a skip would pass unseen, it fails).
@@ -22,6 +18,7 @@ import { DurableApprovals, Engine, PgApprovals } from "@agent-harness/durable"
 import * as Testing from "@agent-harness/postgres-tool/testing"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Layer, Option } from "effect"
+import * as Soak from "../src/local/Soak.ts"
 import * as PgSoak from "../src/postgres/PgSoak.ts"
 import * as PgSoakApprovals from "../src/postgres/PgSoakApprovals.ts"
 import * as PgSoakProcess from "../src/postgres/PgSoakProcess.ts"
@@ -30,12 +27,12 @@ import * as PgSoakWorkflows from "../src/postgres/PgSoakWorkflows.ts"
 const timeout = 300_000
 const urlOr = Testing.suiteDatabase({ beforeAll, afterAll }, timeout).url
 
-/** How long the approved call is given to run once everything a person can do was done. */
+/** How long the approved call is given to run after its wake-up was lost (the first look comes at 15 s). */
 const graceMillis = 60_000
 
-describe("an answer written by a process killed before its wake (bug in @agent-harness/durable)", () => {
-  it.fails(
-    "the conversation takes the answer once it is answered again, run again, or its runner restarted",
+describe("an answer whose wake-up is lost (the answering process killed between its write and its wake)", () => {
+  it(
+    "no one wakes the conversation, answering again is refused; it takes the answer on its own, the call runs",
     async (ctx) => {
       const url = urlOr(ctx)
       const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-wake-lost-"))
@@ -58,10 +55,9 @@ describe("an answer written by a process killed before its wake (bug in @agent-h
                 } else if (line.id === waiting && line.outcome === "Succeeded") Deferred.doneUnsafe(ran, Effect.void)
               }
               const port = yield* PgSoakProcess.freePort
-              const runnerArgs = [url, root, String(port), "--approvals"]
-              const runner = yield* PgSoakProcess.start(
+              yield* PgSoakProcess.start(
                 PgSoak.runnerSource,
-                runnerArgs,
+                [url, root, String(port), "--approvals"],
                 "runner",
                 parkedRunner,
                 problems
@@ -96,21 +92,20 @@ describe("an answer written by a process killed before its wake (bug in @agent-h
               const store = yield* Effect.provideContext(DurableApprovals.DurableApprovals, client)
               const row = yield* store.get(parked.id)
               assert.strictEqual(Option.getOrUndefined(row)?.state, "approved")
-              // What a person can do: answer again (refused, as one answer is taken) ...
+              // Answering again is refused (one answer is taken), and wakes nothing.
               const again = yield* Effect.result(
                 Effect.provideContext(DurableApprovals.answer(store, parked.id, { approve: true, by: "ana" }), client)
               )
               assert.strictEqual(again._tag, "Failure")
-              // ... run the conversation again, and restart its runner.
-              yield* Effect.forkScoped(Effect.provideContext(conversations.run(payload), client))
-              yield* PgSoakProcess.kill(runner)
-              yield* PgSoakProcess.start(PgSoak.runnerSource, runnerArgs, "runner", parkedRunner, problems)
-              // The approved call should run now (its outcome line): it does not, the run stays suspended.
+              // The approved call runs (its outcome line) once the conversation looks at the store again.
               const done = yield* Deferred.await(ran).pipe(Effect.timeoutOption(graceMillis))
               assert.isTrue(
                 Option.isSome(done),
-                `approval ${parked.id} (${parked.call}) is approved in ${PgApprovals.defaultTable}, and ${graceMillis / 1000} s after it was answered again, its conversation run again and its runner restarted, the call has not run: the conversation is still suspended`
+                `approval ${parked.id} (${parked.call}) is approved in ${PgApprovals.defaultTable}, and ${graceMillis / 1000} s later the call has not run: the conversation is still suspended, its wake-up lost`
               )
+              // Once: its mark is in the run's folder once.
+              const marks = yield* Effect.orDie(Soak.countMarks(nodePath.join(root, PgSoakWorkflows.folderOf(run.run))))
+              assert.strictEqual(marks.get(parked.call), 1)
             })
           )
         )
