@@ -16,7 +16,7 @@ import {
   MessageCatalog,
   Render,
   ResponseContract,
-  type Tool,
+  Tool,
   ToolContent,
   Toolset,
   Violation
@@ -88,6 +88,9 @@ export const defaultLimits: Limits = { maxContent: 120_000, maxPartBytes: 5 * 10
 export const Limits: Context.Reference<Limits> = Context.Reference<Limits>("@agent-harness/executor/Limits", {
   defaultValue: () => defaultLimits
 })
+
+/** The content of a tool that does not give its own: text as it is, other values rendered. */
+const renderValue = Tool.renderValue
 
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
@@ -435,31 +438,65 @@ class Pending {
   }
 }
 
+/**
+ * A call up to its answer, or to the Effect that finishes it. Kept small, so that the engine can
+ * inline it where it is called: the common case (an input the compiled decoder accepts, a tool
+ * answering text) goes through `start` and `run` only.
+ */
 const start = (
   toolset: Toolset.Toolset<Tool.Any>,
   call: Toolset.RawCall,
   harness: Harness
 ): Outcome.Outcome | Pending => {
-  const catalog = harness.catalog
   const entry = Toolset.entry(toolset, call.name)
-  if (entry === undefined) return notExecuted(catalog, call, Violation.unknownTool(call.name))
+  if (entry === undefined) return notExecuted(harness.catalog, call, Violation.unknownTool(call.name))
   let input: unknown
   try {
     input = call.input
   } catch (thrown) {
-    return notExecuted(catalog, call, Violation.uncheckableInput(Render.thrown(thrown)))
+    return notExecuted(harness.catalog, call, Violation.uncheckableInput(Render.thrown(thrown)))
   }
-  // Never throws: an input or a check that throws is `UncheckableInput`.
-  const decoded = Toolset.decodeInput(entry, input)
-  if (Result.isFailure(decoded)) return notExecuted(catalog, call, decoded.failure)
-  const tool = entry.tool
-  const id = call.id
-  const limits = harness.limits ?? defaultLimits
+  // Most inputs: accepted at once by the compiled decoder, nothing built but the decoded value.
+  const decoded = Toolset.decodeAtOnce(entry, input)
+  return decoded === undefined ? decodeThenRun(entry, call, input, harness) : run(entry.tool, call.id, decoded, harness)
+}
+
+/** The rest of the decode, then the tool. Never throws: an input or a check that throws is `UncheckableInput`. */
+const decodeThenRun = (
+  entry: Toolset.Entry,
+  call: Toolset.RawCall,
+  input: unknown,
+  harness: Harness
+): Outcome.Outcome | Pending => {
+  const decoded = Toolset.decodeRest(entry, input)
+  if (Result.isFailure(decoded)) return notExecuted(harness.catalog, call, decoded.failure)
+  return run(entry.tool, call.id, decoded.success, harness)
+}
+
+/** Runs the tool on the decoded input: its outcome when it answered text, otherwise `answer`. */
+const run = (tool: Tool.Any, id: string, decoded: unknown, harness: Harness): Outcome.Outcome | Pending => {
   let out: unknown
-  // One guard around the call and around telling what it returned: `Effect.isEffect` and
-  // `then` read the value, and a revoked Proxy or a throwing `then` getter throws there.
   try {
-    out = (tool.run as (input: unknown, context: Tool.CallContext) => unknown)(decoded.success, { id })
+    out = (tool.run as (input: unknown, context: Tool.CallContext) => unknown)(decoded, { id })
+    // Text from a tool that renders its value as it is (no envelope, the default content): the
+    // outcome `fromValue` builds, without its steps.
+    if (typeof out === "string" && tool.content === renderValue && !tool.envelope) {
+      const max = (harness.limits ?? defaultLimits).maxContent
+      return { _tag: "Succeeded", id, name: tool.name, value: out, content: Rich.cut(harness.catalog, max, out) }
+    }
+  } catch (defect) {
+    return fromDefect(harness.catalog, tool, id, defect, harness.limits ?? defaultLimits)
+  }
+  return answer(tool, id, out, harness)
+}
+
+/** What a tool returned, other than text it renders as it is: an Effect or a promise to finish, or a value. */
+const answer = (tool: Tool.Any, id: string, out: unknown, harness: Harness): Outcome.Outcome | Pending => {
+  const catalog = harness.catalog
+  const limits = harness.limits ?? defaultLimits
+  // `Effect.isEffect` and `then` read the value: a revoked Proxy or a throwing `then` getter
+  // throws there.
+  try {
     // Strings, numbers, `undefined`...: neither an Effect nor a promise.
     if ((typeof out === "object" || typeof out === "function") && out !== null) {
       if (Effect.isEffect(out)) return finishLater(catalog, harness.parser, limits, tool, id, out)

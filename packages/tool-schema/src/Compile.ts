@@ -30,12 +30,13 @@
 import type { SchemaAST } from "effect"
 
 /**
- * A compiled decoder: the decoded input, or `undefined` when Schema's path must decide. It never
- * throws: when reading the input or a check of the schema throws, it answers `undefined`.
+ * A compiled decoder: the decoded input, or `undefined` when Schema's path must decide (an input
+ * that is not an object, or an array, included). It never throws: when reading the input or a
+ * check of the schema throws, it answers `undefined`.
  *
  * @internal
  */
-export type Decoder = (input: object) => object | undefined
+export type Decoder = (input: unknown) => object | undefined
 
 /**
  * Makes a function from parameter names and a body, as the `Function` constructor does.
@@ -204,7 +205,7 @@ const emit = (e: Emitter, ast: SchemaAST.AST, value: string, fail: string): stri
       out = value
       break
     case "Objects":
-      out = emitStruct(e, ast, value, fail, false)
+      out = emitStruct(e, ast, value, fail)
       break
     case "Arrays":
       out = emitArray(e, ast, value, fail)
@@ -220,13 +221,7 @@ const emit = (e: Emitter, ast: SchemaAST.AST, value: string, fail: string): stri
   return out
 }
 
-const emitStruct = (
-  e: Emitter,
-  ast: SchemaAST.Objects,
-  input: string,
-  fail: string,
-  root: boolean
-): string | undefined => {
+const emitStruct = (e: Emitter, ast: SchemaAST.Objects, input: string, fail: string): string | undefined => {
   if (ast.indexSignatures.length > 0) return undefined
   const keys: Array<string> = []
   for (const ps of ast.propertySignatures) {
@@ -235,8 +230,8 @@ const emitStruct = (
     keys.push(JSON.stringify(ps.name))
   }
   const { lines } = e
-  // The root is an object already: the caller checked it.
-  if (!root) lines.push(`if (typeof ${input} !== "object" || ${input} === null || A(${input})) ${fail}`)
+  // An object, not an array (`Array.isArray` throws on a revoked Proxy: inside the guard).
+  lines.push(`if (typeof ${input} !== "object" || ${input} === null || A(${input})) ${fail}`)
   // Unexpected keys: enumerable own keys not declared. `for...in` also lists inherited
   // enumerable keys, which are not unexpected.
   const key = fresh(e, "key")
@@ -269,12 +264,8 @@ const emitStruct = (
     }
   }
   // Enumerable own symbol keys are unexpected too. They are checked last, so that an input its
-  // fields refuse never pays for it: listing them (`Object.getOwnPropertySymbols`) costs more than
-  // all the rest. `Object.assign` onto a frozen object that holds only the declared keys (as
-  // setters that do nothing) walks every enumerable own key, symbols included, on V8's fast path,
-  // and throws at the first it cannot set: an undeclared one. It costs less, and reads the values
-  // too (what a getter throws is caught as well, see `source`).
-  lines.push(`S(${constant(e, probeOf(ast))}, ${input});`)
+  // fields refuse never pays for it: finding them costs more than all the rest.
+  emitSymbolCheck(e, ast, keys, input, fail)
   // A fresh object, keys in declared order: a literal up to the first optional key, then stores.
   const first = fields.findIndex((f) => f.present !== undefined)
   const literal = first === -1 ? fields : fields.slice(0, first)
@@ -285,6 +276,41 @@ const emitStruct = (
     lines.push(`${f.present === undefined ? "" : `if (${f.present}) `}${out}[${f.key}] = ${f.out};`)
   }
   return out
+}
+
+/**
+ * Up to this many declared keys, a struct's symbol keys are found by its probe (`probeOf`);
+ * above it by listing them: the probe sets every key of the input, so its cost grows with them,
+ * and `Object.getOwnPropertySymbols` costs about as much as the probe of six keys (measured on V8).
+ */
+const probeKeys = 4
+
+/**
+ * Emits the check that `input` has no enumerable own symbol key (its string keys are checked by
+ * `for...in`). Small structs: `Object.assign` onto the struct's probe, a sealed object that holds
+ * only the declared keys, walks every enumerable own key of the input, symbols included, on V8's
+ * fast path, with no list of keys made, and throws at the first it cannot add: an undeclared one.
+ * It reads the values too (what a getter throws is caught as well, see `source`), and is cleared
+ * at once, so that it keeps nothing of the input. Larger structs: the symbols listed.
+ */
+const emitSymbolCheck = (
+  e: Emitter,
+  ast: SchemaAST.Objects,
+  keys: ReadonlyArray<string>,
+  input: string,
+  fail: string
+): void => {
+  const { lines } = e
+  if (keys.length <= probeKeys) {
+    const probe = constant(e, probeOf(ast))
+    const clear = keys.map((k) => `${probe}[${k}] = undefined;`).join(" ")
+    lines.push(`try { S(${probe}, ${input}); } finally { ${clear} }`)
+    return
+  }
+  const symbols = fresh(e, "symbols")
+  const i = fresh(e, "i")
+  lines.push(`const ${symbols} = Y(${input});`)
+  lines.push(`for (let ${i} = 0; ${i} < ${symbols}.length; ${i}++) if (E.call(${input}, ${symbols}[${i}])) ${fail}`)
 }
 
 const emitArray = (e: Emitter, ast: SchemaAST.Arrays, input: string, fail: string): string | undefined => {
@@ -338,7 +364,7 @@ export const source = (
 ): { readonly body: string; readonly constants: ReadonlyArray<unknown> } | undefined => {
   const e: Emitter = { reads, lines: [], constants: [], next: 0 }
   const fail = "return undefined;"
-  const out = emitStruct(e, ast, "input", fail, true)
+  const out = emitStruct(e, ast, "input", fail)
   if (out === undefined) return undefined
   emitChecks(e, ast, out, fail)
   const bound = e.constants.map((_, i) => `k${i} = K[${i}]`)
@@ -361,14 +387,26 @@ export const source = (
 const isArray = Array.isArray
 const hasOwn = Object.hasOwn
 const assign = Object.assign
+const symbolsOf = Object.getOwnPropertySymbols
+const isEnumerable = Object.prototype.propertyIsEnumerable
 
-const ignore = (_value: unknown): void => {}
-
-/** A frozen object with no prototype whose only keys are a struct's declared keys, as setters that do nothing. */
+/**
+ * A struct's probe: a sealed object with no prototype whose only keys are the declared ones,
+ * each `undefined`, so that assigning any other key to it throws. Made from a literal whose
+ * prototype is then removed, so that V8 keeps its properties fast (`Object.create(null)` makes
+ * a dictionary, about a fifth slower here).
+ */
 const probeOf = (ast: SchemaAST.Objects): object => {
-  const descriptors: PropertyDescriptorMap = {}
-  for (const ps of ast.propertySignatures) descriptors[ps.name as string] = { set: ignore }
-  return Object.freeze(Object.create(null, descriptors))
+  const fields: Record<string, undefined> = {}
+  for (const ps of ast.propertySignatures) {
+    Object.defineProperty(fields, ps.name as string, {
+      value: undefined,
+      writable: true,
+      enumerable: true,
+      configurable: true
+    })
+  }
+  return Object.seal(Object.setPrototypeOf(fields, null))
 }
 
 /**
@@ -386,9 +424,9 @@ export const compile = (
   const compiled = source(ast, reads)
   if (compiled === undefined) return undefined
   try {
-    const factory = generator("K", "O", "A", "H", "S", compiled.body)
+    const factory = generator("K", "O", "A", "H", "S", "Y", "E", compiled.body)
     if (typeof factory !== "function") return undefined
-    const decoder: unknown = factory(compiled.constants, strict, isArray, hasOwn, assign)
+    const decoder: unknown = factory(compiled.constants, strict, isArray, hasOwn, assign, symbolsOf, isEnumerable)
     return typeof decoder === "function" ? (decoder as Decoder) : undefined
   } catch {
     // Code generation refused after all (a policy that changed since it was tested).

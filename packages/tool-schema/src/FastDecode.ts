@@ -169,20 +169,15 @@ const succeeded = (out: Effect.Effect<unknown, SchemaIssue.Issue, unknown>): boo
   Exit.isExit(out) ? Exit.isSuccess(out) : undefined
 
 /**
- * The decoded input, exactly as decoding with `{ errors: "first", onExcessProperty: "error" }`
- * gives it, or `slow` when that decoding would fail (or cannot be told without it).
+ * For an input the compiled decoder did not accept (or without one): the decoded input, exactly
+ * as decoding with `{ errors: "first", onExcessProperty: "error" }` gives it, or `slow` when that
+ * decoding would fail (or cannot be told without it). The path as it was before the compiled
+ * decoder, unchanged, so every refusal is named (and every hostile input answered) as before;
+ * the compiled decoder is not tried again.
  *
  * @internal
  */
-export const decode = (plain: Plain, input: object): unknown => {
-  const compiled = plain.compiled
-  if (compiled !== undefined) {
-    const value = compiled(input)
-    if (value !== undefined) return value
-    // Not accepted there: Schema refuses it, or must decide. The path as it was before the
-    // compiled decoder follows, unchanged, so every refusal is named (and every hostile input
-    // answered) as before.
-  }
+export const decodeAfter = (plain: Plain, input: object): unknown => {
   const flat = plain.flat
   if (flat === undefined || hasUndeclaredKey(flat, input)) return slow
   const names = flat.names

@@ -71,6 +71,20 @@ export interface Toolset<out T extends Tool.Any> {
   readonly tools: ReadonlyArray<T>
   /** @internal */
   readonly entries: ReadonlyMap<string, Entry>
+  /** @internal */
+  readonly last?: LastFound | undefined
+}
+
+/**
+ * The entry `entry` found last, and the name and the map it was found by: a loop calls one tool
+ * again and again, and this answers it without hashing the name.
+ *
+ * @internal
+ */
+export interface LastFound {
+  entries: ReadonlyMap<string, Entry> | undefined
+  name: string | undefined
+  entry: Entry | undefined
 }
 
 /**
@@ -166,7 +180,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(...tools: Tool
   }
   const unsafe = ToolName.problem(entries.keys())
   if (unsafe !== undefined) throw new Error(`Toolset.make: ${unsafe}`)
-  return { [TypeId]: TypeId, tools, entries }
+  return { [TypeId]: TypeId, tools, entries, last: { entries: undefined, name: undefined, entry: undefined } }
 }
 
 /**
@@ -225,13 +239,39 @@ export const decode: {
 
 /**
  * Decodes the input of a call to a tool of the toolset: the decoded input, or the first
- * violation (in the order of `decode`). The executor's synchronous core uses it to skip building
- * the typed call. Never throws: an input or a schema check that throws while the input is
- * checked gives `UncheckableInput`.
+ * violation (in the order of `decode`), without building the typed call. It is `decodeAtOnce`,
+ * then `decodeRest` when that did not accept the input. Never throws: an input or a schema check
+ * that throws while the input is checked gives `UncheckableInput`.
  *
  * @since 0.1.0
  */
 export const decodeInput = (entry: Entry, input: unknown): Result.Result<unknown, Violation.Violation> => {
+  const now = decodeAtOnce(entry, input)
+  return now === undefined ? decodeRest(entry, input) : Result.succeed(now)
+}
+
+/**
+ * The decoded input of a call to a tool of the toolset when it is accepted at once, with nothing
+ * built but the decoded value (a plain struct's compiled decoder), or `undefined`: then
+ * `decodeRest` answers, the decoded input or the violation. `decodeInput` is the two in turn.
+ * Never throws. The executor's synchronous core calls them itself, so that a call whose input
+ * is accepted at once allocates no `Result`.
+ *
+ * @since 0.1.0
+ */
+export const decodeAtOnce = (entry: Entry, input: unknown): object | undefined => {
+  // The compiled decoder never throws, and answers `undefined` for a non-object or an array.
+  const compiled = entry.fast?.compiled
+  return compiled === undefined ? undefined : compiled(input)
+}
+
+/**
+ * What `decodeInput` answers for an input `decodeAtOnce` did not accept (`undefined`), without
+ * trying it again: the decoded input, or the first violation. Never throws.
+ *
+ * @since 0.1.0
+ */
+export const decodeRest = (entry: Entry, input: unknown): Result.Result<unknown, Violation.Violation> => {
   // One guard around the whole decode, not one per field: reading the input may throw (a
   // getter, a Proxy trap, a revoked Proxy) and so may a check of the schema.
   try {
@@ -244,8 +284,9 @@ export const decodeInput = (entry: Entry, input: unknown): Result.Result<unknown
     const fast = entry.fast
     if (fast !== undefined) {
       // Plain structs: the same answers as below, without the strict decoder's generator, and
-      // with the common violations named without decoding twice.
-      const value = Fast.decode(fast, input)
+      // with the common violations named without decoding twice. The compiled decoder (if any)
+      // did not accept the input: the path as it was before it.
+      const value = Fast.decodeAfter(fast, input)
       if (value !== Fast.slow) return Result.succeed(value)
       const violation = Fast.violation(fast, input)
       if (violation !== undefined) return Result.fail(violation)
@@ -269,4 +310,16 @@ const uncheckable = (thrown: unknown): Result.Result<never, Violation.Violation>
  *
  * @since 0.1.0
  */
-export const entry = <T extends Tool.Any>(self: Toolset<T>, name: string): Entry | undefined => self.entries.get(name)
+export const entry = <T extends Tool.Any>(self: Toolset<T>, name: string): Entry | undefined => {
+  const entries = self.entries
+  const last = self.last
+  // The same name as last time, by the same map (a copy of a toolset shares both, or neither).
+  if (last !== undefined && last.name === name && last.entries === entries) return last.entry
+  const found = entries.get(name)
+  if (last !== undefined && found !== undefined) {
+    last.entries = entries
+    last.name = name
+    last.entry = found
+  }
+  return found
+}

@@ -6,6 +6,7 @@
  */
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { setFlagsFromString } from "node:v8"
 import { createContext, runInNewContext } from "node:vm"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result, Schema, SchemaIssue, SchemaParser } from "effect"
@@ -134,7 +135,9 @@ const hostile = [
   "getPrototypeOf trap",
   "getOwnPropertyDescriptor trap",
   "nested revoked proxy",
-  "nested getter"
+  "nested getter",
+  "proxy on the prototype chain, ownKeys trap",
+  "proxy on the prototype chain, getPrototypeOf trap"
 ] as const
 
 /**
@@ -183,6 +186,10 @@ const makeHostile = (f: ReadonlyArray<Field>, value: unknown, how: (typeof hosti
     }
     case "nested getter":
       return { ...base, [first]: Object.defineProperty({}, "x", { get: boom, enumerable: true }) }
+    case "proxy on the prototype chain, ownKeys trap":
+      return Object.setPrototypeOf(base, new Proxy({}, trap("ownKeys")))
+    case "proxy on the prototype chain, getPrototypeOf trap":
+      return Object.setPrototypeOf(base, new Proxy({}, trap("getPrototypeOf")))
   }
 }
 
@@ -381,6 +388,158 @@ describe("hostile input", () => {
     expect(Toolset.decodeInput(entryOf(Checked, true), { path: "a" })).toStrictEqual(
       Result.fail(Violation.uncheckableInput("the check threw"))
     )
+  })
+})
+
+describe("decodeAtOnce, then decodeRest: decodeInput in two steps", () => {
+  it("answers every input as before: accepted at once with the same value, or the rest gives the same answer", () => {
+    let atOnce = 0
+    let rest = 0
+    fc.assert(
+      fc.property(withInputs(inputOrHostile), ([f, recipes]) => {
+        const now = entryOf(parametersOf(f), true)
+        const before = entryOf(parametersOf(f), false)
+        for (const { input, how } of recipes) {
+          const raw = how === undefined ? input : makeHostile(f, input, how)
+          const first = Toolset.decodeAtOnce(now, raw)
+          if (first !== undefined) atOnce++
+          else rest++
+          const answer = first === undefined ? Toolset.decodeRest(now, raw) : Result.succeed(first)
+          expectSameAnswer(answer, Toolset.decodeInput(before, raw))
+          expectSameAnswer(Toolset.decodeInput(now, raw), answer)
+        }
+      }),
+      { numRuns: 300 }
+    )
+    expect(atOnce).toBeGreaterThan(500)
+    expect(rest).toBeGreaterThan(500)
+  })
+
+  it("decodeAtOnce never throws, and answers `undefined` for what is not an object, arrays and unreadable inputs", () => {
+    const entry = entryOf(Schema.Struct({ path: Schema.String, limit: Schema.Finite }), true)
+    const { proxy, revoke } = Proxy.revocable({ path: "a", limit: 1 }, {})
+    revoke()
+    for (const input of [
+      undefined,
+      null,
+      0,
+      "a",
+      true,
+      1n,
+      Symbol("s"),
+      () => 1,
+      [],
+      [{ path: "a", limit: 1 }],
+      proxy
+    ]) {
+      expect(Toolset.decodeAtOnce(entry, input)).toBeUndefined()
+    }
+    expect(Toolset.decodeInput(entry, proxy)).toMatchObject({ failure: { _tag: "UncheckableInput" } })
+    expect(Toolset.decodeAtOnce(entry, { path: "a", limit: 1 })).toStrictEqual({ path: "a", limit: 1 })
+    // Parameters without a compiled decoder: always the rest.
+    const empty = entryOf(Schema.Struct({}), true)
+    expect(Toolset.decodeAtOnce(empty, {})).toBeUndefined()
+    expect(Toolset.decodeRest(empty, {})).toStrictEqual(Result.succeed({}))
+  })
+
+  it("refuses an enumerable symbol key, and no other, for structs of one to six keys and nested ones", () => {
+    const hidden = (value: object) => Object.defineProperty(value, Symbol("hidden"), { value: 1, enumerable: false })
+    for (let size = 1; size <= 6; size++) {
+      const fields: Record<string, Schema.String> = {}
+      const value: Record<string, string> = {}
+      for (let i = 0; i < size; i++) {
+        fields[`k${i}`] = Schema.String
+        value[`k${i}`] = "v"
+      }
+      const Flat = Schema.Struct(fields)
+      const Nested = Schema.Struct({ inner: Flat })
+      for (const [parameters, make] of [
+        [Flat, (extra: object) => ({ ...value, ...extra })],
+        [Nested, (extra: object) => ({ inner: { ...value, ...extra } })]
+      ] as const) {
+        const entry = entryOf(parameters, true)
+        const reference = referenceOf(parameters)
+        const symbol = make({ [Symbol("extra")]: 1 })
+        expect(Toolset.decodeAtOnce(entry, symbol)).toBeUndefined()
+        expectSameAnswer(Toolset.decodeInput(entry, symbol), reference(make({ [Symbol("extra")]: 1 })))
+        expect(Result.isFailure(Toolset.decodeInput(entry, symbol))).toBe(true)
+        const ok = hidden(make({}))
+        expect(Toolset.decodeAtOnce(entry, ok)).toStrictEqual(make({}))
+        expectSameAnswer(Toolset.decodeInput(entry, ok), reference(hidden(make({}))))
+      }
+    }
+  })
+
+  it("keeps nothing of the input: the values it checked can be collected", async () => {
+    setFlagsFromString("--expose-gc")
+    const gc = runInNewContext("gc") as () => void
+    const Loose = Schema.Struct({ path: Schema.String, meta: Schema.Unknown })
+    const entry = entryOf(Loose, true)
+    const refs: Array<WeakRef<object>> = []
+    const decode = (extra: object) => {
+      const meta = { big: "x".repeat(1000) }
+      refs.push(new WeakRef(meta))
+      return Toolset.decodeAtOnce(entry, { path: "a", meta, ...extra })
+    }
+    expect(decode({})).toBeDefined()
+    // Refused by the probe, after it had been given `meta`.
+    expect(decode({ [Symbol("extra")]: 1 })).toBeUndefined()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    gc()
+    expect(refs.map((ref) => ref.deref())).toStrictEqual([undefined, undefined])
+  })
+
+  it("a getter that decodes another input with the same decoder, while it is checked, changes no answer", () => {
+    const Pair = Schema.Struct({ path: Schema.String, limit: Schema.Finite })
+    const now = entryOf(Pair, true)
+    const before = entryOf(Pair, false)
+    const inner = [
+      { path: "inner", limit: 2 },
+      { path: "inner", limit: 2, extra: 1 },
+      { path: "inner", limit: 2, [Symbol("s")]: 1 }
+    ]
+    const seen: Array<readonly [number, Result.Result<unknown, Violation.Violation>]> = []
+    const reentrant = (entry: Toolset.Entry, extra: object) =>
+      Object.defineProperty({ limit: 1, ...extra }, "path", {
+        enumerable: true,
+        get: () => {
+          inner.forEach((input, i) => {
+            seen.push([i, Toolset.decodeInput(entry, input)])
+          })
+          return "outer"
+        }
+      })
+    for (const extra of [{}, { extra: 1 }, { [Symbol("extra")]: 1 }]) {
+      expectSameAnswer(
+        Toolset.decodeInput(now, reentrant(now, extra)),
+        Toolset.decodeInput(before, reentrant(before, extra))
+      )
+    }
+    // Every decode made inside a getter answered as it does outside.
+    expect(seen.length).toBeGreaterThan(0)
+    for (const [i, answer] of seen) expectSameAnswer(answer, Toolset.decodeInput(before, inner[i]))
+  })
+
+  it("a huge input (ten thousand unexpected keys) refused as before; a thousand declared keys, a symbol among them refused", () => {
+    const Pair = Schema.Struct({ path: Schema.String, limit: Schema.Finite })
+    const now = entryOf(Pair, true)
+    const before = entryOf(Pair, false)
+    const huge = (symbol: boolean) => {
+      const input: Record<PropertyKey, unknown> = { path: "a", limit: 1 }
+      for (let i = 0; i < 10_000; i++) input[`k${i}`] = i
+      if (symbol) input[Symbol("extra")] = 1
+      return input
+    }
+    expectSameAnswer(Toolset.decodeInput(now, huge(false)), Toolset.decodeInput(before, huge(false)))
+    expect(Toolset.decodeInput(now, huge(false))).toStrictEqual(Result.fail(Violation.unexpectedField("k0")))
+    const manyDeclared = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`f${i}`, Schema.Finite]))
+    const Wide = Schema.Struct(manyDeclared)
+    const wide = entryOf(Wide, true)
+    const value = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`f${i}`, i]))
+    expect(Toolset.decodeAtOnce(wide, value)).toStrictEqual(value)
+    expect(Toolset.decodeAtOnce(wide, { ...value, [Symbol("s")]: 1 })).toBeUndefined()
   })
 })
 

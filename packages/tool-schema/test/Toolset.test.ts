@@ -363,6 +363,28 @@ describe("Toolset.make / merge / get", () => {
     )
   })
 
+  it("entry finds the tool of each name, however names alternate, in each toolset and its copies", () => {
+    const first = Toolset.make(Read, Pair)
+    const second = Toolset.merge(first, Toolset.make(Reversed))
+    const names = ["read", "pair", "read", "read", "ghost", "reversed", "pair", "toString", "__proto__", "read"]
+    for (let round = 0; round < 3; round++) {
+      for (const name of names) {
+        // Names made anew each time, as a model's reply is parsed: equal, not the same string.
+        const fresh = `${name} `.trim()
+        for (const set of [first, second, { ...first }]) {
+          const expected = set.tools.find((tool) => tool.name === name)
+          expect(Toolset.entry(set, fresh)?.tool).toBe(expected)
+        }
+      }
+    }
+    // A toolset whose map of entries is another's (a copy that replaced it): its own entries.
+    const swapped = { ...first, entries: Toolset.make(Pair).entries }
+    expect(Toolset.entry(first, "read")?.tool).toBe(Read)
+    expect(Toolset.entry(swapped, "read")).toBeUndefined()
+    expect(Toolset.entry(swapped, "pair")?.tool).toBe(Pair)
+    expect(Toolset.entry(first, "pair")?.tool).toBe(Pair)
+  })
+
   it("merge is dual", () => {
     const merged = pipe(Toolset.make(Read), Toolset.merge(Toolset.make(Pair)))
     expect(merged.tools.map((t) => t.name)).toEqual(["read", "pair"])

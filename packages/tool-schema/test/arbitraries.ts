@@ -164,8 +164,12 @@ const tree = fc.letrec<{ desc: Desc }>((tie) => ({
   )
 }))
 
-/** Descriptions of the fields of tool parameters: leaves, arrays, nested structs and unions. */
-export const fields: fc.Arbitrary<ReadonlyArray<Field>> = fieldsOf(tree.desc, 4)
+/**
+ * Descriptions of the fields of tool parameters: leaves, arrays, nested structs and unions. Up
+ * to six at the root: the compiled decoder finds the symbol keys of a struct of up to four keys
+ * one way and of a larger one another, and both are tested.
+ */
+export const fields: fc.Arbitrary<ReadonlyArray<Field>> = fieldsOf(tree.desc, 6)
 
 /** Values that are wrong almost everywhere, and some that are right by chance. */
 const junk: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
