@@ -204,7 +204,10 @@ export const make = (slots: Slots, options: Options) => {
       if (kind === "waiting") {
         // Held right after it says a call waits, before its run suspends; the answer is kept back
         // until the resumed run (on the restarted runner or the other) says the same approval waits.
-        const { i, victim } = yield* randomSlot
+        // The runner that said a call waits last runs conversations: it will say so again soon.
+        const last = answering.record().parked.at(-1)?.runner
+        const busy = runners.findIndex((r) => r.label === last)
+        const { i, victim } = busy >= 0 ? { i: busy, victim: runners[busy] } : yield* randomSlot
         if (victim === undefined) return
         const { next, cancel } = yield* answering.expect(victim)
         const held = yield* PgSoakProcess.holdAfter(victim, "hold-parked")
