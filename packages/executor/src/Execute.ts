@@ -482,7 +482,9 @@ const run = (tool: Tool.Any, id: string, decoded: unknown, harness: Harness): Ou
     // outcome `fromValue` builds, without its steps.
     if (typeof out === "string" && tool.content === renderValue && !tool.envelope) {
       const max = (harness.limits ?? defaultLimits).maxContent
-      return { _tag: "Succeeded", id, name: tool.name, value: out, content: Rich.cut(harness.catalog, max, out) }
+      // Within the limit (the common case) the text is the content, as `Rich.cut` answers it.
+      const content = out.length > max ? Rich.cut(harness.catalog, max, out) : out
+      return { _tag: "Succeeded", id, name: tool.name, value: out, content }
     }
   } catch (defect) {
     return fromDefect(harness.catalog, tool, id, defect, harness.limits ?? defaultLimits)

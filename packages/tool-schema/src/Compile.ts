@@ -27,7 +27,7 @@
  *
  * @internal
  */
-import type { SchemaAST } from "effect"
+import { Schema, type SchemaAST } from "effect"
 
 /**
  * A compiled decoder: the decoded input, or `undefined` when Schema's path must decide (an input
@@ -159,14 +159,49 @@ const hasEncodingChecks = (ast: SchemaAST.AST): boolean =>
   "encodingChecks" in ast && (ast as { readonly encodingChecks?: unknown }).encodingChecks !== undefined
 
 /** Emits the calls of a node's checks on its decoded value (every leaf filter must pass). */
+/**
+ * Checks whose test is known, by identity: Schema's own `Finite` and `Int`, one filter each that
+ * every schema using them shares, and what each tests (`isFinite`: `Number.isFinite`, `isInt`:
+ * `Number.isSafeInteger`, read from `globalThis` at each call as Schema's filters read them). A
+ * known check is called as its test, instead of through its `run`, whose normalizing of the
+ * answer is most of the code the engine would otherwise inline into every decoder: the same
+ * answer, accepted or not, for any value.
+ */
+const knownTests: ReadonlyMap<SchemaAST.Check<unknown>, { readonly run: unknown; readonly test: string }> = (() => {
+  const known = new Map<SchemaAST.Check<unknown>, { readonly run: unknown; readonly test: string }>()
+  for (const [schema, test] of [
+    [Schema.Finite, "globalThis.Number.isFinite"],
+    [Schema.Int, "globalThis.Number.isSafeInteger"]
+  ] as const) {
+    const check = schema.ast.checks?.[0]
+    if (check?._tag === "Filter" && schema.ast.checks?.length === 1) known.set(check, { run: check.run, test })
+  }
+  return known
+})()
+
+/** The test of a known check, or `undefined`; a known check whose `run` was replaced is not known. */
+const knownTest = (check: SchemaAST.Filter<unknown>): string | undefined => {
+  const known = knownTests.get(check)
+  return known !== undefined && known.run === check.run ? known.test : undefined
+}
+
 const emitChecks = (e: Emitter, ast: SchemaAST.AST, value: string, fail: string): void => {
   const checks = ast.checks
   if (checks === undefined) return
-  const node = constant(e, ast)
+  let node: string | undefined
   const walk = (list: ReadonlyArray<SchemaAST.Check<unknown>>): void => {
     for (const check of list) {
-      if (check._tag === "FilterGroup") walk(check.checks)
-      else e.lines.push(`if (${constant(e, check)}.run(${value}, ${node}, O)) ${fail}`)
+      if (check._tag === "FilterGroup") {
+        walk(check.checks)
+        continue
+      }
+      const test = knownTest(check)
+      if (test !== undefined) {
+        e.lines.push(`if (!${test}(${value})) ${fail}`)
+        continue
+      }
+      node ??= constant(e, ast)
+      e.lines.push(`if (${constant(e, check)}.run(${value}, ${node}, O)) ${fail}`)
     }
   }
   walk(checks)

@@ -391,6 +391,33 @@ describe("hostile input", () => {
   })
 })
 
+describe("known checks", () => {
+  it("Schema's own Finite and Int are tested as such, other checks through their run: the same answers", () => {
+    const numbers = [0, -0, 1, 1.5, -2, 2 ** 53, 2 ** 53 - 1, Number.NaN, Infinity, -Infinity, Number.MAX_VALUE]
+    for (const [shared, own] of [
+      [Schema.Finite, Schema.Number.check(Schema.isFinite())],
+      [Schema.Int, Schema.Number.check(Schema.isInt())]
+    ] as const) {
+      const known = Compile.source(Schema.Struct({ n: shared }).ast, "jit")
+      const general = Compile.source(Schema.Struct({ n: own }).ast, "jit")
+      expect(known?.body).toMatch(/globalThis\.Number\.is(Finite|SafeInteger)\(/)
+      expect(known?.body).not.toContain(".run(")
+      expect(general?.body).toContain(".run(")
+      const decoders = [Schema.Struct({ n: shared }), Schema.Struct({ n: own })].map((parameters) => ({
+        compiled: Compile.compile(parameters.ast, "jit"),
+        reference: SchemaParser.decodeUnknownResult(parameters)
+      }))
+      for (const n of numbers) {
+        for (const { compiled, reference } of decoders) {
+          const expected = reference({ n }, strict)
+          if (Result.isSuccess(expected)) expect(layout(compiled?.({ n }))).toStrictEqual(layout(expected.success))
+          else expect(compiled?.({ n })).toBeUndefined()
+        }
+      }
+    }
+  })
+})
+
 describe("decodeAtOnce, then decodeRest: decodeInput in two steps", () => {
   it("answers every input as before: accepted at once with the same value, or the rest gives the same answer", () => {
     let atOnce = 0
