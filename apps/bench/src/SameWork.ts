@@ -123,14 +123,14 @@ export const sameWork = (call: Call): Answer => {
   return succeeded(id, name, value)
 }
 
-const ignore = (_value: unknown): void => {}
-
 /**
- * The decoder's way of listing unexpected keys, symbols included, without allocating: assigning
- * the input onto a frozen object whose only keys are the declared ones (setters that do nothing)
- * throws at any other key.
+ * The decoder's way of finding unexpected keys, symbols included, without listing them:
+ * assigning the input onto a sealed object whose only keys are the declared ones throws at any
+ * other key. Cleared after each use, so that it keeps nothing of the input.
  */
-const probe: object = Object.freeze(Object.create(null, { path: { set: ignore }, limit: { set: ignore } }))
+const probe: { path: unknown; limit: unknown } = Object.seal(
+  Object.setPrototypeOf({ path: undefined, limit: undefined }, null)
+)
 
 /**
  * The same work by hand, with unexpected keys found as the compiled decoder finds its symbols
@@ -164,6 +164,9 @@ export const sameWorkProbed = (call: Call): Answer => {
     } catch {
       const extra = symbolKey(input)
       return refused(call, `unexpected field '${String(extra)}'`)
+    } finally {
+      probe.path = undefined
+      probe.limit = undefined
     }
   } catch (thrown) {
     return refused(call, `the input could not be checked: ${messageOf(thrown)}`)
