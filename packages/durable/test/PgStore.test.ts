@@ -110,7 +110,12 @@ describe("PgStore", () => {
           if (claim === undefined) return assert.fail("PgStore claims")
           const input = { path: "log.txt", content: "x" }
           assert.strictEqual(yield* claim("k1", "append", input), undefined)
-          const started = { id: "k1", name: "append", input: { content: "x", path: "log.txt" }, state: "started" }
+          const started: Journal.Entry = {
+            id: "k1",
+            name: "append",
+            input: { content: "x", path: "log.txt" },
+            state: "started"
+          }
           assert.deepStrictEqual(yield* claim("k1", "append", input), started)
           assert.deepStrictEqual(yield* claim("k1", "write", { other: true }), started)
           yield* store.finish("k1", "append", input, done("appended 1"))
