@@ -365,9 +365,9 @@ export class NotRecorded extends NotRecordedBase {
 }
 
 /**
- * How many more times a journal write (`start`, `finish`) that failed is tried, at once, before
- * the journal gives up. The tool itself is never run again. (The SQLite store already waits for
- * another process's lock inside each try.)
+ * How many more times a journal write (`start` or `claim`, `finish`) that failed is tried, at
+ * once, before the journal gives up. The tool itself is never run again. (The SQLite store
+ * already waits for another process's lock inside each try.)
  *
  * @since 0.1.0
  */
