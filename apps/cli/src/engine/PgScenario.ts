@@ -3,7 +3,7 @@
  * scenario is a workflow (`agent-harness/scenario`, keyed by a fresh run id) on effect/cluster
  * in this process (`Engine.single`), its state in the database. The workflow's body runs the
  * scenario as the local engine does — the same decoding, tools, planner, budgets and verdict —
- * with every tool call (every plan step) an activity keyed by its call id and guarded by the
+ * with every tool call (every plan step) recorded under its call id by the
  * journal in Postgres (`DurableJournal`); a plan session's id is the run id. The payload holds
  * the decoded file (encoded again as JSON), so a runner resuming the run needs nothing else. The verdict comes back as
  * the JSON text the local engine prints, checked against the verdict's shape.
@@ -170,7 +170,7 @@ export const workflow = Workflow.make("agent-harness/scenario", {
 
 /**
  * Registers the scenario workflow on this process's runner: its body decodes the file's text
- * and runs it with every tool call an activity.
+ * and runs it with every tool call recorded by the journal.
  *
  * @since 0.1.0
  */
