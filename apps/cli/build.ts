@@ -140,6 +140,88 @@ const checkPlaced: Plugin = {
   }
 }
 
+/**
+ * Node's built-in modules read with `process.getBuiltinModule` where a chunk imported them: an
+ * `import` of `node:process` makes Node build the module's ESM namespace, which reads every
+ * export, `stdin`, `stdout` and `stderr` among them (opening all three streams), and `node:fs`'s
+ * reads its streams and `fs/promises`; `getBuiltinModule` hands the module as it is. Each
+ * `import … from "node:x"` at the top of a chunk becomes a constant read in its place (a named
+ * import is the module's property, read there once). The modules of `loadedOnUse` (not loaded by
+ * Node's own start, and costly: `node:crypto` takes about 4 ms, for the file system's temporary
+ * names) are bound to a namespace that loads them at their first use.
+ */
+const loadedOnUse: ReadonlySet<string> = new Set(["node:crypto"])
+const lazyBuiltin =
+  "const __lazyBuiltin=(id)=>{let m;const load=()=>m??=globalThis.process.getBuiltinModule(id);" +
+  "return new Proxy({},{get:(_,k)=>load()[k],has:(_,k)=>k in load(),ownKeys:()=>Reflect.ownKeys(load())," +
+  "getOwnPropertyDescriptor:(_,k)=>{const d=Reflect.getOwnPropertyDescriptor(load(),k);" +
+  "return d===undefined?undefined:{...d,configurable:true}}})};"
+const builtinsAtUse: Plugin = {
+  name: "builtins-at-use",
+  renderChunk(code) {
+    const edits: Array<{ readonly start: number; readonly end: number; readonly text: string }> = []
+    let lazy = false
+    for (const node of this.parse(code).body) {
+      if (node.type !== "ImportDeclaration") continue
+      const source = node.source.value
+      if (!source.startsWith("node:")) continue
+      const read = `globalThis.process.getBuiltinModule(${JSON.stringify(source)})`
+      const named: Array<string> = []
+      const parts: Array<string> = []
+      for (const specifier of node.specifiers) {
+        if (specifier.type === "ImportSpecifier") {
+          const imported =
+            specifier.imported.type === "Identifier"
+              ? specifier.imported.name
+              : JSON.stringify(specifier.imported.value)
+          named.push(imported === specifier.local.name ? imported : `${imported}:${specifier.local.name}`)
+        } else if (loadedOnUse.has(source)) {
+          lazy = true
+          parts.push(`const ${specifier.local.name}=__lazyBuiltin(${JSON.stringify(source)});`)
+        } else {
+          parts.push(`const ${specifier.local.name}=${read};`)
+        }
+      }
+      if (named.length > 0) parts.push(`const {${named.join(",")}}=${read};`)
+      if (node.specifiers.length === 0) parts.push(`${read};`)
+      edits.push({ start: node.start, end: node.end, text: parts.join("") })
+    }
+    if (edits.length === 0) return null
+    let text = code
+    for (const edit of edits.reverse()) text = text.slice(0, edit.start) + edit.text + text.slice(edit.end)
+    // The helper goes where the chunk's first built-in import stood: before any use (a `#!` line stays first).
+    if (lazy) {
+      const at = edits.at(-1)?.start ?? 0
+      text = text.slice(0, at) + lazyBuiltin + text.slice(at)
+    }
+    return { code: text }
+  },
+  generateBundle(_options, bundle) {
+    // A constant read where an import stood is not there before its chunk runs: only a chunk in
+    // an import cycle could be called earlier, so none may be.
+    const imports = new Map<string, ReadonlyArray<string>>()
+    const reading: Array<string> = []
+    for (const output of Object.values(bundle)) {
+      if (output.type !== "chunk") continue
+      imports.set(output.fileName, output.imports)
+      if (output.code.includes("process.getBuiltinModule(")) reading.push(output.fileName)
+    }
+    const reaches = (from: string, to: string): boolean => {
+      const seen = new Set<string>()
+      const pending = [...(imports.get(from) ?? [])]
+      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+        if (next === to) return true
+        if (seen.has(next)) continue
+        seen.add(next)
+        pending.push(...(imports.get(next) ?? []))
+      }
+      return false
+    }
+    const cyclic = reading.filter((file) => reaches(file, file))
+    if (cyclic.length > 0) this.error(`chunks in an import cycle read built-in modules: ${cyclic.join(", ")}`)
+  }
+}
+
 const build = await rolldown({
   input: {
     main: `${here}src/main.ts`,
@@ -152,7 +234,7 @@ const build = await rolldown({
   transform: { define: { __HARNESS_VERSION__: JSON.stringify(version) } },
   external: [/^node:/, "rolldown"],
   logLevel: "warn",
-  plugins: [keepApart, checkPlaced]
+  plugins: [keepApart, checkPlaced, builtinsAtUse]
 })
 try {
   await build.write({
