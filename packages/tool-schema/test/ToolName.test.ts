@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import fc from "fast-check"
 import { Tool, ToolName, Toolset } from "../src/index.ts"
 
 const named = (name: string) =>
@@ -37,6 +38,47 @@ describe("ToolName.alias", () => {
       _tag: "Unsafe",
       problem: `the tool name "${"a".repeat(64)}." is 65 characters once made provider-safe; providers accept at most 64`
     })
+  })
+})
+
+describe("ToolName.alias drops accents as Unicode's marks (\\p{M}) say", () => {
+  /** The alias by its definition: NFKD, every mark dropped, every run of other characters one '_'. */
+  const byDefinition = (name: string): string =>
+    name
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .replace(/[^a-zA-Z0-9_-]+/g, "_")
+  const aliasOf = (name: string): string | undefined => {
+    const a = ToolName.alias(name)
+    return a._tag === "Alias" ? a.alias : undefined
+  }
+  const expected = (name: string): string | undefined => {
+    if (name === "") return undefined
+    if (ToolName.providerPattern.test(name)) return name
+    const safe = byDefinition(name)
+    return /[a-zA-Z0-9]/.test(safe) && safe.length <= ToolName.maxLength ? safe : undefined
+  }
+
+  it("for accented Latin, other scripts' marks, and any text", () => {
+    for (const name of [
+      "añadir",
+      "Ñandú",
+      "crème brûlée",
+      "naïve",
+      "ǅemal",
+      "x\u0301\u0327y",
+      "कि",
+      "a\u20dd",
+      "e\u0903"
+    ]) {
+      expect(aliasOf(name)).toBe(expected(name))
+    }
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 20 }), (name) => {
+        expect(aliasOf(name)).toBe(expected(name))
+      }),
+      { numRuns: 2000 }
+    )
   })
 })
 
