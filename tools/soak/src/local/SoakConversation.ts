@@ -5,6 +5,9 @@
  * started before they run) and `write` calls (idempotent), on separate files, so each append's
  * side effect can be counted in the environment: the append with id `a17` adds `[a17]`.
  *
+ * In the commands soak (`withCommands`) the same conversation's appends are made by the `command`
+ * tool instead: a sandboxed `sh` appends the call's mark to the same file of the root folder.
+ *
  * @since 0.1.0
  */
 import { Message, Model } from "@agent-harness/executor"
@@ -22,13 +25,26 @@ export interface Call {
 }
 
 /**
- * The conversation of a seed: its turns, each a list of calls.
+ * An append made by the `command` tool (the commands soak): `sh -c <script>`, the script
+ * appending the call's mark to its file (`commandScript`).
  *
  * @since 0.1.0
  */
-export interface Conversation {
+export interface CommandCall {
+  readonly id: string
+  readonly name: "command"
+  readonly input: { readonly program: "sh"; readonly args: readonly ["-c", string] }
+}
+
+/**
+ * The conversation of a seed: its turns, each a list of calls (`Call`s, or in the commands soak
+ * `Call`s and `CommandCall`s).
+ *
+ * @since 0.1.0
+ */
+export interface Conversation<C extends { readonly id: string } = Call> {
   readonly seed: number
-  readonly turns: ReadonlyArray<ReadonlyArray<Call>>
+  readonly turns: ReadonlyArray<ReadonlyArray<C>>
 }
 
 /**
@@ -95,7 +111,60 @@ export const conversation = (seed: number): Conversation => {
  *
  * @since 0.1.0
  */
-export const calls = (c: Conversation): ReadonlyArray<Call> => c.turns.flat()
+export const calls = <C extends { readonly id: string }>(c: Conversation<C>): ReadonlyArray<C> => c.turns.flat()
+
+/** A text in single quotes for `sh`: `it's` is `'it'\''s'`. */
+const quoted = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`
+
+/**
+ * The FIFO whose presence tells a command of the commands soak to hold: `.soak-hold-<id>` in the
+ * root folder (a name `FlatFiles` never gives a file, and never reads as one).
+ *
+ * @since 0.1.0
+ */
+export const holdFifo = (root: string, id: string): string => `${root}/.soak-hold-${id}`
+
+/**
+ * The prefix of every hold FIFO's name.
+ *
+ * @since 0.1.0
+ */
+export const holdPrefix = ".soak-hold-"
+
+/**
+ * The script of an append made by a command, its paths absolute (so the root folder's path is in
+ * every sandboxed process's command line, which the soak looks for afterwards): append the mark
+ * to the file; then, only when the soak made the call's hold FIFO, open it read-write (so no
+ * writer's end ever gives it an end of file) and wait on it until the sandbox is killed.
+ *
+ * @since 0.1.0
+ */
+export const commandScript = (root: string, path: string, id: string): string => {
+  const fifo = quoted(holdFifo(root, id))
+  return `printf '[${id}]\\n' >> ${quoted(`${root}/${path}`)} && if [ -p ${fifo} ]; then exec 3<> ${fifo} && read -r _ <&3; fi`
+}
+
+/**
+ * The conversation of the commands soak over a root folder (an absolute path): the same calls
+ * with the same ids, each append made by the `command` tool (`sh -c`, `commandScript`), each
+ * write still a `write`.
+ *
+ * @since 0.1.0
+ */
+export const withCommands = (c: Conversation, root: string): Conversation<Call | CommandCall> => ({
+  seed: c.seed,
+  turns: c.turns.map((calls) =>
+    calls.map((call): Call | CommandCall =>
+      call.name === "append"
+        ? {
+            id: call.id,
+            name: "command",
+            input: { program: "sh", args: ["-c", commandScript(root, call.input.path, call.id)] }
+          }
+        : call
+    )
+  )
+})
 
 /**
  * The opening messages.
@@ -113,7 +182,9 @@ export const opening: ReadonlyArray<Message.Message> = [
  *
  * @since 0.1.0
  */
-export const model = (c: Conversation): Model.Shape =>
+export const model = <C extends { readonly id: string; readonly name: string; readonly input: unknown }>(
+  c: Conversation<C>
+): Model.Shape =>
   Model.fromReply(({ messages }) =>
     Effect.sync(() => {
       const turn = messages.filter((m) => m.role === "assistant").length
