@@ -1,13 +1,18 @@
 /**
- * The `soak` command line: the options `harness soak` had, the local soak by default, the
- * Postgres soak with `--engine postgres` (or any of its flags, `--approvals` included, which it
- * refuses under `--engine local`). Each soak's module loads only when it runs.
+ * The `soak` command line: the options `harness soak` had, the local soak by default (its
+ * commands mode with `--commands`), the Postgres soak with `--engine postgres` (or any of its
+ * flags, `--approvals` included, which it refuses under `--engine local`; `--commands` is refused
+ * with any of them). Each soak's module loads only when it runs.
  *
  * @since 0.1.0
  */
 import { Console, Effect, Option } from "effect"
 import { type CliError, Command, Flag } from "effect/cli"
-import type { ExitCode } from "./ExitCode.ts"
+import * as ExitCode from "./ExitCode.ts"
+
+/** Exit 2 after saying why on stderr. */
+const refuse = (message: string): Effect.Effect<never, ExitCode.ExitCode> =>
+  Effect.andThen(Console.error(message), Effect.fail(ExitCode.invalid))
 
 /**
  * The `soak` command.
@@ -43,10 +48,31 @@ export const soak = Command.make(
       Flag.withDescription(
         "with --engine postgres: conversations behind a policy that asks about appends to log-1.txt, answered (approve or deny, by the seed) by an answering process also killed at random"
       )
+    ),
+    commands: Flag.Boolean("commands").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "the local soak's appends made by the command tool: a sandboxed sh (bubblewrap) appends each mark, killed at random inside commands too; exit 2 where no sandbox can run"
+      )
+    ),
+    allowOrphaned: Flag.Boolean("allow-orphaned").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "with --commands: a sandbox that outlived its killed child (bubblewrap's --die-with-parent start-up race) is counted and listed, not a violation"
+      )
     )
   },
-  ({ runs, json, seed, kills, engine, runners, databaseUrl, approvals }) =>
-    engine === "postgres" || Option.isSome(databaseUrl) || Option.isSome(runners) || approvals
+  ({ runs, json, seed, kills, engine, runners, databaseUrl, approvals, commands, allowOrphaned }) => {
+    const postgres = engine === "postgres" || Option.isSome(databaseUrl) || Option.isSome(runners) || approvals
+    if (allowOrphaned && !commands) {
+      return refuse("--allow-orphaned is for --commands: add --commands, or drop --allow-orphaned")
+    }
+    if (commands && postgres) {
+      return refuse(
+        "--commands is for the local soak: drop --commands, or drop --engine postgres and its flags (--runners, --database-url, --approvals)"
+      )
+    }
+    return postgres
       ? Effect.flatMap(
           Effect.promise(() => import("./postgres/PgSoakCommand.ts")),
           (m) =>
@@ -63,11 +89,12 @@ export const soak = Command.make(
         )
       : Effect.flatMap(
           Effect.promise(() => import("./local/SoakCommand.ts")),
-          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills) })
+          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills), commands, allowOrphaned })
         )
+  }
 ).pipe(
   Command.withDescription(
-    "Crash safety: SIGKILL a journaled conversation (local) or runner processes (postgres) at random; exit 0 only if no append ran twice"
+    "Crash safety: SIGKILL a journaled conversation (local, its appends sandboxed commands with --commands) or runner processes (postgres) at random; exit 0 only if no append ran twice"
   )
 )
 
@@ -82,7 +109,7 @@ export const main = (args: ReadonlyArray<string>) =>
   Command.runWith(soak, { version: "0.1.0" })(args).pipe(
     Effect.as(0),
     Effect.catchTags({
-      ExitCode: (e: ExitCode) => Effect.succeed(e.code),
+      ExitCode: (e: ExitCode.ExitCode) => Effect.succeed(e.code),
       ShowHelp: (help: CliError.ShowHelp) => Effect.succeed(help.errors.length === 0 ? 0 : 2)
     }),
     Effect.catch((error: CliError.CliError) => Effect.as(Console.error(error.message), 2))

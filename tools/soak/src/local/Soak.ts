@@ -18,6 +18,20 @@
  *
  * Runs go two at a time by default (the child's start-up dominates, and is one core's work).
  *
+ * With `commands` it is the commands soak: the same conversations, their appends made by the
+ * `command` tool of `@agent-harness/command` (a sandboxed `sh` appends the call's mark to a file
+ * of a real root folder, in a bubblewrap sandbox the child detects at each start), through the
+ * same journal. Half the planned kills (by the seed) hold inside the planned call's command, the
+ * command blocked in its sandbox after it appended its mark; kills at random instants land
+ * inside commands too. It counts the commands started and the kills that landed while one ran,
+ * and after each run checks that nothing of its sandboxes is left: no process whose command line
+ * holds the run's folder, no cgroup of one of its children (what it finds is a violation, then
+ * killed and removed). Right after each kill it looks for a sandbox that outlived the killed
+ * child (a process of the run still running, not dying): bwrap's `--die-with-parent` leaves a
+ * sandbox whose parent dies while it starts running on its own (bubblewrap issue 633; see
+ * `SoakSandbox`). Each such kill is counted `orphaned`, the processes killed at once; it is a
+ * violation unless `allowOrphaned`.
+ *
  * @since 0.1.0
  */
 import { spawn } from "node:child_process"
@@ -31,6 +45,7 @@ import { SqliteStore } from "@agent-harness/idempotency"
 import { Clock, Effect, Predicate } from "effect"
 import * as Bundle from "../Bundle.ts"
 import * as SoakConversation from "./SoakConversation.ts"
+import * as SoakSandbox from "./SoakSandbox.ts"
 
 /**
  * Options of a soak.
@@ -68,6 +83,18 @@ export interface Options {
   readonly randomInstants?: boolean | undefined
   /** Keep the folder (journal and environment) of a run that went wrong (default true). */
   readonly keepFailed?: boolean | undefined
+  /**
+   * The commands soak (default false): appends made by the `command` tool in a sandbox over a
+   * root folder in each run's folder. The caller checks first that a sandbox can run here
+   * (`SoakSandbox.available`); where none can, every child fails, and so every run.
+   */
+  readonly commands?: boolean | undefined
+  /**
+   * With `commands`: a sandbox that outlived its killed child is counted (`orphaned`) and
+   * described (`orphans`), not a violation (default false). A stopgap until the command package
+   * closes that race.
+   */
+  readonly allowOrphaned?: boolean | undefined
   /** Called after each run. */
   readonly onRun?: ((report: RunReport) => Effect.Effect<void>) | undefined
 }
@@ -96,6 +123,35 @@ export interface Counts {
 }
 
 /**
+ * What the commands soak counts besides, in one run or over all of them.
+ *
+ * @since 0.1.0
+ */
+export interface CommandCounts {
+  /** Commands started in a sandbox, over every start. */
+  readonly started: number
+  /**
+   * Kills that landed while a command ran: the child had said it was starting the command's
+   * sandbox and had not seen it end (its start-up and teardown included).
+   */
+  readonly killsInCommand: number
+  /** Of them, the kills that found the command itself held inside its sandbox, its mark appended. */
+  readonly heldInCommand: number
+  /** Processes of a run's sandboxes found running after the run (each a violation). */
+  readonly leftRunning: number
+  /** Cgroups of a run's children found after the run (each a violation). */
+  readonly cgroupsLeft: number
+  /**
+   * Sandboxes that outlived their killed child: kills after which a process of the child's
+   * sandbox was still running, not dying (killed at once), and calls reported outcome unknown
+   * whose mark landed later though no child started them again. Each a violation unless allowed.
+   */
+  readonly orphaned: number
+  /** What each orphaned sandbox was. */
+  readonly orphans: ReadonlyArray<string>
+}
+
+/**
  * What one run found.
  *
  * @since 0.1.0
@@ -110,6 +166,10 @@ export interface RunReport extends Counts {
   readonly starts: number
   /** The kills planned. */
   readonly planned: number
+  /** The run's folder (its real path): removed at the end, unless kept because the run went wrong. */
+  readonly folder: string
+  /** The commands soak's figures (with `commands`). */
+  readonly commands?: CommandCounts | undefined
 }
 
 /**
@@ -123,20 +183,38 @@ export interface Summary extends Counts {
   readonly child: string
   /** Why the child could not be bundled (it ran from the sources, slower). */
   readonly bundleError: string | undefined
+  /** The commands soak's figures (with `commands`). */
+  readonly commands?: CommandCounts | undefined
 }
 
 /**
- * The summary line of `--json`: exactly `runs`, `kills`, `duplicated`, `unknown`, `replayed`.
+ * The summary line of `--json`: exactly `runs`, `kills`, `duplicated`, `unknown`, `replayed`;
+ * the commands soak adds `commands`, `kills_in_command`, `held_in_command`, `orphaned`,
+ * `left_running` and `cgroups_left`.
  *
  * @since 0.1.0
  */
-export const summaryJson = (summary: Pick<Summary, "runs" | "kills" | "duplicated" | "unknown" | "replayed">): string =>
+export const summaryJson = (
+  summary: Pick<Summary, "runs" | "kills" | "duplicated" | "unknown" | "replayed"> & {
+    readonly commands?: CommandCounts | undefined
+  }
+): string =>
   JSON.stringify({
     runs: summary.runs,
     kills: summary.kills,
     duplicated: summary.duplicated,
     unknown: summary.unknown,
-    replayed: summary.replayed
+    replayed: summary.replayed,
+    ...(summary.commands === undefined
+      ? {}
+      : {
+          commands: summary.commands.started,
+          kills_in_command: summary.commands.killsInCommand,
+          held_in_command: summary.commands.heldInCommand,
+          orphaned: summary.commands.orphaned,
+          left_running: summary.commands.leftRunning,
+          cgroups_left: summary.commands.cgroupsLeft
+        })
   })
 
 /**
@@ -194,6 +272,12 @@ const makeTimer = () => {
 /** What one child did. */
 interface ChildRun {
   readonly ready: number | undefined
+  /** The calls whose command it started, in order (commands soak). */
+  readonly started: ReadonlyArray<string>
+  /** It was killed while a command ran (it had said `running` and not `ran`). */
+  readonly inCommand: boolean
+  /** It was holding inside its planned call's command when it was killed. */
+  readonly heldInside: boolean
   readonly seen: ReadonlyArray<Seen>
   readonly done: boolean
   readonly code: number | null
@@ -212,15 +296,25 @@ interface ChildRun {
 
 /**
  * Starts the child and waits for it to exit. With `kill`, the child holds in call `kill.holdAt`
- * and is killed when it says so, or earlier, `kill.after` milliseconds after it is ready (when
- * that gives a number); without, it is let finish.
+ * (inside its command with `kill.inside`) and is killed when it says so, or earlier,
+ * `kill.after` milliseconds after it is ready (when that gives a number); without, it is let
+ * finish.
  */
 const startChild = (
   entry: string,
   journal: string | undefined,
   envdir: string,
   seed: number,
-  kill: { readonly holdAt: number; readonly after: (calls: number) => number | undefined } | undefined
+  commands: boolean,
+  /** Where the child's pid and its sandbox's cgroup folder go as soon as they are known. */
+  track: { readonly pids: Set<number>; readonly cgroupParents: Set<string> },
+  kill:
+    | {
+        readonly holdAt: number
+        readonly inside: boolean
+        readonly after: (calls: number) => number | undefined
+      }
+    | undefined
 ): Effect.Effect<ChildRun> =>
   Effect.callback<ChildRun>((resume) => {
     const child = spawn(
@@ -232,13 +326,20 @@ const startChild = (
         envdir,
         String(seed),
         ...(journal === undefined ? ["--no-journal"] : []),
-        ...(kill === undefined ? [] : ["--hold-at", String(kill.holdAt)])
+        ...(kill === undefined ? [] : ["--hold-at", String(kill.holdAt)]),
+        ...(commands ? ["--commands"] : []),
+        ...(commands && kill?.inside === true ? ["--hold-inside"] : [])
       ],
       { stdio: ["ignore", "pipe", "pipe"] }
     )
+    if (child.pid !== undefined) track.pids.add(child.pid)
     const seen: Array<Seen> = []
     const problems: Array<string> = []
     let ready: number | undefined
+    const commandsStarted: Array<string> = []
+    /** The command running, as the child last said. */
+    let running: string | undefined
+    let heldInside = false
     const ran = makeTimer()
     const replayed = makeTimer()
     let done = false
@@ -267,12 +368,23 @@ const startChild = (
         problems.push(`the child printed ${text.slice(0, 200)}`)
       } else if (line.ready === true && typeof line.calls === "number") {
         ready = line.calls
+        if (typeof line.cgroup === "string") track.cgroupParents.add(line.cgroup)
         const delay = kill?.after(line.calls)
         if (delay !== undefined) killTimer = setTimeout(sigkill, delay)
       } else if (typeof line.holding === "string") {
         if (kill === undefined) problems.push(`the child held in ${line.holding} unasked`)
+        if (line.inside === true && kill?.inside !== true)
+          problems.push(`the child held inside ${line.holding} unasked`)
         held = !killed
+        heldInside = held && line.inside === true
         sigkill()
+      } else if (typeof line.running === "string") {
+        if (running !== undefined) problems.push(`the child started ${line.running} while ${running} ran`)
+        running = line.running
+        commandsStarted.push(line.running)
+      } else if (typeof line.ran === "string") {
+        if (running !== line.ran) problems.push(`the child ended ${line.ran}, which it had not started`)
+        running = undefined
       } else if (line.done === true) {
         done = true
       } else if (typeof line.id === "string" && typeof line.outcome === "string") {
@@ -305,15 +417,19 @@ const startChild = (
     child.on("close", (code, signal) => {
       clearTimeout(stuckTimer)
       if (killTimer !== undefined) clearTimeout(killTimer)
+      const killedHere = killed && signal === "SIGKILL"
       resume(
         Effect.succeed({
           ready,
+          started: commandsStarted,
+          inCommand: killedHere && running !== undefined,
+          heldInside: heldInside && killedHere,
           seen,
           done,
           code,
           signal,
-          killed: killed && signal === "SIGKILL",
-          held: held && killed && signal === "SIGKILL",
+          killed: killedHere,
+          held: held && killedHere,
           stuck,
           stderr,
           problems,
@@ -347,8 +463,9 @@ export const countMarks = (envdir: string): Effect.Effect<ReadonlyMap<string, nu
  * Running estimates of how long a call takes in the child when it runs and when it is replayed,
  * to place the kills in the conversation.
  */
-const makePace = () => {
-  let ran = 2
+const makePace = (commands: boolean) => {
+  // A sandboxed command takes some 30 to 40 ms here.
+  let ran = commands ? 30 : 2
   let replayed = 0.3
   const blend = (was: number, rate: Rate | undefined) =>
     rate === undefined || rate.calls < 5 ? was : 0.8 * was + 0.2 * (rate.millis / rate.calls)
@@ -364,21 +481,51 @@ const makePace = () => {
 
 type Pace = ReturnType<typeof makePace>
 
+/** A run under way: what to clear when the soak is interrupted. */
+interface Live {
+  readonly dir: string
+  readonly pids: ReadonlySet<number>
+  readonly cgroupParents: ReadonlySet<string>
+}
+
+/** What every run of a soak shares. */
+interface Setup {
+  readonly entry: string
+  readonly commands: boolean
+  readonly allowOrphaned: boolean
+  readonly journaled: boolean
+  readonly randomInstants: boolean
+  readonly keepFailed: boolean
+  readonly targetKills: number | undefined
+  /** The runs under way, by number. */
+  readonly live: Map<number, Live>
+}
+
+/**
+ * Clears what the runs under way leave when the soak is interrupted (Ctrl-C): their processes
+ * (children and sandboxes), their children's cgroups and their folders.
+ */
+const clearLive = (live: ReadonlyMap<number, Live>): Effect.Effect<void> =>
+  Effect.forEach(
+    [...live.values()],
+    (run) =>
+      Effect.gen(function* () {
+        const processes = yield* SoakSandbox.processesWith(run.dir, run.pids)
+        const cgroups: Array<string> = []
+        for (const parent of run.cgroupParents) cgroups.push(...(yield* SoakSandbox.cgroupsOf(parent, run.pids)))
+        yield* SoakSandbox.clear(processes, cgroups)
+        yield* Effect.sync(() => fs.rmSync(run.dir, { recursive: true, force: true }))
+      }),
+    { discard: true }
+  )
+
 /**
  * One run: a fresh folder, the child started and killed `kills` times, then let finish, and
  * the checks.
  */
-const runOne = (
-  entry: string,
-  journaled: boolean,
-  randomInstants: boolean,
-  keepFailed: boolean,
-  run: number,
-  seed: number,
-  targetKills: number | undefined,
-  pace: Pace
-): Effect.Effect<RunReport> =>
+const runOne = (setup: Setup, run: number, seed: number, pace: Pace): Effect.Effect<RunReport> =>
   Effect.gen(function* () {
+    const { entry, commands, allowOrphaned, journaled, randomInstants, keepFailed, targetKills, live } = setup
     const started = yield* Clock.currentTimeMillis
     const next = SoakConversation.random(seed * 7919 + 17)
     const target = targetKills ?? Math.floor(next() * 7)
@@ -386,9 +533,14 @@ const runOne = (
     // Where the kills land: after how many answered calls (plus a fraction of the next call),
     // spread over the whole conversation.
     const killAt = Array.from({ length: target }, () => next() * calls.length).sort((a, b) => a - b)
-    const dir = yield* Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-soak-")))
+    // Its real path: the commands soak looks for it in command lines.
+    const dir = yield* Effect.sync(() =>
+      fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-soak-")))
+    )
     const journal = nodePath.join(dir, "journal.db")
-    const envdir = nodePath.join(dir, "env")
+    // The commands soak's root folder must exist before the sandbox is detected over it.
+    const envdir = nodePath.join(dir, commands ? "root" : "env")
+    if (commands) yield* Effect.sync(() => fs.mkdirSync(envdir))
     const violations: Array<string> = []
     const violation = (text: string) => violations.push(`run ${run} (seed ${seed}): ${text}`)
     const known = new Map<string, Known>()
@@ -398,7 +550,17 @@ const runOne = (
     let held = 0
     let replayed = 0
     let starts = 0
+    let commandsStarted = 0
+    let killsInCommand = 0
+    let heldInCommand = 0
+    let orphaned = 0
+    const orphans: Array<string> = []
+    /** The calls whose command a later child started again. */
+    const restarted = new Set<string>()
+    const pids = new Set<number>()
+    const cgroupParents = new Set<string>()
     let last: ChildRun | undefined
+    live.set(run, { dir, pids, cgroupParents })
     while (true) {
       const before = yield* Effect.orDie(countMarks(envdir))
       const at = killAt[kills]
@@ -409,10 +571,14 @@ const runOne = (
         journaled ? journal : undefined,
         envdir,
         seed,
+        commands,
+        { pids, cgroupParents },
         at === undefined
           ? undefined
           : {
               holdAt: Math.floor(at),
+              // Half the kills (by the seed) hold inside the planned call's command.
+              inside: commands && next() < 0.5,
               after: () => {
                 if (!randomInstants) return undefined
                 // The answered calls replay first; a kill planned among them lands during the replay.
@@ -423,6 +589,15 @@ const runOne = (
       )
       starts += 1
       pace.update(child)
+      commandsStarted += child.started.length
+      for (const id of child.started) {
+        const was = known.get(id)
+        if (was !== undefined) restarted.add(id)
+        if (was !== undefined)
+          violation(
+            `${id} had been ${was === "unknown" ? "reported outcome unknown" : "answered"}, and its command was started again (start ${starts})`
+          )
+      }
       if (child.ready !== undefined && child.ready !== calls.length) {
         violation(`the child has ${child.ready} calls, the driver ${calls.length}`)
       }
@@ -449,6 +624,22 @@ const runOne = (
       if (child.killed) {
         kills += 1
         if (child.held) held += 1
+        if (child.inCommand) killsInCommand += 1
+        if (child.heldInside) heldInCommand += 1
+        if (commands) {
+          // The killed child's sandbox must die with it: anything of the run still running
+          // (not dying) now outlived it.
+          const outlived = yield* SoakSandbox.outlived(dir, pids)
+          if (outlived.length > 0) {
+            orphaned += 1
+            const text =
+              `start ${starts}, killed ${child.inCommand ? "while a command started or ran" : "outside a command"}: ` +
+              `its sandbox outlived it (${outlived.map((p) => `${p.pid} ${p.args.slice(0, 80)}…`).join("; ")}), killed now`
+            orphans.push(`run ${run} (seed ${seed}): ${text}`)
+            if (!allowOrphaned) violation(text)
+            yield* SoakSandbox.clear(outlived, [])
+          }
+        }
         continue
       }
       if (child.code !== 0 || !child.done) {
@@ -470,9 +661,15 @@ const runOne = (
     }
     for (const [id, baseline] of unknownBaseline) {
       const count = counts.get(id) ?? 0
-      if (count !== baseline) {
-        violation(`${id} was reported outcome unknown with ${baseline} mark(s), and has ${count} at the end`)
-      }
+      if (count === baseline) continue
+      const text = `${id} was reported outcome unknown with ${baseline} mark(s), and has ${count} at the end`
+      if (commands && baseline === 0 && count === 1 && !restarted.has(id)) {
+        // No child started it again: its first command ended after its child was killed, in a
+        // sandbox that outlived the child unseen (between two looks, or in an execve).
+        orphaned += 1
+        orphans.push(`run ${run} (seed ${seed}): ${text}: its command ended after its child was killed`)
+        if (!allowOrphaned) violation(`${text}: its command ended after its child was killed`)
+      } else violation(text)
     }
     let unknown = 0
     let unfinished = 0
@@ -496,7 +693,7 @@ const runOne = (
           if (entry.state === "done" && reportedUnknown.has(entry.id)) {
             violation(`${entry.id} is done in the journal, and the last child reported it outcome unknown`)
           }
-          if (entry.state === "done" && entry.name === "append" && count !== 1) {
+          if (entry.state === "done" && (entry.name === "append" || entry.name === "command") && count !== 1) {
             violation(`${entry.id} finished, and its mark is in the environment ${count} times`)
           }
         }
@@ -506,11 +703,29 @@ const runOne = (
         }
       }
     }
+    let leftRunning = 0
+    let cgroupsLeft = 0
+    if (commands) {
+      // Nothing of the run's sandboxes is left: every child has exited, and each sandbox dies
+      // with its child (killed or not) and its cgroup is removed (by the child, or swept by the
+      // next child's detect).
+      const processes = yield* SoakSandbox.processesWith(dir, pids)
+      const cgroups: Array<string> = []
+      for (const parent of cgroupParents) cgroups.push(...(yield* SoakSandbox.cgroupsOf(parent, pids)))
+      leftRunning = processes.length
+      cgroupsLeft = cgroups.length
+      for (const p of processes)
+        violation(`a process of its sandboxes was left running: ${p.pid} ${p.args.slice(0, 300)}`)
+      for (const folder of cgroups) violation(`a cgroup of its children was left: ${folder}`)
+      const stuck = yield* SoakSandbox.clear(processes, cgroups)
+      for (const folder of stuck) violation(`the cgroup ${folder} could not be removed`)
+    }
     if (violations.length > 0 && keepFailed) {
       violation(`its folder is kept: ${dir}`)
     } else {
       yield* Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
     }
+    live.delete(run)
     const ended = yield* Clock.currentTimeMillis
     return {
       run,
@@ -518,6 +733,7 @@ const runOne = (
       calls: calls.length,
       starts,
       planned: target,
+      folder: dir,
       kills,
       held,
       duplicated,
@@ -525,7 +741,20 @@ const runOne = (
       unfinished,
       replayed,
       millis: ended - started,
-      violations
+      violations,
+      ...(commands
+        ? {
+            commands: {
+              started: commandsStarted,
+              killsInCommand,
+              heldInCommand,
+              orphaned,
+              orphans,
+              leftRunning,
+              cgroupsLeft
+            }
+          }
+        : {})
     }
   })
 
@@ -538,28 +767,30 @@ export const run = (options: Options): Effect.Effect<Summary> =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
     const entry = yield* Bundle.entry(childSource, { given: options.child, bundle: options.bundle })
-    const pace = makePace()
+    const commands = options.commands === true
+    const pace = makePace(commands)
     const base = options.seed ?? 1
+    const setup: Setup = {
+      entry: entry.path,
+      commands,
+      allowOrphaned: options.allowOrphaned === true,
+      journaled: options.withoutJournal !== true,
+      randomInstants: options.randomInstants !== false,
+      keepFailed: options.keepFailed !== false,
+      targetKills: options.killsPerRun,
+      live: new Map()
+    }
     const reports = yield* Effect.forEach(
       Array.from({ length: options.runs }, (_, i) => i),
       (i) =>
-        Effect.tap(
-          runOne(
-            entry.path,
-            options.withoutJournal !== true,
-            options.randomInstants !== false,
-            options.keepFailed !== false,
-            i + 1,
-            base + i,
-            options.killsPerRun,
-            pace
-          ),
-          (report) => (options.onRun === undefined ? Effect.void : options.onRun(report))
+        Effect.tap(runOne(setup, i + 1, base + i, pace), (report) =>
+          options.onRun === undefined ? Effect.void : options.onRun(report)
         ),
       { concurrency: options.concurrency ?? 2 }
-    )
+    ).pipe(Effect.onInterrupt(() => clearLive(setup.live)))
     const ended = yield* Clock.currentTimeMillis
     const sum = (f: (r: RunReport) => number) => reports.reduce((total, r) => total + f(r), 0)
+    const sumCommands = (f: (c: CommandCounts) => number) => sum((r) => (r.commands === undefined ? 0 : f(r.commands)))
     return {
       runs: reports.length,
       kills: sum((r) => r.kills),
@@ -571,6 +802,19 @@ export const run = (options: Options): Effect.Effect<Summary> =>
       violations: reports.flatMap((r) => r.violations),
       millis: ended - started,
       child: entry.child,
-      bundleError: entry.bundleError
+      bundleError: entry.bundleError,
+      ...(commands
+        ? {
+            commands: {
+              started: sumCommands((c) => c.started),
+              killsInCommand: sumCommands((c) => c.killsInCommand),
+              heldInCommand: sumCommands((c) => c.heldInCommand),
+              orphaned: sumCommands((c) => c.orphaned),
+              orphans: reports.flatMap((r) => r.commands?.orphans ?? []),
+              leftRunning: sumCommands((c) => c.leftRunning),
+              cgroupsLeft: sumCommands((c) => c.cgroupsLeft)
+            }
+          }
+        : {})
     }
   }).pipe(Effect.scoped)

@@ -1,0 +1,281 @@
+/**
+ * What the commands soak checks around its sandboxes: whether a sandbox can run here at all (the
+ * soak refuses to start otherwise, never running a command unsandboxed), and that nothing a run
+ * started in one is left behind once the run is over: no process of the run (whose command line
+ * holds the run's folder, as every sandboxed process of a run does: bwrap binds the root folder,
+ * and the commands' scripts name their files by absolute path; or that is in a cgroup the sandbox
+ * made for one of the run's children, which it names `agent-harness-<pid>-…` after the process
+ * that made it), and no such cgroup. What it finds it reports, then kills and removes, so a soak
+ * leaves nothing behind.
+ *
+ * Right after each kill it also looks for a sandbox that outlived the killed child: a process of
+ * the run still running and not dying (no SIGKILL pending, not exiting). bwrap's
+ * `--die-with-parent` is not enough for that: bwrap 0.8 arms `PR_SET_PDEATHSIG` in its outer
+ * process only after cloning the sandbox's init, and in that init only after forking the command,
+ * and never checks that its parent is still there (bubblewrap issue 633, still so in 0.11); the
+ * launcher before bwrap has none. A harness killed in those windows (while the sandbox starts,
+ * or just as its command has started) leaves the sandbox running on its own, its command run to
+ * its end with no timeout: the soak counts these as `orphaned`.
+ *
+ * @since 0.1.0
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import process from "node:process"
+import { Sandbox } from "@agent-harness/command"
+import { Effect } from "effect"
+
+/**
+ * Whether a sandbox can run here: `Sandbox.detect` over an empty temporary folder (removed
+ * after), failing with why not.
+ *
+ * @since 0.1.0
+ */
+export const available: Effect.Effect<Sandbox.Sandbox, Sandbox.SandboxUnavailable | Sandbox.InvalidPolicy> =
+  Effect.acquireUseRelease(
+    Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "agent-harness-soak-probe-"))),
+    (root) => Sandbox.detect({ root }),
+    (root) => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true }))
+  )
+
+/**
+ * A process found running: its pid, its parent's, its command line (arguments joined by
+ * spaces), and whether it is dying (a SIGKILL pending, or exiting already).
+ *
+ * @since 0.1.0
+ */
+export interface Running {
+  readonly pid: number
+  readonly ppid: number
+  readonly args: string
+  readonly dying: boolean
+}
+
+/** The kernel's flag of a task in `do_exit`, in `/proc/<pid>/stat`'s ninth field. */
+const PF_EXITING = 0x4
+
+/** SIGKILL's bit in a signal mask of `/proc/<pid>/status`. */
+const sigkillBit = 1n << 8n
+
+/**
+ * What `/proc` says of a process: its parent, and whether it is dying (a zombie, exiting, or with
+ * SIGKILL pending: a parent-death signal delivered, not acted on yet); `undefined` once gone.
+ */
+const stateOf = (pid: number): { readonly ppid: number; readonly dying: boolean } | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // After the command name in parentheses: state, ppid, pgrp, session, tty, tpgid, flags.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const state = fields[0] ?? ""
+    const ppid = Number(fields[1])
+    const flags = Number(fields[6])
+    if (state === "Z" || state === "X" || (Number.isSafeInteger(flags) && (flags & PF_EXITING) !== 0)) {
+      return { ppid, dying: true }
+    }
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+    for (const mask of status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)) {
+      if ((BigInt(`0x${mask[1] ?? "0"}`) & sigkillBit) !== 0n) return { ppid, dying: true }
+    }
+    return { ppid, dying: false }
+  } catch {
+    return undefined
+  }
+}
+
+/** The pid a cgroup of the sandbox is named after. */
+const cgroupPid = /agent-harness-(\d+)-/
+
+/** The cgroup of a process that the sandbox made for one of `pids`, if it is in one. */
+const sandboxCgroupOf = (pid: number, pids: ReadonlySet<number>): string | undefined => {
+  if (pids.size === 0) return undefined
+  let text: string
+  try {
+    text = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8")
+  } catch {
+    return undefined
+  }
+  for (const line of text.split("\n")) {
+    const maker = cgroupPid.exec(line)?.[1]
+    if (maker !== undefined && pids.has(Number(maker))) return line.slice(line.indexOf(":", line.indexOf(":") + 1) + 1)
+  }
+  return undefined
+}
+
+/**
+ * The processes of a run (this process excepted), read from `/proc`: those whose command line
+ * holds `marker`, and those in a cgroup the sandbox made for one of `pids` (a process in the
+ * middle of an `execve` shows no command line for a moment); a zombie is not running.
+ *
+ * @since 0.1.0
+ */
+export const processesWith = (
+  marker: string,
+  pids: ReadonlySet<number> = new Set()
+): Effect.Effect<ReadonlyArray<Running>> =>
+  Effect.sync(() => {
+    const found: Array<Running> = []
+    for (const name of fs.readdirSync("/proc")) {
+      const pid = Number(name)
+      if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue
+      let cmdline: string
+      try {
+        cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      } catch {
+        continue // gone meanwhile
+      }
+      const args = cmdline.split("\0").join(" ").trim()
+      const cgroup = cmdline.includes(marker) ? undefined : sandboxCgroupOf(pid, pids)
+      if (!cmdline.includes(marker) && cgroup === undefined) continue
+      const state = stateOf(pid)
+      if (state !== undefined) found.push({ pid, args: args === "" ? `(in the cgroup ${cgroup})` : args, ...state })
+    }
+    return found
+  })
+
+/**
+ * Of the processes found, those that outlived the process that started them, once that is
+ * decided: a process not dying whose parent is not one of them and is alive, not exiting (its
+ * new parent: the host's init, or a subreaper), and everything under it. A process whose parent
+ * is dying or exiting is undecided (its parent-death signal, when armed, comes as that parent
+ * exits; a pid namespace's processes die with its init), and so is one under it.
+ */
+const decide = (
+  found: ReadonlyArray<Running>
+): { readonly outlived: ReadonlyArray<Running>; readonly undecided: number } => {
+  const byPid = new Map(found.map((p) => [p.pid, p]))
+  const fates = new Map<number, "outlived" | "dying" | "undecided">()
+  const fateOf = (p: Running): "outlived" | "dying" | "undecided" => {
+    const known = fates.get(p.pid)
+    if (known !== undefined) return known
+    let fate: "outlived" | "dying" | "undecided"
+    if (p.dying) fate = "dying"
+    else {
+      const parent = byPid.get(p.ppid)
+      if (parent !== undefined) fate = fateOf(parent) === "outlived" ? "outlived" : "undecided"
+      else fate = stateOf(p.ppid)?.dying === false ? "outlived" : "undecided"
+    }
+    fates.set(p.pid, fate)
+    return fate
+  }
+  const outlived = found.filter((p) => fateOf(p) === "outlived")
+  return { outlived, undecided: found.filter((p) => fateOf(p) === "undecided").length }
+}
+
+/**
+ * The processes of a run (`processesWith`) that outlived the process that started them (see
+ * `decide`), called once that process is gone: looked at every 5 ms for `settleMs` at least (a
+ * process in the middle of an `execve` may be seen at the next look), and then while any is
+ * undecided, at most `patienceMs` (then the undecided count as outlived too). Every process
+ * found outliving it at any look is in the answer (as last seen).
+ *
+ * @since 0.1.0
+ */
+export const outlived = (
+  marker: string,
+  pids: ReadonlySet<number>,
+  options?: { readonly settleMs?: number | undefined; readonly patienceMs?: number | undefined }
+): Effect.Effect<ReadonlyArray<Running>> =>
+  Effect.gen(function* () {
+    const began = performance.now()
+    const settle = began + (options?.settleMs ?? 50)
+    const deadline = began + (options?.patienceMs ?? 2_000)
+    const seen = new Map<number, Running>()
+    while (true) {
+      const found = yield* processesWith(marker, pids)
+      const decided = decide(found)
+      for (const p of decided.outlived) seen.set(p.pid, p)
+      const now = performance.now()
+      if (now > deadline) {
+        for (const p of found) if (!p.dying) seen.set(p.pid, p)
+        return [...seen.values()]
+      }
+      if (decided.undecided === 0 && now >= settle) return [...seen.values()]
+      yield* Effect.sleep(5)
+    }
+  })
+
+/** Whether a process is still there (a zombie is not). */
+const present = (pid: number): boolean => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The cgroups under `parent` that the sandbox made for one of `pids` (its folders' paths).
+ *
+ * @since 0.1.0
+ */
+export const cgroupsOf = (parent: string, pids: ReadonlySet<number>): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.sync(() => {
+    let names: ReadonlyArray<string>
+    try {
+      names = fs.readdirSync(parent)
+    } catch {
+      return []
+    }
+    return names.flatMap((name) => {
+      const pid = /^agent-harness-(\d+)-/.exec(name)?.[1]
+      return pid !== undefined && pids.has(Number(pid)) ? [nodePath.join(parent, name)] : []
+    })
+  })
+
+/** Sends SIGKILL to a process; one already gone is fine. */
+const sigkill = (pid: number): void => {
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {
+    // Gone already.
+  }
+}
+
+/** The pids in a cgroup now. */
+const members = (folder: string): ReadonlyArray<number> => {
+  try {
+    return fs
+      .readFileSync(nodePath.join(folder, "cgroup.procs"), "utf8")
+      .split("\n")
+      .map(Number)
+      .filter((pid) => Number.isSafeInteger(pid) && pid > 0)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Kills the processes (waiting up to 5 s for them to be gone, so nothing they were writing lands
+ * after) and removes the cgroups left behind (each cgroup's processes killed first), waiting up
+ * to 5 s for each cgroup to empty; the cgroups that could not be removed.
+ *
+ * @since 0.1.0
+ */
+export const clear = (
+  processes: ReadonlyArray<Running>,
+  cgroups: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function* () {
+    for (const running of processes) sigkill(running.pid)
+    for (let attempt = 0; attempt < 100 && processes.some((p) => present(p.pid)); attempt++) yield* Effect.sleep(50)
+    const stuck: Array<string> = []
+    for (const folder of cgroups) {
+      let removed = false
+      for (let attempt = 0; attempt < 100 && !removed; attempt++) {
+        for (const pid of members(folder)) sigkill(pid)
+        removed = yield* Effect.sync(() => {
+          try {
+            fs.rmdirSync(folder)
+            return true
+          } catch (error) {
+            return (error as { readonly code?: unknown }).code === "ENOENT"
+          }
+        })
+        if (!removed) yield* Effect.sleep(50)
+      }
+      if (!removed) stuck.push(folder)
+    }
+    return stuck
+  })
