@@ -31,11 +31,35 @@ const program: Effect.Effect<number> =
           (main) => main.program(args)
         )
 
+/**
+ * Exits with `code` once stdout and stderr have written what they were given (on Linux they
+ * write synchronously; a pipe elsewhere may still hold some), instead of waiting for the event
+ * loop to drain: a last garbage collection and the heap's teardown, a few milliseconds.
+ */
+const exitOnceWritten = (code: number): void => {
+  const streams = [process.stdout, process.stderr]
+  let waiting = streams.length
+  const written = () => {
+    waiting--
+    if (waiting === 0) process.exit(code)
+  }
+  for (const stream of streams) {
+    if (stream.writableLength === 0) written()
+    else stream.write("", written)
+  }
+}
+
 NodeRuntime.runMain(program, {
   teardown: (exit, onExit) => {
     if (Exit.isSuccess(exit)) {
-      process.exitCode = typeof exit.value === "number" ? exit.value : 0
-      return onExit(0)
+      const code = typeof exit.value === "number" ? exit.value : 0
+      process.exitCode = code
+      onExit(0)
+      // `harness run` and `harness mcp serve` have finished all they do (their files written,
+      // their servers and spans closed) when their Effect ends; a command of the tree may leave
+      // something running (`harness view` serves its page), so it ends as Node ends it.
+      if (route !== undefined) exitOnceWritten(code)
+      return
     }
     return Runtime.defaultTeardown(exit, onExit)
   }
