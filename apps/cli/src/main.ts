@@ -32,9 +32,9 @@ const program: Effect.Effect<number> =
         )
 
 /**
- * Exits with `code` once stdout and stderr have written what they were given (on Linux they
- * write synchronously; a pipe elsewhere may still hold some), instead of waiting for the event
- * loop to drain: a last garbage collection and the heap's teardown, a few milliseconds.
+ * Exits with `code` once stdout and stderr have written what they were given (to a file or a
+ * terminal Node writes at once; to a pipe on POSIX it may still hold some), instead of waiting for
+ * the event loop to drain: a last garbage collection and the heap's teardown, a few milliseconds.
  */
 const exitOnceWritten = (code: number): void => {
   const streams = [process.stdout, process.stderr]
