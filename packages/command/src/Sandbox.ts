@@ -42,7 +42,7 @@ export interface Policy {
   readonly timeoutMs: number
   /** The most bytes of stdout, and of stderr, kept; the rest is counted and dropped. */
   readonly maxOutputBytes: number
-  /** The most processes (and threads) at once, the sandbox's own two included. */
+  /** The most processes (and threads) at once, the sandbox's own three (its supervisor, bwrap and its init) included. */
   readonly maxProcesses: number
   /** The largest file a command may write, in bytes (RLIMIT_FSIZE); also the size of its private `/tmp` and `/dev/shm`. */
   readonly maxFileBytes: number
@@ -81,7 +81,7 @@ export interface Options {
   readonly timeoutMs?: number | undefined
   /** Bytes kept per stream, a whole number from 1 (default 30,000). */
   readonly maxOutputBytes?: number | undefined
-  /** Processes at once, a whole number from 3 (default 256). */
+  /** Processes at once, a whole number from 4 (default 256). */
   readonly maxProcesses?: number | undefined
   /** Bytes, a whole number from 1 (default 1 GiB). */
   readonly maxFileBytes?: number | undefined
@@ -362,6 +362,8 @@ export interface Sandbox {
   readonly bwrap: string
   /** The prlimit program (util-linux), which sets the file size limit. */
   readonly prlimit: string
+  /** The setpriv program (util-linux), which arms the supervisor's parent-death signal. */
+  readonly setpriv: string
   /** The host, as the configuration reads it. */
   readonly host: Host
   /** How the number of processes is bounded. */
@@ -430,12 +432,18 @@ const prepare = (
   if (limit._tag === "Rlimit") {
     const uid = typeof process.getuid === "function" ? process.getuid() : -1
     const nproc = HostInfo.tasksOf(uid) + sandbox.policy.maxProcesses
-    return { launch: Arguments.launch(sandbox.policy, sandbox, commandWords, { nproc }), cgroup: undefined }
+    return {
+      launch: Arguments.launch(sandbox.policy, sandbox, commandWords, { nproc }, process.pid),
+      cgroup: undefined
+    }
   }
   const made = Cgroup.create(limit.parent, sandbox.policy.maxProcesses)
   if ("problem" in made) return made
   const cgroupProcs = `${made.folder}/cgroup.procs`
-  return { launch: Arguments.launch(sandbox.policy, sandbox, commandWords, { cgroupProcs }), cgroup: made.folder }
+  return {
+    launch: Arguments.launch(sandbox.policy, sandbox, commandWords, { cgroupProcs }, process.pid),
+    cgroup: made.folder
+  }
 }
 
 const started = (
@@ -600,6 +608,15 @@ const findPrlimit = (): Effect.Effect<string, SandboxUnavailable> => {
     : Effect.succeed(found)
 }
 
+const findSetpriv = (): Effect.Effect<string, SandboxUnavailable> => {
+  const found = HostInfo.which("setpriv", process.env.PATH)
+  return found === undefined
+    ? unavailable(
+        "setpriv is not installed (it makes a command die with the harness, however the harness ends): apt-get install util-linux"
+      )
+    : Effect.succeed(found)
+}
+
 const findLimit = (host: Host): Effect.Effect<ProcessLimit, SandboxUnavailable> => {
   const cgroup = Cgroup.find()
   if (cgroup !== undefined) return Effect.succeed(cgroup)
@@ -657,9 +674,10 @@ export const detect = (options?: Options): Effect.Effect<Sandbox, SandboxUnavail
     const policy: Policy = { ...checked.value, root }
     const bwrap = yield* findBwrap(yield* bwrapOption(options))
     const prlimit = yield* findPrlimit()
+    const setpriv = yield* findSetpriv()
     const host = HostInfo.inspect()
     const processLimit = yield* findLimit(host)
-    const candidate: Sandbox = { [TypeId]: TypeId, policy, bwrap, prlimit, host, processLimit, probeMs: 0 }
+    const candidate: Sandbox = { [TypeId]: TypeId, policy, bwrap, prlimit, setpriv, host, processLimit, probeMs: 0 }
     const probe = yield* runIn(candidate, { argv: [probeProgram()] }, { timeoutMs: 30_000 }).pipe(
       Effect.catchTags({
         InvalidCommand: (error) => unavailable(error.message),

@@ -183,16 +183,22 @@ describe("bwrapArguments", () => {
 })
 
 describe("launch", () => {
-  const launcher = { bwrap: "/usr/bin/bwrap", prlimit: "/usr/bin/prlimit", host: merged }
+  const launcher = { bwrap: "/usr/bin/bwrap", prlimit: "/usr/bin/prlimit", setpriv: "/usr/bin/setpriv", host: merged }
 
-  it("with a cgroup: a shell joins it, then prlimit sets the file size and runs bwrap", () => {
-    const launch = Arguments.launch(policy, launcher, ["ls"], { cgroupProcs: "/cg/x/cgroup.procs" })
-    expect(launch.file).toBe("/bin/sh")
-    expect(launch.args.slice(0, 9)).toEqual([
+  it("with a cgroup: the supervisor (its parent-death signal armed by setpriv) joins it, then prlimit sets the file size and runs bwrap", () => {
+    const launch = Arguments.launch(policy, launcher, ["ls"], { cgroupProcs: "/cg/x/cgroup.procs" }, 4242)
+    expect(launch.file).toBe("/usr/bin/setpriv")
+    expect(launch.args.slice(0, 15)).toEqual([
+      "--pdeathsig",
+      "TERM",
+      "--",
+      "/bin/sh",
       "-c",
-      Arguments.joinScript,
+      Arguments.supervisorScript,
       "sh",
+      "4242",
       "/cg/x/cgroup.procs",
+      "--",
       "/usr/bin/prlimit",
       "--fsize=1000",
       "--",
@@ -202,14 +208,28 @@ describe("launch", () => {
     expect(launch.args.at(-1)).toBe("ls")
   })
 
-  it("without one: prlimit bounds the processes too", () => {
-    const launch = Arguments.launch(policy, launcher, ["ls"], { nproc: 300 })
-    expect(launch.file).toBe("/usr/bin/prlimit")
-    expect(launch.args.slice(0, 5)).toEqual(["--fsize=1000", "--nproc=300", "--", "/usr/bin/bwrap", "--ro-bind"])
+  it("without one: no cgroup to join, and prlimit bounds the processes too", () => {
+    const launch = Arguments.launch(policy, launcher, ["ls"], { nproc: 300 }, 4242)
+    expect(launch.file).toBe("/usr/bin/setpriv")
+    expect(launch.args.slice(7, 15)).toEqual([
+      "4242",
+      "",
+      "--",
+      "/usr/bin/prlimit",
+      "--fsize=1000",
+      "--nproc=300",
+      "--",
+      "/usr/bin/bwrap"
+    ])
   })
 
-  it("the join script takes the command's words as positional parameters only", () => {
-    expect(Arguments.joinScript).toBe('echo $$ > "$1" || exit 125; echo joined >&3; exec 3>&-; shift; exec "$@"')
+  it("the supervisor takes the command's words as positional parameters only, and checks its parent first", () => {
+    expect(Arguments.supervisorScript).not.toMatch(/eval|\$\{?@\}?[^"]/)
+    expect(Arguments.supervisorScript.split("\n").slice(0, 2)).toEqual([
+      "harness=$1; procs=$2; shift 3",
+      '[ "$PPID" = "$harness" ] || exit 125'
+    ])
+    expect(Arguments.supervisorScript).toContain('"$@" &')
   })
 })
 

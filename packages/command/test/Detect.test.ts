@@ -105,7 +105,7 @@ describe("detect", () => {
           "Sandbox: option 'timeoutMs' must be a whole number from 1 to 2147483647, got 0"
         )
         expect(await message({ root, maxProcesses: 2 })).toContain(
-          "option 'maxProcesses' must be a whole number from 3"
+          "option 'maxProcesses' must be a whole number from 4"
         )
         expect(await message({ root, maxOutputBytes: 1.5 })).toContain("option 'maxOutputBytes'")
         expect(await message({ root, maxFileBytes: "1G" })).toContain("option 'maxFileBytes'")

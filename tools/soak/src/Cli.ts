@@ -54,19 +54,10 @@ export const soak = Command.make(
       Flag.withDescription(
         "the local soak's appends made by the command tool: a sandboxed sh (bubblewrap) appends each mark, killed at random inside commands too; exit 2 where no sandbox can run"
       )
-    ),
-    allowOrphaned: Flag.Boolean("allow-orphaned").pipe(
-      Flag.withDefault(false),
-      Flag.withDescription(
-        "with --commands: a sandbox that outlived its killed child (bubblewrap's --die-with-parent start-up race) is counted and listed, not a violation"
-      )
     )
   },
-  ({ runs, json, seed, kills, engine, runners, databaseUrl, approvals, commands, allowOrphaned }) => {
+  ({ runs, json, seed, kills, engine, runners, databaseUrl, approvals, commands }) => {
     const postgres = engine === "postgres" || Option.isSome(databaseUrl) || Option.isSome(runners) || approvals
-    if (allowOrphaned && !commands) {
-      return refuse("--allow-orphaned is for --commands: add --commands, or drop --allow-orphaned")
-    }
     if (commands && postgres) {
       return refuse(
         "--commands is for the local soak: drop --commands, or drop --engine postgres and its flags (--runners, --database-url, --approvals)"
@@ -89,7 +80,7 @@ export const soak = Command.make(
         )
       : Effect.flatMap(
           Effect.promise(() => import("./local/SoakCommand.ts")),
-          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills), commands, allowOrphaned })
+          (m) => m.soak({ runs, json, seed, kills: Option.getOrUndefined(kills), commands })
         )
   }
 ).pipe(

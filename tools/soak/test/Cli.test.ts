@@ -112,10 +112,10 @@ describe("the commands soak from the command line", () => {
     "cgroups_left"
   ]
 
-  it("--commands --json --allow-orphaned: the last line the summary with the commands' figures; exit 0", {
+  it("--commands --json: the last line the summary with the commands' figures; exit 0", {
     timeout: 300_000
   }, () => {
-    const r = soak(["--commands", "--runs", "2", "--kills", "2", "--seed", "42", "--json", "--allow-orphaned"], 280_000)
+    const r = soak(["--commands", "--runs", "2", "--kills", "2", "--seed", "42", "--json"], 280_000)
     assert.strictEqual(r.code, 0, r.stderr)
     const lines = r.stdout.trim().split("\n")
     assert.strictEqual(lines.length, 1, r.stdout)
@@ -126,11 +126,10 @@ describe("the commands soak from the command line", () => {
       [2, 4, 0, 0, 0]
     )
     assert.isAbove(summary.commands ?? 0, 0)
-    // Each orphan allowed is still listed on stderr.
-    assert.strictEqual(r.stderr.split("\n").filter((l) => l.startsWith("allowed: ")).length, summary.orphaned)
+    assert.strictEqual(summary.orphaned, 0)
   })
 
-  it("--commands without --allow-orphaned: exit 1 exactly when a sandbox outlived its killed child", {
+  it("--commands: exit 1 exactly when a sandbox outlived its killed child", {
     timeout: 300_000
   }, () => {
     const r = soak(["--commands", "--runs", "2", "--kills", "2", "--seed", "44", "--json"], 280_000)
@@ -183,11 +182,6 @@ describe("the commands soak from the command line", () => {
       "--commands with --approvals",
       ["--commands", "--approvals"],
       "--commands is for the local soak: drop --commands, or drop --engine postgres and its flags (--runners, --database-url, --approvals)\n"
-    ],
-    [
-      "--allow-orphaned without --commands",
-      ["--allow-orphaned", "--runs", "1"],
-      "--allow-orphaned is for --commands: add --commands, or drop --allow-orphaned\n"
     ]
   ]
   for (const [name, args, message] of refusals) {

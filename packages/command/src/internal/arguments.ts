@@ -72,11 +72,47 @@ export const bwrapArguments = (policy: Policy, host: Host, words: Words): Readon
 ]
 
 /**
- * The launcher's script: the shell's own pid joins the cgroup (`$1`), says so on fd 3, closes
- * it, and becomes the rest of its arguments (prlimit, then bwrap). The command's words are
- * positional parameters here: the shell never reads them as code.
+ * The supervisor: the shell that stands between the harness and bwrap, for the whole life of the
+ * command, so that a harness killed at any instant (SIGKILL included) leaves nothing running.
+ *
+ * It is started by `setpriv --pdeathsig TERM`, so it is sent SIGTERM when the harness dies; and
+ * as the harness may have died before that was armed, it first checks that its parent is still
+ * the harness (`$1`), or exits 125 at once. With a cgroup (`$2`, its `cgroup.procs`), it joins it
+ * (saying so on fd 3) before anything starts, so every process of the command is in it. Then it
+ * runs the rest of its arguments (prlimit, then bwrap) as its child and waits for it, passing its
+ * exit status on. On SIGTERM it kills every other process of the cgroup, again until none is
+ * left (or, without a cgroup, bwrap, whose sandbox dies with it), and exits. bwrap's own
+ * `--die-with-parent` arms itself only once the sandbox has started (bubblewrap issue 633): this
+ * covers the instants before. The command's words are positional parameters here: the shell
+ * never reads them as code.
  */
-export const joinScript = 'echo $$ > "$1" || exit 125; echo joined >&3; exec 3>&-; shift; exec "$@"'
+export const supervisorScript = [
+  "harness=$1; procs=$2; shift 3",
+  '[ "$PPID" = "$harness" ] || exit 125',
+  'if [ -n "$procs" ]; then echo $$ > "$procs" || exit 125; echo joined >&3; fi',
+  "exec 3>&-",
+  "child=",
+  "stop() {",
+  "  trap '' TERM",
+  '  if [ -n "$procs" ]; then',
+  "    n=0",
+  "    while [ $n -lt 100 ]; do",
+  "      left=0",
+  '      while read -r p; do if [ "$p" != "$$" ]; then kill -9 "$p" 2>/dev/null; left=1; fi; done < "$procs"',
+  "      [ $left = 0 ] && break",
+  "      n=$((n + 1))",
+  "    done",
+  '  elif [ -n "$child" ]; then',
+  '    kill -9 "$child" 2>/dev/null',
+  "  fi",
+  "  exit 143",
+  "}",
+  "trap stop TERM",
+  '"$@" &',
+  "child=$!",
+  'wait "$child"',
+  "exit $?"
+].join("\n")
 
 /** The program to spawn and its arguments. */
 export interface Launch {
@@ -88,19 +124,23 @@ export interface Launch {
 export interface Launcher {
   readonly bwrap: string
   readonly prlimit: string
+  /** util-linux's `setpriv`, which arms the supervisor's parent-death signal before it starts. */
+  readonly setpriv: string
   readonly host: Host
 }
 
 /**
- * The whole process to spawn: bwrap under prlimit (the largest file; without a cgroup, the
- * process count too), started by the shell that joins the cgroup when there is one.
- * `cgroupProcs` is the cgroup's `cgroup.procs` file; `nproc` the RLIMIT_NPROC to set without one.
+ * The whole process to spawn: the supervisor (`supervisorScript`, under `setpriv --pdeathsig
+ * TERM`), which joins the cgroup when there is one and runs bwrap under prlimit (the largest
+ * file; without a cgroup, the process count too). `harness` is this process's pid; `cgroupProcs`
+ * the cgroup's `cgroup.procs` file; `nproc` the RLIMIT_NPROC to set without one.
  */
 export const launch = (
   policy: Policy,
   launcher: Launcher,
   words: Words,
-  limit: { readonly cgroupProcs: string } | { readonly nproc: number }
+  limit: { readonly cgroupProcs: string } | { readonly nproc: number },
+  harness: number
 ): Launch => {
   const limited = [
     launcher.prlimit,
@@ -110,6 +150,20 @@ export const launch = (
     launcher.bwrap,
     ...bwrapArguments(policy, launcher.host, words)
   ]
-  if ("nproc" in limit) return { file: launcher.prlimit, args: limited.slice(1) }
-  return { file: "/bin/sh", args: ["-c", joinScript, "sh", limit.cgroupProcs, ...limited] }
+  return {
+    file: launcher.setpriv,
+    args: [
+      "--pdeathsig",
+      "TERM",
+      "--",
+      "/bin/sh",
+      "-c",
+      supervisorScript,
+      "sh",
+      String(harness),
+      "cgroupProcs" in limit ? limit.cgroupProcs : "",
+      "--",
+      ...limited
+    ]
+  }
 }

@@ -159,7 +159,12 @@ const sweepStale = (parent: string): void => {
   }
   for (const name of names) {
     const pid = /^agent-harness-(\d+)-/.exec(name)?.[1]
-    if (pid !== undefined && !alive(Number(pid))) remove(join(parent, name))
+    if (pid !== undefined && !alive(Number(pid))) {
+      // What a dead harness's sandbox left running dies first: an empty cgroup can be removed.
+      const folder = join(parent, name)
+      for (let tries = 0; tries < 20 && members(folder).length > 0; tries++) killAll(folder)
+      remove(folder)
+    }
   }
 }
 

@@ -40,8 +40,8 @@ export const variableName: RegExp = /^[A-Za-z_][A-Za-z0-9_]*$/
 const system = ["/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/tmp"]
 const kernel = ["/proc", "/sys", "/dev"]
 
-/** The processes the sandbox itself needs besides the command: the launcher's bwrap and its init. */
-export const ownProcesses = 2
+/** The processes the sandbox itself needs besides the command: the supervisor, bwrap and its init. */
+export const ownProcesses = 3
 
 /** The longest timer Node keeps (about 24.8 days). */
 const longestTimer = 2_147_483_647

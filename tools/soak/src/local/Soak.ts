@@ -29,8 +29,8 @@
  * killed and removed). Right after each kill it looks for a sandbox that outlived the killed
  * child (a process of the run still running, not dying): bwrap's `--die-with-parent` leaves a
  * sandbox whose parent dies while it starts running on its own (bubblewrap issue 633; see
- * `SoakSandbox`). Each such kill is counted `orphaned`, the processes killed at once; it is a
- * violation unless `allowOrphaned`.
+ * `SoakSandbox`; the command package's supervisor closes it). Each such kill is counted
+ * `orphaned`, the processes killed at once; it is a violation.
  *
  * @since 0.1.0
  */
@@ -89,12 +89,6 @@ export interface Options {
    * (`SoakSandbox.available`); where none can, every child fails, and so every run.
    */
   readonly commands?: boolean | undefined
-  /**
-   * With `commands`: a sandbox that outlived its killed child is counted (`orphaned`) and
-   * described (`orphans`), not a violation (default false). A stopgap until the command package
-   * closes that race.
-   */
-  readonly allowOrphaned?: boolean | undefined
   /** Called after each run. */
   readonly onRun?: ((report: RunReport) => Effect.Effect<void>) | undefined
 }
@@ -492,7 +486,6 @@ interface Live {
 interface Setup {
   readonly entry: string
   readonly commands: boolean
-  readonly allowOrphaned: boolean
   readonly journaled: boolean
   readonly randomInstants: boolean
   readonly keepFailed: boolean
@@ -525,7 +518,7 @@ const clearLive = (live: ReadonlyMap<number, Live>): Effect.Effect<void> =>
  */
 const runOne = (setup: Setup, run: number, seed: number, pace: Pace): Effect.Effect<RunReport> =>
   Effect.gen(function* () {
-    const { entry, commands, allowOrphaned, journaled, randomInstants, keepFailed, targetKills, live } = setup
+    const { entry, commands, journaled, randomInstants, keepFailed, targetKills, live } = setup
     const started = yield* Clock.currentTimeMillis
     const next = SoakConversation.random(seed * 7919 + 17)
     const target = targetKills ?? Math.floor(next() * 7)
@@ -636,7 +629,7 @@ const runOne = (setup: Setup, run: number, seed: number, pace: Pace): Effect.Eff
               `start ${starts}, killed ${child.inCommand ? "while a command started or ran" : "outside a command"}: ` +
               `its sandbox outlived it (${outlived.map((p) => `${p.pid} ${p.args.slice(0, 80)}…`).join("; ")}), killed now`
             orphans.push(`run ${run} (seed ${seed}): ${text}`)
-            if (!allowOrphaned) violation(text)
+            violation(text)
             yield* SoakSandbox.clear(outlived, [])
           }
         }
@@ -668,7 +661,7 @@ const runOne = (setup: Setup, run: number, seed: number, pace: Pace): Effect.Eff
         // sandbox that outlived the child unseen (between two looks, or in an execve).
         orphaned += 1
         orphans.push(`run ${run} (seed ${seed}): ${text}: its command ended after its child was killed`)
-        if (!allowOrphaned) violation(`${text}: its command ended after its child was killed`)
+        violation(`${text}: its command ended after its child was killed`)
       } else violation(text)
     }
     let unknown = 0
@@ -773,7 +766,6 @@ export const run = (options: Options): Effect.Effect<Summary> =>
     const setup: Setup = {
       entry: entry.path,
       commands,
-      allowOrphaned: options.allowOrphaned === true,
       journaled: options.withoutJournal !== true,
       randomInstants: options.randomInstants !== false,
       keepFailed: options.keepFailed !== false,

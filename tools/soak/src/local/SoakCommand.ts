@@ -4,8 +4,8 @@
  * `{"runs","kills","duplicated","unknown","replayed"}`, and with `--commands` (the appends made by
  * sandboxed commands) it adds `commands`, `kills_in_command`, `held_in_command`, `orphaned`,
  * `left_running` and `cgroups_left`. Exit 0 only when nothing ran twice and nothing else went
- * wrong (the violations go to stderr; a sandbox that outlived its killed child is one, unless
- * `--allow-orphaned`, which still lists each on stderr); 2 for bad options, or `--commands` where
+ * wrong (the violations go to stderr; a sandbox that outlived its killed child is one); 2 for
+ * bad options, or `--commands` where
  * no sandbox can run (saying why: nothing runs unsandboxed).
  *
  * @since 0.1.0
@@ -59,7 +59,6 @@ export const soak = (options: {
   readonly seed: number
   readonly kills?: number | undefined
   readonly commands?: boolean | undefined
-  readonly allowOrphaned?: boolean | undefined
 }): Effect.Effect<void, ExitCode.ExitCode> =>
   Effect.gen(function* () {
     if (!Number.isSafeInteger(options.runs) || options.runs < 1) {
@@ -83,18 +82,10 @@ export const soak = (options: {
       seed: options.seed,
       killsPerRun: options.kills,
       commands: options.commands,
-      allowOrphaned: options.allowOrphaned,
       onRun: (report) =>
         Effect.andThen(
           options.json ? Effect.void : Console.log(runLine(report, options.runs)),
-          Effect.forEach(
-            [
-              ...report.violations,
-              ...(options.allowOrphaned === true ? (report.commands?.orphans ?? []).map((o) => `allowed: ${o}`) : [])
-            ],
-            (v) => Console.error(v),
-            { discard: true }
-          )
+          Effect.forEach(report.violations, (v) => Console.error(v), { discard: true })
         )
     })
     if (summary.bundleError !== undefined) {

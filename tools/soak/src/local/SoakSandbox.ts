@@ -134,64 +134,25 @@ export const processesWith = (
   })
 
 /**
- * Of the processes found, those that outlived the process that started them, once that is
- * decided: a process not dying whose parent is not one of them and is alive, not exiting (its
- * new parent: the host's init, or a subreaper), and everything under it. A process whose parent
- * is dying or exiting is undecided (its parent-death signal, when armed, comes as that parent
- * exits; a pid namespace's processes die with its init), and so is one under it.
- */
-const decide = (
-  found: ReadonlyArray<Running>
-): { readonly outlived: ReadonlyArray<Running>; readonly undecided: number } => {
-  const byPid = new Map(found.map((p) => [p.pid, p]))
-  const fates = new Map<number, "outlived" | "dying" | "undecided">()
-  const fateOf = (p: Running): "outlived" | "dying" | "undecided" => {
-    const known = fates.get(p.pid)
-    if (known !== undefined) return known
-    let fate: "outlived" | "dying" | "undecided"
-    if (p.dying) fate = "dying"
-    else {
-      const parent = byPid.get(p.ppid)
-      if (parent !== undefined) fate = fateOf(parent) === "outlived" ? "outlived" : "undecided"
-      else fate = stateOf(p.ppid)?.dying === false ? "outlived" : "undecided"
-    }
-    fates.set(p.pid, fate)
-    return fate
-  }
-  const outlived = found.filter((p) => fateOf(p) === "outlived")
-  return { outlived, undecided: found.filter((p) => fateOf(p) === "undecided").length }
-}
-
-/**
- * The processes of a run (`processesWith`) that outlived the process that started them (see
- * `decide`), called once that process is gone: looked at every 5 ms for `settleMs` at least (a
- * process in the middle of an `execve` may be seen at the next look), and then while any is
- * undecided, at most `patienceMs` (then the undecided count as outlived too). Every process
- * found outliving it at any look is in the answer (as last seen).
+ * The processes of a run (`processesWith`) that outlived the process that started them, called
+ * once that process is gone: those still running (not dying) after `patienceMs` (default 2 s).
+ * A sandbox's supervisor is told of its harness's death by a parent-death signal and then kills
+ * its cgroup, and a pid namespace's processes die with its init: that takes a few milliseconds,
+ * during which they are still there. A process still running past the patience was left behind.
  *
  * @since 0.1.0
  */
 export const outlived = (
   marker: string,
   pids: ReadonlySet<number>,
-  options?: { readonly settleMs?: number | undefined; readonly patienceMs?: number | undefined }
+  options?: { readonly patienceMs?: number | undefined }
 ): Effect.Effect<ReadonlyArray<Running>> =>
   Effect.gen(function* () {
-    const began = performance.now()
-    const settle = began + (options?.settleMs ?? 50)
-    const deadline = began + (options?.patienceMs ?? 2_000)
-    const seen = new Map<number, Running>()
+    const deadline = performance.now() + (options?.patienceMs ?? 2_000)
     while (true) {
-      const found = yield* processesWith(marker, pids)
-      const decided = decide(found)
-      for (const p of decided.outlived) seen.set(p.pid, p)
-      const now = performance.now()
-      if (now > deadline) {
-        for (const p of found) if (!p.dying) seen.set(p.pid, p)
-        return [...seen.values()]
-      }
-      if (decided.undecided === 0 && now >= settle) return [...seen.values()]
-      yield* Effect.sleep(5)
+      const running = (yield* processesWith(marker, pids)).filter((p) => !p.dying)
+      if (running.length === 0 || performance.now() > deadline) return running
+      yield* Effect.sleep(10)
     }
   })
 
