@@ -188,7 +188,8 @@ describe("detect", () => {
         expect(existsSync(join(root, "file.txt"))).toBe(true)
         // the whole result in the message when it did not time out
         expect(result.bomb).toMatchObject({ timedOut: true })
-        expect(await eventually(() => processesWith(mark).length === 0), `left: ${processesWith(mark).join(" ")}`).toBe(true)
+        const gone = await eventually(() => processesWith(mark).length === 0)
+        expect(gone, `left: ${processesWith(mark).join(" ")}`).toBe(true)
         if (uid0) expect(result.processLimit).toEqual({ _tag: "Rlimit" })
       } finally {
         remove(root)
