@@ -46,6 +46,12 @@ export interface Policy {
   readonly maxProcesses: number
   /** The largest file a command may write, in bytes (RLIMIT_FSIZE); also the size of its private `/tmp` and `/dev/shm`. */
   readonly maxFileBytes: number
+  /**
+   * The most private writable memory each process may hold, in bytes (RLIMIT_DATA: the heap and
+   * anonymous mappings): a process asking for more gets an allocation failure. A limit per
+   * process, not for the sandbox as a whole.
+   */
+  readonly maxMemoryBytes: number
 }
 
 /**
@@ -58,7 +64,7 @@ export const defaultEnv: Readonly<Record<string, string>> = PolicyCheck.defaultE
 
 /**
  * Every option's default but `root`'s: no network, `defaultEnv`, 60 s, 30,000 bytes per stream,
- * 256 processes, files up to 1 GiB.
+ * 256 processes, files up to 1 GiB, 4 GiB of memory per process.
  *
  * @since 0.1.0
  */
@@ -85,6 +91,8 @@ export interface Options {
   readonly maxProcesses?: number | undefined
   /** Bytes, a whole number from 1 (default 1 GiB). */
   readonly maxFileBytes?: number | undefined
+  /** Bytes per process, a whole number from 16 MiB (default 4 GiB). */
+  readonly maxMemoryBytes?: number | undefined
   /** The `bwrap` program to use (default: `bwrap` found on `PATH`). */
   readonly bwrap?: string | undefined
 }

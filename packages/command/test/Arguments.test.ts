@@ -22,7 +22,12 @@ const merged: Sandbox.Host = {
   ]
 }
 
-const policy: Sandbox.Policy = { ...Sandbox.defaults, root: "/work/project", maxFileBytes: 1000 }
+const policy: Sandbox.Policy = {
+  ...Sandbox.defaults,
+  root: "/work/project",
+  maxFileBytes: 1000,
+  maxMemoryBytes: 1 << 30
+}
 
 describe("bwrapArguments", () => {
   it("gives the whole configuration, then -- and the command", () => {
@@ -185,10 +190,10 @@ describe("bwrapArguments", () => {
 describe("launch", () => {
   const launcher = { bwrap: "/usr/bin/bwrap", prlimit: "/usr/bin/prlimit", setpriv: "/usr/bin/setpriv", host: merged }
 
-  it("with a cgroup: the supervisor (its parent-death signal armed by setpriv) joins it, then prlimit sets the file size and runs bwrap", () => {
+  it("with a cgroup: the supervisor (its parent-death signal armed by setpriv) joins it, then prlimit sets the file size and memory and runs bwrap", () => {
     const launch = Arguments.launch(policy, launcher, ["ls"], { cgroupProcs: "/cg/x/cgroup.procs" }, 4242)
     expect(launch.file).toBe("/usr/bin/setpriv")
-    expect(launch.args.slice(0, 15)).toEqual([
+    expect(launch.args.slice(0, 16)).toEqual([
       "--pdeathsig",
       "TERM",
       "--",
@@ -201,6 +206,7 @@ describe("launch", () => {
       "--",
       "/usr/bin/prlimit",
       "--fsize=1000",
+      "--data=1073741824",
       "--",
       "/usr/bin/bwrap",
       "--ro-bind"
@@ -211,12 +217,13 @@ describe("launch", () => {
   it("without one: no cgroup to join, and prlimit bounds the processes too", () => {
     const launch = Arguments.launch(policy, launcher, ["ls"], { nproc: 300 }, 4242)
     expect(launch.file).toBe("/usr/bin/setpriv")
-    expect(launch.args.slice(7, 15)).toEqual([
+    expect(launch.args.slice(7, 16)).toEqual([
       "4242",
       "",
       "--",
       "/usr/bin/prlimit",
       "--fsize=1000",
+      "--data=1073741824",
       "--nproc=300",
       "--",
       "/usr/bin/bwrap"

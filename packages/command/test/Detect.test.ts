@@ -109,6 +109,9 @@ describe("detect", () => {
         )
         expect(await message({ root, maxOutputBytes: 1.5 })).toContain("option 'maxOutputBytes'")
         expect(await message({ root, maxFileBytes: "1G" })).toContain("option 'maxFileBytes'")
+        expect(await message({ root, maxMemoryBytes: 1024 })).toBe(
+          "Sandbox: option 'maxMemoryBytes' must be a whole number from 16777216 to 9007199254740991, got 1024"
+        )
         expect(await message({ root, network: "yes" })).toBe(
           `Sandbox: option 'network' must be true or false, got "yes"`
         )

@@ -192,6 +192,24 @@ describe("the file system", () => {
     },
     timeout
   )
+
+  it(
+    "a process asking for more memory than maxMemoryBytes gets an allocation failure; the default leaves room",
+    async () => {
+      // The shell holds 64 MB of a command's output in its own memory.
+      const hog = { shell: "x=$(head -c 64000000 /dev/zero | tr '\\0' a); printf %s \"$x\" | wc -c" }
+      const small = await detect({ root, maxMemoryBytes: 32 * 1024 * 1024 })
+      expect(await run(small, { shell: "echo started" })).toMatchObject({ exitCode: 0, stdout: { text: "started\n" } })
+      const refused = await run(small, hog)
+      expect(refused.exitCode).not.toBe(0)
+      expect(refused.stdout.text).toBe("")
+      expect(refused.timedOut).toBe(false)
+      const roomy = await run(sandbox, hog)
+      expect(roomy).toMatchObject({ exitCode: 0, stdout: { text: "64000000\n" } })
+      expect(leftCgroups(small)).toEqual([])
+    },
+    timeout
+  )
 })
 
 describe("the environment", () => {

@@ -132,8 +132,9 @@ export interface Launcher {
 /**
  * The whole process to spawn: the supervisor (`supervisorScript`, under `setpriv --pdeathsig
  * TERM`), which joins the cgroup when there is one and runs bwrap under prlimit (the largest
- * file; without a cgroup, the process count too). `harness` is this process's pid; `cgroupProcs`
- * the cgroup's `cgroup.procs` file; `nproc` the RLIMIT_NPROC to set without one.
+ * file, each process's memory; without a cgroup, the process count too). `harness` is this
+ * process's pid; `cgroupProcs` the cgroup's `cgroup.procs` file; `nproc` the RLIMIT_NPROC to set
+ * without one.
  */
 export const launch = (
   policy: Policy,
@@ -145,6 +146,7 @@ export const launch = (
   const limited = [
     launcher.prlimit,
     `--fsize=${policy.maxFileBytes}`,
+    `--data=${policy.maxMemoryBytes}`,
     ...("nproc" in limit ? [`--nproc=${limit.nproc}`] : []),
     "--",
     launcher.bwrap,

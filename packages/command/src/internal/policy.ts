@@ -27,7 +27,8 @@ export const defaults: Omit<Policy, "root"> = {
   timeoutMs: 60_000,
   maxOutputBytes: 30_000,
   maxProcesses: 256,
-  maxFileBytes: 1024 * 1024 * 1024
+  maxFileBytes: 1024 * 1024 * 1024,
+  maxMemoryBytes: 4 * 1024 * 1024 * 1024
 }
 
 /** The name an environment variable must have. */
@@ -156,7 +157,9 @@ export const check = (options: unknown, cwd: string): Read<Policy> => {
     ["timeoutMs", defaults.timeoutMs, 1, longestTimer],
     ["maxOutputBytes", defaults.maxOutputBytes, 1, 256 * 1024 * 1024],
     ["maxProcesses", defaults.maxProcesses, ownProcesses + 1, 4_194_304],
-    ["maxFileBytes", defaults.maxFileBytes, 1, Number.MAX_SAFE_INTEGER]
+    ["maxFileBytes", defaults.maxFileBytes, 1, Number.MAX_SAFE_INTEGER],
+    // bwrap and a shell need a few MiB of their own before the command starts.
+    ["maxMemoryBytes", defaults.maxMemoryBytes, 16 * 1024 * 1024, Number.MAX_SAFE_INTEGER]
   ]
   for (const [option, fallback, least, most] of limits) {
     const value = read(option)
@@ -165,7 +168,7 @@ export const check = (options: unknown, cwd: string): Read<Policy> => {
     if (!whole.ok) return whole
     numbers.push(whole.value)
   }
-  const [timeoutMs = 0, maxOutputBytes = 0, maxProcesses = 0, maxFileBytes = 0] = numbers
+  const [timeoutMs = 0, maxOutputBytes = 0, maxProcesses = 0, maxFileBytes = 0, maxMemoryBytes = 0] = numbers
   return {
     ok: true,
     value: {
@@ -175,7 +178,8 @@ export const check = (options: unknown, cwd: string): Read<Policy> => {
       timeoutMs,
       maxOutputBytes,
       maxProcesses,
-      maxFileBytes
+      maxFileBytes,
+      maxMemoryBytes
     }
   }
 }
