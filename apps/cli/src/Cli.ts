@@ -544,6 +544,12 @@ const agent = Command.make(
       Flag.withDescription(
         "with --commands: how long one command may run before it and everything it started are killed (90s, 5m; default 60s)"
       )
+    ),
+    commandMemory: Flag.String("command-memory").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "with --commands: the most private writable memory each process of a command may hold (512M, 2G; default 4G)"
+      )
     )
   },
   (o) =>
@@ -567,7 +573,8 @@ const agent = Command.make(
             contextWindow: Option.getOrUndefined(o.contextWindow),
             session: Option.getOrUndefined(o.session),
             databaseUrl: Option.getOrUndefined(o.databaseUrl),
-            commandTimeout: Option.getOrUndefined(o.commandTimeout)
+            commandTimeout: Option.getOrUndefined(o.commandTimeout),
+            commandMemory: Option.getOrUndefined(o.commandMemory)
           })
       )
     )

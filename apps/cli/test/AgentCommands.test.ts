@@ -3,8 +3,8 @@
  * the model's commands run in the real bubblewrap sandbox over `--root`: a command that writes
  * in the root and exits non-zero (the model reads the exit code, stdout and stderr, as an
  * error), one that tries to write outside the root (read-only), the shell tool with `--shell`,
- * the default policy asking about a command with no one to ask (denied, nothing ran), and the
- * sandbox flags refused without `--commands` (exit 2, nothing sent).
+ * `--command-memory` bounding each process (recorded on the trace), the default policy asking
+ * about a command with no one to ask (denied, nothing ran), and the sandbox flags refused without `--commands` (exit 2, nothing sent).
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -108,6 +108,53 @@ describe("harness agent --commands", () => {
     }
   )
 
+  it(
+    "--command-memory bounds each process: a shell holding 64 MB under 32M fails; the trace records it",
+    SPAWNS,
+    async () => {
+      const fake = await start({
+        anthropic: [
+          FakeProvider.reply([
+            Message.toolUse("toolu_1", "command", {
+              program: "sh",
+              args: ["-c", "x=$(head -c 64000000 /dev/zero | tr '\\0' a); echo held"]
+            })
+          ]),
+          FakeProvider.reply([Message.text("It ran out of memory.")])
+        ]
+      })
+      const root = rootWith()
+      const trace = temp.path(`memory-${Math.random().toString(36).slice(2)}.jsonl`)
+      const r = await harnessAsync(
+        [
+          ...agentArgs(fake),
+          "--root",
+          root,
+          "--policy",
+          allowCommands(),
+          "--commands",
+          "--command-memory",
+          "32M",
+          "--trace",
+          trace,
+          "--no-stream",
+          "Hold it"
+        ],
+        anthropicEnv(),
+        { timeout: 180_000 }
+      )
+      assert.strictEqual(r.code, 0, r.stderr)
+      // The shell dies of SIGSEGV when its allocation is refused: 128 + 11.
+      assert.deepStrictEqual(resultsOf(fake, 1), [["toolu_1", true, "exit code 139\nstdout: (empty)\nstderr: (empty)"]])
+      const annotated = readFileSync(trace, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as { type?: string; key?: string; value?: { memory_bytes?: unknown } })
+        .find((event) => event.type === "trace.annotated" && event.key === "commands")
+      assert.strictEqual(annotated?.value?.memory_bytes, 32 * 1024 * 1024)
+    }
+  )
+
   it("the default policy asks about a command; with no one to ask it is denied and nothing runs", SPAWNS, async () => {
     const fake = await start({
       anthropic: [
@@ -175,7 +222,7 @@ describe("harness agent --commands", () => {
   )
 
   it(
-    "sandbox flags without --commands, a bad --command-env or --command-timeout: exit 2, nothing sent",
+    "sandbox flags without --commands, a bad --command-env, --command-timeout or --command-memory: exit 2, nothing sent",
     SPAWNS,
     async () => {
       const fake = await start({ anthropic: [FakeProvider.reply([Message.text("never")])] })
@@ -190,6 +237,9 @@ describe("harness agent --commands", () => {
           "--command-env SURELY_NOT_SET_HERE: this process has no"
         ],
         [["--commands", "--command-timeout", "soon"], '--command-timeout "soon": expected a duration'],
+        [["--command-memory", "1G"], "--command-memory goes with --commands"],
+        [["--commands", "--command-memory", "1K"], '--command-memory "1K": expected a size of at least 16M'],
+        [["--commands", "--command-memory", "lots"], '--command-memory "lots": expected a size'],
         [["--deny-command", "rm -rf; x"], '--deny-command "rm -rf; x": ']
       ] as const) {
         const r = await harnessAsync([...agentArgs(fake), "--root", root, ...flags, "hi"], anthropicEnv())

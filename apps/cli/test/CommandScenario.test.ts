@@ -172,7 +172,8 @@ describe("capture of a run with commands", () => {
         shell: true,
         network: false,
         env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/tmp", LANG: "C.UTF-8", LC_ALL: "C" },
-        timeout_ms: 20000
+        timeout_ms: 20000,
+        memory_bytes: 4 * 1024 ** 3
       })
       assert.strictEqual(
         readFileSync(temp.path("captured/run.root/notes.txt"), "utf8"),

@@ -34,6 +34,8 @@ const pathOf = (option: string): string => {
       return "network"
     case "timeoutMs":
       return "timeout_ms"
+    case "maxMemoryBytes":
+      return "memory_bytes"
     default:
       return "(root)"
   }
@@ -91,7 +93,8 @@ const policyOf = (
   root,
   network: declared.network ?? false,
   env: { ...command.Sandbox.defaultEnv, ...declared.env },
-  timeoutMs: declared.timeoutMs
+  timeoutMs: declared.timeoutMs,
+  maxMemoryBytes: declared.memoryBytes
 })
 
 /** A sandbox over `root` as declared, or the file's problem. */
@@ -139,7 +142,8 @@ export const commands: Commands.Shape = Commands.Commands.of({
         shell: declared.shell ?? false,
         network: sandbox.policy.network,
         env: sandbox.policy.env,
-        timeoutMs: sandbox.policy.timeoutMs
+        timeoutMs: sandbox.policy.timeoutMs,
+        memoryBytes: sandbox.policy.maxMemoryBytes
       }
     }))
 })

@@ -107,6 +107,24 @@ describe("apps/cli/scenarios/commands, with @agent-harness/command/scenario", ()
     expect(Date.now() - started).toBeLessThan(20_000)
   })
 
+  it("memory_bytes bounds each process: a shell holding 64 MB under 32 MiB fails, a failed call", {
+    timeout
+  }, async () => {
+    const file = firstCall(
+      "memory",
+      (json) => {
+        json.commands = { memory_bytes: 32 * 1024 * 1024 }
+      },
+      {
+        name: "command",
+        input: { program: "sh", args: ["-c", "x=$(head -c 64000000 /dev/zero | tr '\\0' a); echo held"] }
+      },
+      // The shell dies of SIGSEGV when its allocation is refused: 128 + 11.
+      { is_error: true, content: "exit code 139\nstdout: (empty)\nstderr: (empty)" }
+    )
+    expect(await report(file, layer)).toMatch(/^PASS /)
+  })
+
   it("the shell tool only when declared; the Spanish tools with locale es", { timeout }, async () => {
     const noShell = firstCall(
       "no-shell",

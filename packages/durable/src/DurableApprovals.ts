@@ -14,7 +14,7 @@
  *
  * @since 0.2.0
  */
-import { Approvals } from "@agent-harness/idempotency"
+import type { Approvals } from "@agent-harness/idempotency"
 import { Parked, type Approver } from "@agent-harness/permission"
 import { Context, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import type { SqlClient } from "effect/sql"

@@ -220,8 +220,9 @@ const textOf = (reply: ReadonlyArray<unknown>): string | undefined => {
 }
 
 /**
- * The trace's `commands` annotation (`Commands.Settings`: `{ shell, network, env, timeoutMs }`;
- * `timeout_ms` read too) as the scenario's `commands`, in the file's spelling; the problem when it
+ * The trace's `commands` annotation (`Commands.wire`: `{ shell, network, env, timeout_ms,
+ * memory_bytes }`; the `timeoutMs` of traces before 0.2 read too, and a trace without
+ * `memory_bytes` gives a scenario without it) as the scenario's `commands`, in the file's spelling; the problem when it
  * is not an object. Its values are checked when the scenario is decoded.
  */
 const commandsOf = (value: unknown): Result.Result<Readonly<Record<string, unknown>>, string> => {

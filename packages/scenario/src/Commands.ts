@@ -1,6 +1,6 @@
 /**
  * The sandboxed command tool in conversation scenarios (an extension of format 1): a file's
- * `commands` (`{ "shell"?, "network"?, "env"?, "timeout_ms"? }`) offers the model the command
+ * `commands` (`{ "shell"?, "network"?, "env"?, "timeout_ms"?, "memory_bytes"? }`) offers the model the command
  * tool (`command` / `comando`, and with `shell` also `shell` / `consola`), each command run in a
  * sandbox over the fresh copy of the file's `root` folder; and the `Commands` service that makes
  * those tools.
@@ -25,6 +25,14 @@ import { type Cause, Context, type Effect, Schema } from "effect"
 export const maxTimeoutMs = 2_147_483_647
 
 /**
+ * The least memory a file may give each process of a command, in bytes (16 MiB: the sandbox
+ * and a shell need a few of their own).
+ *
+ * @since 0.2.0
+ */
+export const minMemoryBytes = 16 * 1024 * 1024
+
+/**
  * The most bytes the declared environment may take in all, each variable counted as
  * `NAME=VALUE` in UTF-8: the sandbox passes every variable as arguments, which share the
  * kernel's room with the command's own (`ARG_MAX`).
@@ -44,7 +52,8 @@ export const variableName: RegExp = /^[A-Za-z_][A-Za-z0-9_]*$/
  * The `commands` field of a conversation or live file, as written (snake_case on the wire, as a
  * new field of format 1 is): `shell` adds the shell tool, `network` grants the network, `env`
  * declares variables over the sandbox's defaults (`PATH`, `HOME=/tmp`, `LANG=C.UTF-8`),
- * `timeout_ms` bounds each command. Every key optional; `{}` is the command tool with the
+ * `timeout_ms` bounds each command, `memory_bytes` each process's private writable memory. Every
+ * key optional; `{}` is the command tool with the
  * defaults. Names, NUL characters and sizes are checked after decoding (`check`).
  *
  * @since 0.2.0
@@ -54,12 +63,16 @@ export const Declaration: Schema.Struct<{
   readonly network: Schema.optionalKey<Schema.Boolean>
   readonly env: Schema.optionalKey<Schema.$Record<Schema.String, Schema.String>>
   readonly timeout_ms: Schema.optionalKey<Schema.Int>
+  readonly memory_bytes: Schema.optionalKey<Schema.Int>
 }> = Schema.Struct({
   shell: Schema.optionalKey(Schema.Boolean),
   network: Schema.optionalKey(Schema.Boolean),
   env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   timeout_ms: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(1), Schema.isLessThanOrEqualTo(maxTimeoutMs))
+  ),
+  memory_bytes: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(minMemoryBytes), Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
   )
 })
 
@@ -67,7 +80,8 @@ export const Declaration: Schema.Struct<{
 export type Declaration = typeof Declaration.Type
 
 /**
- * What a file declares, in TypeScript's spelling (`timeout_ms` is `timeoutMs`): what the
+ * What a file declares, in TypeScript's spelling (`timeout_ms` is `timeoutMs`, `memory_bytes`
+ * `memoryBytes`): what the
  * `Commands` service is asked for. An absent option takes the sandbox's default.
  *
  * @since 0.2.0
@@ -81,10 +95,13 @@ export interface Declared {
   readonly env?: Readonly<Record<string, string>> | undefined
   /** How long one command may run, in milliseconds; default the sandbox's (60,000). */
   readonly timeoutMs?: number | undefined
+  /** The most private writable memory each process may hold, in bytes; default the sandbox's (4 GiB). */
+  readonly memoryBytes?: number | undefined
 }
 
 /**
- * A file's declaration in TypeScript's spelling: the one place `timeout_ms` becomes `timeoutMs`.
+ * A file's declaration in TypeScript's spelling: the one place `timeout_ms` becomes `timeoutMs`
+ * and `memory_bytes` `memoryBytes`.
  *
  * @since 0.2.0
  */
@@ -92,7 +109,8 @@ export const declared = (declaration: Declaration): Declared => ({
   shell: declaration.shell,
   network: declaration.network,
   env: declaration.env,
-  timeoutMs: declaration.timeout_ms
+  timeoutMs: declaration.timeout_ms,
+  memoryBytes: declaration.memory_bytes
 })
 
 /**
@@ -111,11 +129,13 @@ export interface Settings {
   readonly env: Readonly<Record<string, string>>
   /** How long one command could run, in milliseconds. */
   readonly timeoutMs: number
+  /** The most private writable memory each process could hold, in bytes. */
+  readonly memoryBytes: number
 }
 
 /**
  * The settings as a trace records them (the `commands` annotation): on the wire, so snake_case
- * (`timeout_ms`), as a scenario file spells them. `harness agent --commands` and a scenario run
+ * (`timeout_ms`, `memory_bytes`), as a scenario file spells them. `harness agent --commands` and a scenario run
  * both record this; `Capture` reads it (and the `timeoutMs` of traces recorded before).
  *
  * @since 0.2.0
@@ -127,7 +147,14 @@ export const wire = (
   readonly network: boolean
   readonly env: Readonly<Record<string, string>>
   readonly timeout_ms: number
-} => ({ shell: settings.shell, network: settings.network, env: settings.env, timeout_ms: settings.timeoutMs })
+  readonly memory_bytes: number
+} => ({
+  shell: settings.shell,
+  network: settings.network,
+  env: settings.env,
+  timeout_ms: settings.timeoutMs,
+  memory_bytes: settings.memoryBytes
+})
 
 /**
  * The command tools of one run, and the settings they run with.

@@ -84,7 +84,8 @@ const fakeCommands = (options?: { readonly refuse?: Commands.InvalidCommands; re
             shell: declared.shell ?? false,
             network: declared.network ?? false,
             env: { PATH: "/usr/bin:/bin", ...declared.env },
-            timeoutMs: declared.timeoutMs ?? 60_000
+            timeoutMs: declared.timeoutMs ?? 60_000,
+            memoryBytes: declared.memoryBytes ?? 4 * 1024 ** 3
           }
         })
       })
@@ -125,7 +126,7 @@ const annotation = (events: ReadonlyArray<Trace.Entry>, key: string): unknown =>
   events.flatMap((e) => (e.type === "trace.annotated" && e.key === key ? [e.value] : []))[0]
 
 describe("commands: decoding", () => {
-  it("decodes the file's keys (snake_case: timeout_ms), each optional; {} is the tool with the defaults", () => {
+  it("decodes the file's keys (snake_case: timeout_ms, memory_bytes), each optional; {} is the tool with the defaults", () => {
     assert.deepStrictEqual(decode(conversation()).file.commands, {
       shell: true,
       env: { LC_ALL: "C" },
@@ -137,8 +138,13 @@ describe("commands: decoding", () => {
       shell: true,
       network: undefined,
       env: { A: "b" },
-      timeoutMs: 7
+      timeoutMs: 7,
+      memoryBytes: undefined
     })
+    assert.deepStrictEqual(decode(conversation({ commands: { memory_bytes: 536_870_912 } })).file.commands, {
+      memory_bytes: 536_870_912
+    })
+    assert.deepStrictEqual(Commands.declared({ memory_bytes: 536_870_912 }).memoryBytes, 536_870_912)
   })
 
   it("old files still read: every shipped file without commands decodes as before, with none", () => {
@@ -174,6 +180,11 @@ describe("commands: decoding", () => {
       withCommands({ timeout_ms: 2_147_483_648 }),
       "commands.timeout_ms: expected a value less than or equal to 2147483647, got 2147483648"
     )
+    assert.strictEqual(
+      withCommands({ memory_bytes: 1024 }),
+      "commands.memory_bytes: expected a value greater than or equal to 16777216, got 1024"
+    )
+    assert.strictEqual(withCommands({ memoryBytes: 1 << 30 }), "commands.memoryBytes: unexpected field")
     assert.strictEqual(withCommands({ env: [] }), "commands.env: expected object, got []")
     assert.strictEqual(withCommands({ env: { X: 1 } }), "commands.env.X: expected string, got 1")
   })
@@ -239,7 +250,9 @@ describe("commands: Suite.load", () => {
       const fine = fakeCommands()
       const scenario = yield* loadWith(conversation(), fine.commands)
       assert.strictEqual(scenario.kind, "conversation")
-      assert.deepStrictEqual(fine.checked, [{ shell: true, network: undefined, env: { LC_ALL: "C" }, timeoutMs: 5000 }])
+      assert.deepStrictEqual(fine.checked, [
+        { shell: true, network: undefined, env: { LC_ALL: "C" }, timeoutMs: 5000, memoryBytes: undefined }
+      ])
       const unavailable = new Commands.InvalidCommands({
         path: "(root)",
         problem: "the command sandbox is unavailable: bwrap is not installed: apt-get install bubblewrap"
@@ -282,7 +295,7 @@ describe("commands: running with a host", () => {
       assert.isTrue(verdict.passed)
       assert.deepStrictEqual(fake.made, [
         {
-          declared: { shell: true, network: undefined, env: { LC_ALL: "C" }, timeoutMs: 5000 },
+          declared: { shell: true, network: undefined, env: { LC_ALL: "C" }, timeoutMs: 5000, memoryBytes: undefined },
           root: "/copies/1",
           locale: "en"
         }
@@ -306,7 +319,8 @@ describe("commands: running with a host", () => {
         shell: true,
         network: false,
         env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
-        timeout_ms: 5000
+        timeout_ms: 5000,
+        memory_bytes: 4 * 1024 ** 3
       })
     })
   )

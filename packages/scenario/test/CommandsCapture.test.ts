@@ -57,7 +57,8 @@ const fake = () => {
             shell: declared.shell ?? false,
             network: declared.network ?? false,
             env: { PATH: "/usr/bin:/bin", HOME: "/tmp", ...declared.env },
-            timeoutMs: declared.timeoutMs ?? 60_000
+            timeoutMs: declared.timeoutMs ?? 60_000,
+            memoryBytes: declared.memoryBytes ?? 4 * 1024 ** 3
           }
         }
       })
@@ -132,7 +133,8 @@ describe("capture of a run with commands", () => {
         shell: false,
         network: false,
         env: { PATH: "/usr/bin:/bin", HOME: "/tmp", LC_ALL: "C" },
-        timeout_ms: 5000
+        timeout_ms: 5000,
+        memory_bytes: 4 * 1024 ** 3
       })
       assert.deepStrictEqual(files, { "notes.txt": "hello" })
       // The scenario decodes as a file with commands, and replays from where its root is written.
@@ -149,7 +151,8 @@ describe("capture of a run with commands", () => {
           shell: false,
           network: false,
           env: { PATH: "/usr/bin:/bin", HOME: "/tmp", LC_ALL: "C" },
-          timeoutMs: 5000
+          timeoutMs: 5000,
+          memoryBytes: 4 * 1024 ** 3
         },
         root: "/copies/x"
       })

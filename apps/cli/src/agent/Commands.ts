@@ -2,7 +2,7 @@
  * `harness agent --commands`: the `command` tool (`comando` in Spanish; with `--shell` also
  * `shell` / `consola`), a program run inside a bubblewrap sandbox over `--root` (the system
  * read-only, the root the only writable place, a private `/tmp`, no network unless `--network`,
- * the environment cleared but for `--command-env`, processes, output and time bounded). Where no
+ * the environment cleared but for `--command-env`, processes, memory, output and time bounded). Where no
  * sandbox can run, the command is refused (exit 2, saying what is missing and how to fix it):
  * never run unsandboxed. Nothing the model sends reaches the sandbox's configuration.
  *
@@ -31,6 +31,8 @@ export interface Flags {
   readonly env: ReadonlyArray<string>
   /** `--command-timeout 90s`. */
   readonly timeout?: string | undefined
+  /** `--command-memory 512M`. */
+  readonly memory?: string | undefined
 }
 
 /**
@@ -45,6 +47,7 @@ export interface Offered {
     readonly network: boolean
     readonly env: Readonly<Record<string, string>>
     readonly timeoutMs: number
+    readonly memoryBytes: number
   }
 }
 
@@ -92,6 +95,29 @@ const timeoutOf = (text: string | undefined): Result.Result<number, string> => {
       )
 }
 
+/** Bytes in a kibibyte, mebibyte, gibibyte and tebibyte. */
+const units: Readonly<Record<string, number>> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }
+
+/** The least `--command-memory` (the sandbox's own floor). */
+const leastMemory = 16 * 1024 ** 2
+
+/**
+ * `--command-memory` in bytes (`536870912`, `512M`, `2G`, `2GiB`; K, M, G, T are powers of
+ * 1024), or the problem.
+ *
+ * @since 0.2.0
+ */
+export const memoryOf = (text: string | undefined): Result.Result<number, string> => {
+  if (text === undefined) return Result.succeed(Sandbox.defaults.maxMemoryBytes)
+  const parts = /^(\d{1,16})\s*([kmgt]?)(?:i?b)?$/i.exec(text.trim())
+  const bytes = parts === null ? Number.NaN : Number(parts[1]) * (units[(parts[2] ?? "").toLowerCase()] ?? Number.NaN)
+  return Number.isSafeInteger(bytes) && bytes >= leastMemory
+    ? Result.succeed(bytes)
+    : Result.fail(
+        `--command-memory ${JSON.stringify(text)}: expected a size of at least 16M per process, in bytes or with K, M, G or T (512M, 2G)`
+      )
+}
+
 /**
  * The command tools over a sandbox on `root`, or why there can be none (bad flags, no sandbox
  * here: the reason and its fix).
@@ -105,11 +131,16 @@ export const offer = (
   Effect.gen(function* () {
     const env = yield* Effect.fromResult(environment(flags.env, host))
     const timeoutMs = yield* Effect.fromResult(timeoutOf(flags.timeout))
-    const sandbox = yield* Sandbox.detect({ root: flags.root, network: flags.network, env, timeoutMs }).pipe(
-      Effect.mapError((error) => `--commands: ${error.message}`)
-    )
+    const maxMemoryBytes = yield* Effect.fromResult(memoryOf(flags.memory))
+    const sandbox = yield* Sandbox.detect({
+      root: flags.root,
+      network: flags.network,
+      env,
+      timeoutMs,
+      maxMemoryBytes
+    }).pipe(Effect.mapError((error) => `--commands: ${error.message}`))
     return {
       toolset: CommandTool.make({ sandbox, locale: flags.lang, shell: flags.shell }),
-      settings: { shell: flags.shell, network: flags.network, env, timeoutMs }
+      settings: { shell: flags.shell, network: flags.network, env, timeoutMs, memoryBytes: maxMemoryBytes }
     }
   })

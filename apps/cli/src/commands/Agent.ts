@@ -135,6 +135,8 @@ export interface Options {
   readonly commandEnv?: ReadonlyArray<string> | undefined
   /** `--command-timeout`: with `--commands`, how long one command may run (default 60 s). */
   readonly commandTimeout?: string | undefined
+  /** `--command-memory`: with `--commands`, each process's private writable memory (default 4G). */
+  readonly commandMemory?: string | undefined
 }
 
 /** The system prompt of the file tools, in each language. */
@@ -420,7 +422,8 @@ const commandsOf = (options: Options): Effect.Effect<AgentCommands.Offered | und
         ["--shell", options.shell === true],
         ["--network", options.network === true],
         ["--command-env", (options.commandEnv?.length ?? 0) > 0],
-        ["--command-timeout", options.commandTimeout !== undefined]
+        ["--command-timeout", options.commandTimeout !== undefined],
+        ["--command-memory", options.commandMemory !== undefined]
       ] as const
       for (const [flag, given] of stray) if (given) return yield* usage(`${flag} goes with --commands: add --commands`)
       return undefined
@@ -434,7 +437,8 @@ const commandsOf = (options: Options): Effect.Effect<AgentCommands.Offered | und
           shell: options.shell === true,
           network: options.network === true,
           env: options.commandEnv ?? [],
-          timeout: options.commandTimeout
+          timeout: options.commandTimeout,
+          memory: options.commandMemory
         },
         process.env
       ),
