@@ -71,6 +71,14 @@ export const defaultEnv: Readonly<Record<string, string>> = PolicyCheck.defaultE
 export const defaults: Omit<Policy, "root"> = PolicyCheck.defaults
 
 /**
+ * The least `maxMemoryBytes` a policy may give (16 MiB): bwrap and a shell need a few MiB of
+ * their own before the command starts.
+ *
+ * @since 0.2.0
+ */
+export const minMemoryBytes: number = PolicyCheck.minMemoryBytes
+
+/**
  * The policy asked of `detect`, each option optional (`root` defaults to the current folder),
  * and where `bwrap` is when it is not on `PATH`.
  *
@@ -368,7 +376,7 @@ export interface Sandbox {
   readonly policy: Policy
   /** The bwrap program. */
   readonly bwrap: string
-  /** The prlimit program (util-linux), which sets the file size limit. */
+  /** The prlimit program (util-linux), which sets the file size and memory limits (and, without a cgroup, the process limit). */
   readonly prlimit: string
   /** The setpriv program (util-linux), which arms the supervisor's parent-death signal. */
   readonly setpriv: string
@@ -609,19 +617,11 @@ const findBwrap = (given: string | undefined): Effect.Effect<string, SandboxUnav
     : Effect.succeed(found)
 }
 
-const findPrlimit = (): Effect.Effect<string, SandboxUnavailable> => {
-  const found = HostInfo.which("prlimit", process.env.PATH)
+/** A util-linux program on `PATH`, or what it is for and how to install it. */
+const findUtilLinux = (program: string, purpose: string): Effect.Effect<string, SandboxUnavailable> => {
+  const found = HostInfo.which(program, process.env.PATH)
   return found === undefined
-    ? unavailable("prlimit is not installed (it sets the largest file a command may write): apt-get install util-linux")
-    : Effect.succeed(found)
-}
-
-const findSetpriv = (): Effect.Effect<string, SandboxUnavailable> => {
-  const found = HostInfo.which("setpriv", process.env.PATH)
-  return found === undefined
-    ? unavailable(
-        "setpriv is not installed (it makes a command die with the harness, however the harness ends): apt-get install util-linux"
-      )
+    ? unavailable(`${program} is not installed (${purpose}): apt-get install util-linux`)
     : Effect.succeed(found)
 }
 
@@ -681,8 +681,11 @@ export const detect = (options?: Options): Effect.Effect<Sandbox, SandboxUnavail
     const root = yield* realRoot(checked.value.root)
     const policy: Policy = { ...checked.value, root }
     const bwrap = yield* findBwrap(yield* bwrapOption(options))
-    const prlimit = yield* findPrlimit()
-    const setpriv = yield* findSetpriv()
+    const prlimit = yield* findUtilLinux(
+      "prlimit",
+      "it sets the largest file and the memory a command's processes may have"
+    )
+    const setpriv = yield* findUtilLinux("setpriv", "it makes a command die with the harness, however the harness ends")
     const host = HostInfo.inspect()
     const processLimit = yield* findLimit(host)
     const candidate: Sandbox = { [TypeId]: TypeId, policy, bwrap, prlimit, setpriv, host, processLimit, probeMs: 0 }

@@ -17,6 +17,7 @@ import { scenarioTests } from "@agent-harness/testing/vitest"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { copies, type Json, report, shipped } from "../../testing/test/fixtures/shipped.ts"
+import { Sandbox } from "../src/index.ts"
 import * as CommandScenario from "../src/Scenario.ts"
 import { timeout } from "./fixtures.ts"
 
@@ -105,6 +106,10 @@ describe("apps/cli/scenarios/commands, with @agent-harness/command/scenario", ()
     const started = Date.now()
     expect(await report(file, layer)).toMatch(/^PASS /)
     expect(Date.now() - started).toBeLessThan(20_000)
+  })
+
+  it("a file's bounds are the sandbox's: the least memory_bytes is the least maxMemoryBytes", () => {
+    expect(Commands.minMemoryBytes).toBe(Sandbox.minMemoryBytes)
   })
 
   it("memory_bytes bounds each process: a shell holding 64 MB under 32 MiB fails, a failed call", {

@@ -2,9 +2,9 @@
  * `harness agent --commands`: the `command` tool (`comando` in Spanish; with `--shell` also
  * `shell` / `consola`), a program run inside a bubblewrap sandbox over `--root` (the system
  * read-only, the root the only writable place, a private `/tmp`, no network unless `--network`,
- * the environment cleared but for `--command-env`, processes, memory, output and time bounded). Where no
- * sandbox can run, the command is refused (exit 2, saying what is missing and how to fix it):
- * never run unsandboxed. Nothing the model sends reaches the sandbox's configuration.
+ * the environment cleared but for `--command-env`, processes, memory, output and time bounded).
+ * Where no sandbox can run, the command is refused (exit 2, saying what is missing and how to fix
+ * it): never run unsandboxed. Nothing the model sends reaches the sandbox's configuration.
  *
  * Loaded only when `--commands` is given.
  *
@@ -98,9 +98,6 @@ const timeoutOf = (text: string | undefined): Result.Result<number, string> => {
 /** Bytes in a kibibyte, mebibyte, gibibyte and tebibyte. */
 const units: Readonly<Record<string, number>> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }
 
-/** The least `--command-memory` (the sandbox's own floor). */
-const leastMemory = 16 * 1024 ** 2
-
 /**
  * `--command-memory` in bytes (`536870912`, `512M`, `2G`, `2GiB`; K, M, G, T are powers of
  * 1024), or the problem.
@@ -111,7 +108,7 @@ export const memoryOf = (text: string | undefined): Result.Result<number, string
   if (text === undefined) return Result.succeed(Sandbox.defaults.maxMemoryBytes)
   const parts = /^(\d{1,16})\s*([kmgt]?)(?:i?b)?$/i.exec(text.trim())
   const bytes = parts === null ? Number.NaN : Number(parts[1]) * (units[(parts[2] ?? "").toLowerCase()] ?? Number.NaN)
-  return Number.isSafeInteger(bytes) && bytes >= leastMemory
+  return Number.isSafeInteger(bytes) && bytes >= Sandbox.minMemoryBytes
     ? Result.succeed(bytes)
     : Result.fail(
         `--command-memory ${JSON.stringify(text)}: expected a size of at least 16M per process, in bytes or with K, M, G or T (512M, 2G)`

@@ -31,6 +31,9 @@ export const defaults: Omit<Policy, "root"> = {
   maxMemoryBytes: 4 * 1024 * 1024 * 1024
 }
 
+/** The least `maxMemoryBytes`: bwrap and a shell need a few MiB of their own before the command starts. */
+export const minMemoryBytes = 16 * 1024 * 1024
+
 /** The name an environment variable must have. */
 export const variableName: RegExp = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -158,8 +161,7 @@ export const check = (options: unknown, cwd: string): Read<Policy> => {
     ["maxOutputBytes", defaults.maxOutputBytes, 1, 256 * 1024 * 1024],
     ["maxProcesses", defaults.maxProcesses, ownProcesses + 1, 4_194_304],
     ["maxFileBytes", defaults.maxFileBytes, 1, Number.MAX_SAFE_INTEGER],
-    // bwrap and a shell need a few MiB of their own before the command starts.
-    ["maxMemoryBytes", defaults.maxMemoryBytes, 16 * 1024 * 1024, Number.MAX_SAFE_INTEGER]
+    ["maxMemoryBytes", defaults.maxMemoryBytes, minMemoryBytes, Number.MAX_SAFE_INTEGER]
   ]
   for (const [option, fallback, least, most] of limits) {
     const value = read(option)

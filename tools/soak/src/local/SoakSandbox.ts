@@ -12,10 +12,11 @@
  * the run still running and not dying (no SIGKILL pending, not exiting). bwrap's
  * `--die-with-parent` is not enough for that: bwrap 0.8 arms `PR_SET_PDEATHSIG` in its outer
  * process only after cloning the sandbox's init, and in that init only after forking the command,
- * and never checks that its parent is still there (bubblewrap issue 633, still so in 0.11); the
- * launcher before bwrap has none. A harness killed in those windows (while the sandbox starts,
- * or just as its command has started) leaves the sandbox running on its own, its command run to
- * its end with no timeout: the soak counts these as `orphaned`.
+ * and never checks that its parent is still there (bubblewrap issue 633, still so in 0.11). A
+ * harness killed in those windows (while the sandbox starts, or just as its command has started)
+ * left the sandbox running on its own, its command run to its end with no timeout, until the
+ * sandbox's supervisor (started with a parent-death signal, it kills the sandbox when the harness
+ * dies) closed them: the soak counts any such sandbox as `orphaned`, a violation.
  *
  * @since 0.1.0
  */
