@@ -158,7 +158,6 @@ const unambiguous = (union: SchemaAST.Union): boolean => {
 const hasEncodingChecks = (ast: SchemaAST.AST): boolean =>
   "encodingChecks" in ast && (ast as { readonly encodingChecks?: unknown }).encodingChecks !== undefined
 
-/** Emits the calls of a node's checks on its decoded value (every leaf filter must pass). */
 /**
  * Checks whose test is known, by identity: Schema's own `Finite` and `Int`, one filter each that
  * every schema using them shares, and what each tests (`isFinite`: `Number.isFinite`, `isInt`:
@@ -185,6 +184,7 @@ const knownTest = (check: SchemaAST.Filter<unknown>): string | undefined => {
   return known !== undefined && known.run === check.run ? known.test : undefined
 }
 
+/** Emits the calls of a node's checks on its decoded value (every leaf filter must pass). */
 const emitChecks = (e: Emitter, ast: SchemaAST.AST, value: string, fail: string): void => {
   const checks = ast.checks
   if (checks === undefined) return
